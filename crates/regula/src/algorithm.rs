@@ -1,0 +1,285 @@
+//! The algorithms Regula serves, and the service families they belong to.
+//!
+//! An [`Algorithm`] is a plain identifier. Everything known about it — its CLI name, family,
+//! provider, self-test and the rule each profile applies to it — lives in one row of
+//! [`crate::registry::REGISTRY`].
+
+use std::fmt;
+
+/// Every algorithm the module can serve. The discriminant indexes [`crate::registry::REGISTRY`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Algorithm {
+    // Authenticated encryption.
+    Aes128Gcm,
+    Aes256Gcm,
+    ChaCha20Poly1305,
+    // Unauthenticated block-cipher modes.
+    Aes128Ctr,
+    Aes256Ctr,
+    Aes128Cbc,
+    Aes256Cbc,
+    // Message digests.
+    Sha1,
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
+    // Message authentication codes.
+    HmacSha224,
+    HmacSha256,
+    HmacSha384,
+    HmacSha512,
+    Aes128Cmac,
+    Aes256Cmac,
+    // Key derivation.
+    HkdfSha256,
+    HkdfSha384,
+    HkdfSha512,
+    Pbkdf2Sha256,
+    Pbkdf2Sha384,
+    Pbkdf2Sha512,
+    // Signatures.
+    EcdsaP256,
+    EcdsaP384,
+    Ed25519,
+    RsaPssSha256,
+    RsaPssSha384,
+    RsaPssSha512,
+    RsaPkcs1Sha256,
+    RsaPkcs1Sha384,
+    RsaPkcs1Sha512,
+    // Key agreement.
+    EcdhP256,
+    EcdhP384,
+    X25519,
+    // Key encapsulation.
+    MlKem768,
+    MlKem1024,
+    // Random bit generation.
+    CtrDrbg,
+}
+
+impl Algorithm {
+    /// All algorithms, in registry order.
+    pub const ALL: [Algorithm; 42] = [
+        Algorithm::Aes128Gcm,
+        Algorithm::Aes256Gcm,
+        Algorithm::ChaCha20Poly1305,
+        Algorithm::Aes128Ctr,
+        Algorithm::Aes256Ctr,
+        Algorithm::Aes128Cbc,
+        Algorithm::Aes256Cbc,
+        Algorithm::Sha1,
+        Algorithm::Sha224,
+        Algorithm::Sha256,
+        Algorithm::Sha384,
+        Algorithm::Sha512,
+        Algorithm::Sha3_256,
+        Algorithm::Sha3_384,
+        Algorithm::Sha3_512,
+        Algorithm::HmacSha224,
+        Algorithm::HmacSha256,
+        Algorithm::HmacSha384,
+        Algorithm::HmacSha512,
+        Algorithm::Aes128Cmac,
+        Algorithm::Aes256Cmac,
+        Algorithm::HkdfSha256,
+        Algorithm::HkdfSha384,
+        Algorithm::HkdfSha512,
+        Algorithm::Pbkdf2Sha256,
+        Algorithm::Pbkdf2Sha384,
+        Algorithm::Pbkdf2Sha512,
+        Algorithm::EcdsaP256,
+        Algorithm::EcdsaP384,
+        Algorithm::Ed25519,
+        Algorithm::RsaPssSha256,
+        Algorithm::RsaPssSha384,
+        Algorithm::RsaPssSha512,
+        Algorithm::RsaPkcs1Sha256,
+        Algorithm::RsaPkcs1Sha384,
+        Algorithm::RsaPkcs1Sha512,
+        Algorithm::EcdhP256,
+        Algorithm::EcdhP384,
+        Algorithm::X25519,
+        Algorithm::MlKem768,
+        Algorithm::MlKem1024,
+        Algorithm::CtrDrbg,
+    ];
+
+    /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.
+    pub const COUNT: usize = Self::ALL.len();
+
+    /// Position in [`Algorithm::ALL`] and in the registry.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The lowercase, hyphenated name used by the CLI and policy files (`aes-256-gcm`).
+    pub fn name(self) -> &'static str {
+        crate::registry::entry(self).name
+    }
+
+    /// The service family this algorithm belongs to.
+    pub fn family(self) -> Family {
+        crate::registry::entry(self).family
+    }
+
+    /// Looks an algorithm up by its CLI / policy-file name (case-insensitive).
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        crate::registry::REGISTRY
+            .iter()
+            .find(|entry| entry.name.eq_ignore_ascii_case(name))
+            .map(|entry| entry.algorithm)
+    }
+}
+
+impl fmt::Display for Algorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A family of cryptographic services; decides which entry point of [`crate::Module`] serves an
+/// algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Family {
+    Aead,
+    Cipher,
+    Digest,
+    Mac,
+    Kdf,
+    Signature,
+    KeyAgreement,
+    Kem,
+    Random,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Aead => "aead",
+            Family::Cipher => "cipher",
+            Family::Digest => "digest",
+            Family::Mac => "mac",
+            Family::Kdf => "kdf",
+            Family::Signature => "signature",
+            Family::KeyAgreement => "key-agreement",
+            Family::Kem => "kem",
+            Family::Random => "random",
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One cryptographic service, as recorded by the service indicator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Service {
+    Encrypt,
+    Decrypt,
+    Digest,
+    MacGenerate,
+    MacVerify,
+    KeyDerivation,
+    KeyGeneration,
+    KeyImport,
+    Sign,
+    Verify,
+    KeyAgreement,
+    Encapsulate,
+    Decapsulate,
+    RandomGeneration,
+}
+
+impl Service {
+    pub const ALL: [Service; 14] = [
+        Service::Encrypt,
+        Service::Decrypt,
+        Service::Digest,
+        Service::MacGenerate,
+        Service::MacVerify,
+        Service::KeyDerivation,
+        Service::KeyGeneration,
+        Service::KeyImport,
+        Service::Sign,
+        Service::Verify,
+        Service::KeyAgreement,
+        Service::Encapsulate,
+        Service::Decapsulate,
+        Service::RandomGeneration,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Service::Encrypt => "encrypt",
+            Service::Decrypt => "decrypt",
+            Service::Digest => "digest",
+            Service::MacGenerate => "mac-generate",
+            Service::MacVerify => "mac-verify",
+            Service::KeyDerivation => "key-derivation",
+            Service::KeyGeneration => "key-generation",
+            Service::KeyImport => "key-import",
+            Service::Sign => "sign",
+            Service::Verify => "verify",
+            Service::KeyAgreement => "key-agreement",
+            Service::Encapsulate => "encapsulate",
+            Service::Decapsulate => "decapsulate",
+            Service::RandomGeneration => "random-generation",
+        }
+    }
+}
+
+impl fmt::Display for Service {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn all_lists_every_algorithm_at_its_index() {
+        for (index, algorithm) in Algorithm::ALL.iter().enumerate() {
+            assert_eq!(
+                algorithm.index(),
+                index,
+                "{algorithm:?} is out of order in ALL"
+            );
+        }
+        for (index, service) in Service::ALL.iter().enumerate() {
+            assert_eq!(service.index(), index, "{service:?} is out of order in ALL");
+        }
+    }
+
+    #[test]
+    fn names_round_trip_and_are_lowercase_hyphenated() {
+        for algorithm in Algorithm::ALL {
+            let name = algorithm.name();
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{name} is not lowercase-hyphenated"
+            );
+            assert_eq!(Algorithm::from_name(name), Some(algorithm));
+            assert_eq!(Algorithm::from_name(&name.to_uppercase()), Some(algorithm));
+        }
+        assert_eq!(Algorithm::from_name("aes-512-gcm"), None);
+    }
+}

@@ -1,0 +1,44 @@
+//! Regula: a cryptographic module with a policy in front of it.
+//!
+//! An application loads a [`Policy`] (a built-in profile — `default`, `fips-140-3`, `gm` — or a
+//! TOML file narrowing one) into a [`Module`]. Loading runs the power-on self-tests; the module
+//! then serves only what the policy allows, and every operation returns its service
+//! [`Indicator`] (algorithm, service, approved or not, policy).
+//!
+//! ```
+//! use regula::{Algorithm, Module, Policy, Profile};
+//!
+//! let module = Module::load(Policy::builtin(Profile::Fips1403));
+//! let digest = module.digest(Algorithm::Sha256, b"abc").unwrap();
+//! assert!(digest.is_approved());
+//! assert!(module.digest(Algorithm::Sha1, b"abc").is_err()); // strict: SHA-1 is refused
+//! ```
+//!
+//! The primitives come from AWS-LC through aws-lc-rs (the FIPS 140-3 validated module when built
+//! with the `fips` feature). Regula implements none of them.
+
+#![forbid(unsafe_code)]
+
+pub mod algorithm;
+pub mod error;
+pub mod indicator;
+pub mod info;
+pub mod module;
+pub mod policy;
+mod provider;
+pub mod registry;
+pub mod selftest;
+pub mod service;
+
+pub use algorithm::{Algorithm, Family, Service};
+pub use error::{Error, ErrorKind, Result};
+pub use indicator::{CounterRow, Indicator, IndicatorState, Served};
+pub use module::{BREAK_SELFTEST_ENV, Module, ModuleState};
+pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
+pub use service::aead::{AeadKey, Sealed};
+pub use service::agreement::AgreementKey;
+pub use service::cipher::{CipherKey, Encrypted};
+pub use service::digest::DigestContext;
+pub use service::kem::{Encapsulated, KemPrivateKey};
+pub use service::mac::{MacContext, MacKey};
+pub use service::signature::SigningKey;

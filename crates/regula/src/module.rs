@@ -1,0 +1,210 @@
+//! The module: a loaded policy, its self-test state, and the gate every service passes.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::{CounterRow, Counters, Indicator, IndicatorState, ScopeState, Served};
+use crate::policy::{Approval, Policy, PolicyFileError, Usage};
+use crate::selftest::{self, Fault, SelfTestResult};
+
+/// Names the one self-test to corrupt, so that its failure path can be exercised end to end.
+pub const BREAK_SELFTEST_ENV: &str = "REGULA_BREAK_SELFTEST";
+
+/// Whether the module serves anything.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModuleState {
+    /// Self-tests passed; services are offered as the policy allows.
+    Operational,
+    /// A self-test failed; every cryptographic service is refused.
+    Error,
+}
+
+/// A handle on a loaded module. Cheap to clone; clones share everything including the
+/// indicator scope, while [`Module::scope`] makes a handle with a fresh scope.
+#[derive(Clone)]
+pub struct Module {
+    core: Arc<Core>,
+    scope: Arc<ScopeState>,
+}
+
+struct Core {
+    policy: Policy,
+    /// The policy's name, interned so that every [`Indicator`] can carry it by reference.
+    policy_name: &'static str,
+    failed: AtomicBool,
+    /// The first self-test that failed, kept for error messages.
+    failure: OnceLock<String>,
+    self_tests: Vec<SelfTestResult>,
+    counters: Counters,
+    /// Value of [`BREAK_SELFTEST_ENV`] at load time.
+    broken_test: Option<String>,
+}
+
+impl std::fmt::Debug for Module {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Module")
+            .field("policy", &self.core.policy_name)
+            .field("state", &self.state())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Module {
+    /// Loads a policy and runs the power-on self-tests for everything it can serve. The module
+    /// is always returned; check [`Module::state`]: after a failure it refuses every service.
+    pub fn load(policy: Policy) -> Module {
+        let broken_test = std::env::var(BREAK_SELFTEST_ENV)
+            .ok()
+            .filter(|name| !name.is_empty());
+        let self_tests = selftest::power_on(&policy, broken_test.as_deref());
+        let failure = OnceLock::new();
+        if let Some(failed) = self_tests.iter().find(|result| !result.passed) {
+            let _ = failure.set(failed.name.to_string());
+        }
+        let core = Core {
+            policy_name: intern(policy.name()),
+            policy,
+            failed: AtomicBool::new(failure.get().is_some()),
+            failure,
+            self_tests,
+            counters: Counters::new(),
+            broken_test,
+        };
+        Module {
+            core: Arc::new(core),
+            scope: Arc::default(),
+        }
+    }
+
+    /// [`Module::load`] for a built-in profile name or a policy file path.
+    pub fn load_named(name_or_path: &str) -> Result<Module, PolicyFileError> {
+        Ok(Module::load(Policy::load(name_or_path)?))
+    }
+
+    pub fn policy(&self) -> &Policy {
+        &self.core.policy
+    }
+
+    pub fn state(&self) -> ModuleState {
+        if self.core.failed.load(Ordering::Acquire) {
+            ModuleState::Error
+        } else {
+            ModuleState::Operational
+        }
+    }
+
+    /// The self-test that put the module in its error state, if any.
+    pub fn failed_test(&self) -> Option<&str> {
+        self.core.failure.get().map(String::as_str)
+    }
+
+    /// Results of the power-on self-tests run at load.
+    pub fn self_test_results(&self) -> &[SelfTestResult] {
+        &self.core.self_tests
+    }
+
+    /// A handle on the same module with its own indicator scope, e.g. one per request or task.
+    pub fn scope(&self) -> Module {
+        Module {
+            core: Arc::clone(&self.core),
+            scope: Arc::default(),
+        }
+    }
+
+    /// The aggregate approval of the operations made through this scope since its last reset.
+    pub fn indicator_state(&self) -> IndicatorState {
+        self.scope.get()
+    }
+
+    pub fn reset_indicator(&self) {
+        self.scope.reset();
+    }
+
+    /// Module-wide operation counts, over all scopes.
+    pub fn counters(&self) -> Vec<CounterRow> {
+        self.core.counters.snapshot()
+    }
+
+    /// Refuses everything once a self-test has failed.
+    pub(crate) fn ensure_operational(&self) -> Result<()> {
+        if self.core.failed.load(Ordering::Acquire) {
+            return Err(Error::ModuleInErrorState {
+                failed_test: self.failed_test().unwrap_or("unknown").to_string(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The gate in front of every service: module state, algorithm family, then the policy's
+    /// verdict for this use.
+    pub(crate) fn authorize(
+        &self,
+        algorithm: Algorithm,
+        family: Family,
+        usage: &Usage,
+    ) -> Result<Approval> {
+        self.ensure_operational()?;
+        if algorithm.family() != family {
+            return Err(Error::WrongFamily {
+                algorithm,
+                expected: family,
+            });
+        }
+        self.core.policy.evaluate(algorithm, usage)
+    }
+
+    /// Records a completed operation and wraps its result.
+    pub(crate) fn serve<T>(
+        &self,
+        algorithm: Algorithm,
+        service: Service,
+        approval: Approval,
+        value: T,
+    ) -> Served<T> {
+        self.core.counters.increment(algorithm, service, approval);
+        self.scope.record(approval);
+        Served::new(
+            value,
+            Indicator {
+                algorithm,
+                service,
+                approval,
+                policy: self.core.policy_name,
+            },
+        )
+    }
+
+    /// Runs a pairwise consistency test after key generation; on failure the whole module
+    /// enters its error state.
+    pub(crate) fn pairwise_consistency_test(
+        &self,
+        name: &'static str,
+        test: impl FnOnce(Fault) -> std::result::Result<(), ()>,
+    ) -> Result<()> {
+        let fault = Fault::injected(self.core.broken_test.as_deref() == Some(name));
+        if test(fault).is_err() {
+            let _ = self.core.failure.set(name.to_string());
+            self.core.failed.store(true, Ordering::Release);
+            self.ensure_operational()?;
+        }
+        Ok(())
+    }
+}
+
+/// Policy names live as long as the process so that indicators can be `Copy`; a process loads
+/// few distinct policies, so this table stays small.
+fn intern(name: &str) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut names = NAMES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(&known) = names.iter().find(|&&known| known == name) {
+        return known;
+    }
+    let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
+    names.push(leaked);
+    leaked
+}

@@ -1,0 +1,460 @@
+//! Policies: which algorithms a profile approves, within which limits, and what happens to the
+//! rest.
+//!
+//! The rules themselves are data in [`crate::registry::REGISTRY`] (one row per algorithm, one
+//! column per built-in profile). A [`Policy`] is a profile resolved into a table, possibly
+//! narrowed by a user's TOML file (see [`file`]).
+
+pub mod file;
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::algorithm::Algorithm;
+use crate::error::Error;
+use crate::registry;
+
+pub use file::PolicyFileError;
+
+/// The built-in rulebooks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub enum Profile {
+    /// Everything the module implements; legacy algorithms are served but not approved.
+    #[serde(rename = "default")]
+    Default,
+    /// FIPS 140-3: SP 800-140C/D approved security functions only.
+    #[serde(rename = "fips-140-3")]
+    Fips1403,
+    /// Chinese commercial cryptography (GM/T): SM2, SM3, SM4.
+    #[serde(rename = "gm")]
+    Gm,
+}
+
+impl Profile {
+    pub const ALL: [Profile; 3] = [Profile::Default, Profile::Fips1403, Profile::Gm];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Default => "default",
+            Profile::Fips1403 => "fips-140-3",
+            Profile::Gm => "gm",
+        }
+    }
+
+    pub fn description(self) -> &'static str {
+        match self {
+            Profile::Default => {
+                "everything Regula implements; legacy algorithms served but marked not approved"
+            }
+            Profile::Fips1403 => {
+                "FIPS 140-3: only SP 800-140C/D approved functions, within their limits"
+            }
+            Profile::Gm => "GM/T commercial cryptography: SM2/SM3/SM4 only (SM suite pending)",
+        }
+    }
+
+    /// Built-in profiles that refuse non-approved services rather than serve them flagged.
+    pub fn default_mode(self) -> Mode {
+        match self {
+            Profile::Default => Mode::Permissive,
+            Profile::Fips1403 | Profile::Gm => Mode::Strict,
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Profile> {
+        Profile::ALL
+            .into_iter()
+            .find(|profile| profile.name() == name)
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a policy does with a service it does not approve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Refuse it with [`Error::NotApproved`].
+    Strict,
+    /// Serve it; the service indicator says "not approved".
+    Permissive,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Strict => "strict",
+            Mode::Permissive => "permissive",
+        }
+    }
+}
+
+/// A profile's verdict on one algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Approved, as long as the [`Limits`] hold.
+    Approved,
+    /// Not approved: refused by a strict policy, served and flagged by a permissive one.
+    NotApproved {
+        reason: &'static str,
+        alternative: Option<&'static str>,
+    },
+    /// Removed by a policy file: never served, whatever the mode.
+    Excluded,
+}
+
+/// Conditions under which an approved algorithm stays approved. `None` means no limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    pub min_key_bits: Option<u32>,
+    pub max_key_bits: Option<u32>,
+    /// May the caller choose the nonce/IV when encrypting? (FIPS: no for AES-GCM, IG C.H.)
+    pub caller_nonce_approved: bool,
+    /// Minimum length of a secret key, IKM or password, in bytes.
+    pub min_secret_bytes: Option<u32>,
+    pub min_salt_bytes: Option<u32>,
+    pub min_iterations: Option<u32>,
+    pub min_output_bytes: Option<u32>,
+}
+
+impl Limits {
+    /// No limits at all.
+    pub const NONE: Limits = Limits {
+        min_key_bits: None,
+        max_key_bits: None,
+        caller_nonce_approved: true,
+        min_secret_bytes: None,
+        min_salt_bytes: None,
+        min_iterations: None,
+        min_output_bytes: None,
+    };
+
+    /// Checks a request against the limits; the error is the reason it falls outside them.
+    pub fn check(&self, usage: &Usage) -> Result<(), String> {
+        let Limits {
+            min_key_bits,
+            max_key_bits,
+            caller_nonce_approved,
+            min_secret_bytes,
+            min_salt_bytes,
+            min_iterations,
+            min_output_bytes,
+        } = *self;
+        fn at_least(
+            what: &str,
+            unit: &str,
+            actual: Option<u32>,
+            min: Option<u32>,
+        ) -> Result<(), String> {
+            match (actual, min) {
+                (Some(actual), Some(min)) if actual < min => Err(format!(
+                    "{what} of {actual} {unit} is below the minimum of {min} {unit}"
+                )),
+                _ => Ok(()),
+            }
+        }
+        at_least("key", "bits", usage.key_bits, min_key_bits)?;
+        if let (Some(actual), Some(max)) = (usage.key_bits, max_key_bits) {
+            if actual > max {
+                return Err(format!(
+                    "key of {actual} bits is above the maximum of {max} bits"
+                ));
+            }
+        }
+        if usage.caller_nonce && !caller_nonce_approved {
+            return Err(
+                "a caller-supplied nonce/IV is not approved; let the module generate it"
+                    .to_string(),
+            );
+        }
+        at_least("secret", "bytes", usage.secret_bytes, min_secret_bytes)?;
+        at_least("salt", "bytes", usage.salt_bytes, min_salt_bytes)?;
+        at_least(
+            "iteration count",
+            "iterations",
+            usage.iterations,
+            min_iterations,
+        )?;
+        at_least("output", "bytes", usage.output_bytes, min_output_bytes)?;
+        Ok(())
+    }
+}
+
+/// A profile's full rule for one algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    pub status: Status,
+    pub limits: Limits,
+}
+
+impl Rule {
+    pub const fn approved(limits: Limits) -> Rule {
+        Rule {
+            status: Status::Approved,
+            limits,
+        }
+    }
+
+    pub const fn not_approved(reason: &'static str, alternative: Option<&'static str>) -> Rule {
+        Rule {
+            status: Status::NotApproved {
+                reason,
+                alternative,
+            },
+            limits: Limits::NONE,
+        }
+    }
+}
+
+/// The parameters of one request that limits are checked against. Unset fields don't apply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub key_bits: Option<u32>,
+    pub caller_nonce: bool,
+    pub secret_bytes: Option<u32>,
+    pub salt_bytes: Option<u32>,
+    pub iterations: Option<u32>,
+    pub output_bytes: Option<u32>,
+}
+
+/// Whether one operation was approved. Ordered so that `min` aggregates: one non-approved
+/// operation makes the whole non-approved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Approval {
+    NotApproved,
+    Approved,
+}
+
+impl Approval {
+    pub fn is_approved(self) -> bool {
+        self == Approval::Approved
+    }
+}
+
+/// A profile resolved into one rule per algorithm, with its mode and name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    name: String,
+    profile: Profile,
+    mode: Mode,
+    /// Where it came from: `built-in` or the file path.
+    origin: String,
+    rules: [Rule; Algorithm::COUNT],
+}
+
+impl Policy {
+    /// One of the built-in profiles, in its default mode.
+    pub fn builtin(profile: Profile) -> Policy {
+        Policy {
+            name: profile.name().to_string(),
+            profile,
+            mode: profile.default_mode(),
+            origin: "built-in".to_string(),
+            rules: Algorithm::ALL.map(|algorithm| registry::entry(algorithm).rule(profile)),
+        }
+    }
+
+    /// A built-in profile by name, or else a TOML policy file at that path.
+    pub fn load(name_or_path: &str) -> Result<Policy, PolicyFileError> {
+        match Profile::from_name(name_or_path) {
+            Some(profile) => Ok(Policy::builtin(profile)),
+            None => file::load(Path::new(name_or_path)),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn profile(&self) -> Profile {
+        self.profile
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn rule(&self, algorithm: Algorithm) -> &Rule {
+        &self.rules[algorithm.index()]
+    }
+
+    /// Will this policy serve the algorithm at all (approved, or flagged in permissive mode)?
+    pub fn serves(&self, algorithm: Algorithm) -> bool {
+        match self.rule(algorithm).status {
+            Status::Approved => true,
+            Status::NotApproved { .. } => self.mode == Mode::Permissive,
+            Status::Excluded => false,
+        }
+    }
+
+    pub fn approves(&self, algorithm: Algorithm) -> bool {
+        self.rule(algorithm).status == Status::Approved
+    }
+
+    /// Decides one request: approved, served but not approved, or refused.
+    pub fn evaluate(&self, algorithm: Algorithm, usage: &Usage) -> Result<Approval, Error> {
+        let rule = self.rule(algorithm);
+        let (reason, alternative) = match rule.status {
+            Status::Approved => match rule.limits.check(usage) {
+                Ok(()) => return Ok(Approval::Approved),
+                Err(reason) => (reason, None),
+            },
+            Status::NotApproved {
+                reason,
+                alternative,
+            } => (reason.to_string(), alternative),
+            Status::Excluded => {
+                return Err(self.refusal(algorithm, format!("excluded by {}", self.origin), None));
+            }
+        };
+        match self.mode {
+            Mode::Permissive => Ok(Approval::NotApproved),
+            Mode::Strict => Err(self.refusal(algorithm, reason, alternative)),
+        }
+    }
+
+    fn refusal(
+        &self,
+        algorithm: Algorithm,
+        reason: String,
+        alternative: Option<&'static str>,
+    ) -> Error {
+        Error::NotApproved {
+            algorithm,
+            policy: self.name.clone(),
+            reason,
+            alternative,
+        }
+    }
+
+    /// A serialisable view, for `regula policy show --json`.
+    pub fn summary(&self) -> PolicySummary {
+        PolicySummary {
+            name: self.name.clone(),
+            profile: self.profile,
+            mode: self.mode,
+            origin: self.origin.clone(),
+            algorithms: Algorithm::ALL
+                .iter()
+                .map(|&algorithm| {
+                    let rule = self.rule(algorithm);
+                    let (status, reason) = match rule.status {
+                        Status::Approved => ("approved", None),
+                        Status::NotApproved { reason, .. } => ("not-approved", Some(reason)),
+                        Status::Excluded => ("excluded", None),
+                    };
+                    AlgorithmSummary {
+                        algorithm: algorithm.name(),
+                        family: algorithm.family().name(),
+                        status,
+                        served: self.serves(algorithm),
+                        reason,
+                        limits: rule.limits,
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `regula policy show --json` output.
+#[derive(Clone, Debug, Serialize)]
+pub struct PolicySummary {
+    pub name: String,
+    pub profile: Profile,
+    pub mode: Mode,
+    pub origin: String,
+    pub algorithms: Vec<AlgorithmSummary>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct AlgorithmSummary {
+    pub algorithm: &'static str,
+    pub family: &'static str,
+    /// `approved`, `not-approved` or `excluded`.
+    pub status: &'static str,
+    /// Whether the policy serves it at all (approved, or not approved under a permissive mode).
+    pub served: bool,
+    pub reason: Option<&'static str>,
+    pub limits: Limits,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_name_the_violated_bound() {
+        let limits = Limits {
+            min_key_bits: Some(2048),
+            max_key_bits: Some(4096),
+            ..Limits::NONE
+        };
+        let small = Usage {
+            key_bits: Some(1024),
+            ..Usage::default()
+        };
+        let large = Usage {
+            key_bits: Some(8192),
+            ..Usage::default()
+        };
+        let fine = Usage {
+            key_bits: Some(3072),
+            ..Usage::default()
+        };
+        assert!(
+            limits
+                .check(&small)
+                .unwrap_err()
+                .contains("below the minimum of 2048")
+        );
+        assert!(
+            limits
+                .check(&large)
+                .unwrap_err()
+                .contains("above the maximum of 4096")
+        );
+        assert_eq!(limits.check(&fine), Ok(()));
+    }
+
+    #[test]
+    fn caller_nonce_rule() {
+        let limits = Limits {
+            caller_nonce_approved: false,
+            ..Limits::NONE
+        };
+        assert!(
+            limits
+                .check(&Usage {
+                    caller_nonce: true,
+                    ..Usage::default()
+                })
+                .is_err()
+        );
+        assert!(limits.check(&Usage::default()).is_ok());
+    }
+
+    #[test]
+    fn approval_aggregates_with_min() {
+        assert_eq!(
+            Approval::Approved.min(Approval::NotApproved),
+            Approval::NotApproved
+        );
+        assert_eq!(
+            Approval::Approved.min(Approval::Approved),
+            Approval::Approved
+        );
+    }
+}

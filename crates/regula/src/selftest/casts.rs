@@ -1,0 +1,540 @@
+//! The known-answer tests. Each computes with the same AWS-LC code the services use, lets the
+//! fault corrupt its output, and compares with a cited vector from [`super::vectors`].
+
+use std::num::NonZeroU32;
+
+use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
+use aws_lc_rs::cipher::{
+    AES_256, DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey,
+};
+use aws_lc_rs::iv::FixedLength;
+use aws_lc_rs::signature::{
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair, UnparsedPublicKey,
+};
+use aws_lc_rs::{agreement, cmac, digest, hkdf, hmac, kem, pbkdf2, rand};
+
+use super::vectors as v;
+use super::{Cast, Fault};
+
+type Outcome = Result<(), ()>;
+
+/// Every CAST, in the order they run.
+pub(crate) static ALL_CASTS: &[Cast] = &[
+    Cast {
+        name: "AES-GCM",
+        run: aes_gcm,
+    },
+    Cast {
+        name: "CHACHA20-POLY1305",
+        run: chacha20_poly1305,
+    },
+    Cast {
+        name: "AES-CTR",
+        run: aes_ctr,
+    },
+    Cast {
+        name: "AES-CBC",
+        run: aes_cbc,
+    },
+    Cast {
+        name: "SHA-1",
+        run: sha1,
+    },
+    Cast {
+        name: "SHA2-224",
+        run: sha224,
+    },
+    Cast {
+        name: "SHA2-256",
+        run: sha256,
+    },
+    Cast {
+        name: "SHA2-384",
+        run: sha384,
+    },
+    Cast {
+        name: "SHA2-512",
+        run: sha512,
+    },
+    Cast {
+        name: "SHA3-256",
+        run: sha3_256,
+    },
+    Cast {
+        name: "SHA3-384",
+        run: sha3_384,
+    },
+    Cast {
+        name: "SHA3-512",
+        run: sha3_512,
+    },
+    Cast {
+        name: "HMAC-SHA2-224",
+        run: hmac_sha224,
+    },
+    Cast {
+        name: "HMAC-SHA2-256",
+        run: hmac_sha256,
+    },
+    Cast {
+        name: "HMAC-SHA2-384",
+        run: hmac_sha384,
+    },
+    Cast {
+        name: "HMAC-SHA2-512",
+        run: hmac_sha512,
+    },
+    Cast {
+        name: "AES-CMAC",
+        run: aes_cmac,
+    },
+    Cast {
+        name: "HKDF-SHA2-256",
+        run: hkdf_sha256,
+    },
+    Cast {
+        name: "PBKDF2",
+        run: pbkdf2_sha256,
+    },
+    Cast {
+        name: "ECDSA-P256-SHA2-256",
+        run: ecdsa_p256,
+    },
+    Cast {
+        name: "ED25519",
+        run: ed25519,
+    },
+    Cast {
+        name: "RSA-SHA2-256",
+        run: rsa_pkcs1_sha256,
+    },
+    Cast {
+        name: "ECDH-P256",
+        run: ecdh_p256,
+    },
+    Cast {
+        name: "X25519",
+        run: x25519,
+    },
+    Cast {
+        name: "ML-KEM-768",
+        run: ml_kem_768,
+    },
+    Cast {
+        name: "CTR_DRBG",
+        run: ctr_drbg,
+    },
+];
+
+/// Corrupts (if asked) and compares; the only place a CAST decides pass or fail on bytes.
+fn expect(fault: Fault, mut actual: Vec<u8>, expected: &[u8]) -> Outcome {
+    fault.corrupt(&mut actual);
+    if actual == expected { Ok(()) } else { Err(()) }
+}
+
+fn joined(parts: &[&[u8]]) -> Vec<u8> {
+    parts.concat()
+}
+
+fn aead_round_trip(
+    fault: Fault,
+    algorithm: &'static aead::Algorithm,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    plaintext: &[u8],
+    ciphertext_and_tag: &[u8],
+) -> Outcome {
+    let key = LessSafeKey::new(UnboundKey::new(algorithm, key).map_err(drop)?);
+    let fresh_nonce = || Nonce::try_assume_unique_for_key(nonce).map_err(drop);
+    let mut sealed = plaintext.to_vec();
+    key.seal_in_place_append_tag(fresh_nonce()?, Aad::from(aad), &mut sealed)
+        .map_err(drop)?;
+    expect(fault, sealed, ciphertext_and_tag)?;
+    let mut opened = ciphertext_and_tag.to_vec();
+    let plain = key
+        .open_in_place(fresh_nonce()?, Aad::from(aad), &mut opened)
+        .map_err(drop)?;
+    expect(fault, plain.to_vec(), plaintext)
+}
+
+/// IG 10.3.A: AES-GCM encrypt and decrypt, AES-256 with a 96-bit IV.
+fn aes_gcm(fault: Fault) -> Result<(), ()> {
+    aead_round_trip(
+        fault,
+        &aead::AES_256_GCM,
+        v::AES256_GCM_KEY,
+        v::AES256_GCM_IV,
+        v::AES256_GCM_AAD,
+        v::AES256_GCM_PLAINTEXT,
+        &joined(&[v::AES256_GCM_CIPHERTEXT, v::AES256_GCM_TAG]),
+    )
+}
+
+fn chacha20_poly1305(fault: Fault) -> Result<(), ()> {
+    aead_round_trip(
+        fault,
+        &aead::CHACHA20_POLY1305,
+        v::CHACHA20_POLY1305_KEY,
+        v::CHACHA20_POLY1305_NONCE,
+        v::CHACHA20_POLY1305_AAD,
+        v::CHACHA20_POLY1305_PLAINTEXT,
+        &joined(&[v::CHACHA20_POLY1305_CIPHERTEXT, v::CHACHA20_POLY1305_TAG]),
+    )
+}
+
+fn iv16(bytes: &[u8]) -> Result<FixedLength<16>, ()> {
+    let array: [u8; 16] = bytes.try_into().map_err(drop)?;
+    Ok(FixedLength::from(array))
+}
+
+fn block_cipher_round_trip(
+    fault: Fault,
+    encrypting: EncryptingKey,
+    decrypting: DecryptingKey,
+    iv: &[u8],
+    plaintext: &[u8],
+    ciphertext: &[u8],
+) -> Outcome {
+    let mut buffer = plaintext.to_vec();
+    encrypting
+        .less_safe_encrypt(&mut buffer, EncryptionContext::Iv128(iv16(iv)?))
+        .map_err(drop)?;
+    expect(fault, buffer, ciphertext)?;
+    let mut buffer = ciphertext.to_vec();
+    let plain = decrypting
+        .decrypt(&mut buffer, DecryptionContext::Iv128(iv16(iv)?))
+        .map_err(drop)?;
+    expect(fault, plain.to_vec(), plaintext)
+}
+
+fn aes_key(key: &[u8]) -> Result<UnboundCipherKey, ()> {
+    UnboundCipherKey::new(&AES_256, key).map_err(drop)
+}
+
+fn aes_ctr(fault: Fault) -> Result<(), ()> {
+    let key = v::AES256_CTR_KEY;
+    block_cipher_round_trip(
+        fault,
+        EncryptingKey::ctr(aes_key(key)?).map_err(drop)?,
+        DecryptingKey::ctr(aes_key(key)?).map_err(drop)?,
+        v::AES256_CTR_COUNTER,
+        v::AES256_CTR_PLAINTEXT,
+        v::AES256_CTR_CIPHERTEXT,
+    )
+}
+
+/// The CBC core; PKCS#7 padding is a framing step on top of it.
+fn aes_cbc(fault: Fault) -> Result<(), ()> {
+    let key = v::AES256_CBC_KEY;
+    block_cipher_round_trip(
+        fault,
+        EncryptingKey::cbc(aes_key(key)?).map_err(drop)?,
+        DecryptingKey::cbc(aes_key(key)?).map_err(drop)?,
+        v::AES256_CBC_IV,
+        v::AES256_CBC_PLAINTEXT,
+        v::AES256_CBC_CIPHERTEXT,
+    )
+}
+
+fn hash(
+    fault: Fault,
+    algorithm: &'static digest::Algorithm,
+    message: &[u8],
+    expected: &[u8],
+) -> Outcome {
+    expect(
+        fault,
+        digest::digest(algorithm, message).as_ref().to_vec(),
+        expected,
+    )
+}
+
+fn sha1(fault: Fault) -> Result<(), ()> {
+    hash(
+        fault,
+        &digest::SHA1_FOR_LEGACY_USE_ONLY,
+        v::SHA_MSG_ABC,
+        v::SHA1_ABC,
+    )
+}
+
+fn sha224(fault: Fault) -> Result<(), ()> {
+    hash(fault, &digest::SHA224, v::SHA_MSG_ABC, v::SHA224_ABC)
+}
+
+fn sha256(fault: Fault) -> Result<(), ()> {
+    hash(fault, &digest::SHA256, v::SHA_MSG_ABC, v::SHA256_ABC)
+}
+
+fn sha384(fault: Fault) -> Result<(), ()> {
+    hash(fault, &digest::SHA384, v::SHA_MSG_ABC, v::SHA384_ABC)
+}
+
+fn sha512(fault: Fault) -> Result<(), ()> {
+    hash(fault, &digest::SHA512, v::SHA_MSG_ABC, v::SHA512_ABC)
+}
+
+fn sha3_256(fault: Fault) -> Result<(), ()> {
+    hash(
+        fault,
+        &digest::SHA3_256,
+        v::SHA3_MSG_1600,
+        v::SHA3_256_MSG_1600,
+    )
+}
+
+fn sha3_384(fault: Fault) -> Result<(), ()> {
+    hash(
+        fault,
+        &digest::SHA3_384,
+        v::SHA3_MSG_1600,
+        v::SHA3_384_MSG_1600,
+    )
+}
+
+fn sha3_512(fault: Fault) -> Result<(), ()> {
+    hash(
+        fault,
+        &digest::SHA3_512,
+        v::SHA3_MSG_1600,
+        v::SHA3_512_MSG_1600,
+    )
+}
+
+fn mac(
+    fault: Fault,
+    algorithm: hmac::Algorithm,
+    key: &[u8],
+    data: &[u8],
+    expected: &[u8],
+) -> Outcome {
+    let key = hmac::Key::new(algorithm, key);
+    expect(fault, hmac::sign(&key, data).as_ref().to_vec(), expected)
+}
+
+fn hmac_sha224(fault: Fault) -> Result<(), ()> {
+    mac(
+        fault,
+        hmac::HMAC_SHA224,
+        v::HMAC_TC1_KEY,
+        v::HMAC_TC1_DATA,
+        v::HMAC_SHA224_TC1,
+    )
+}
+
+/// Two RFC 4231 cases: a short key, and one longer than the block (hashed first).
+fn hmac_sha256(fault: Fault) -> Result<(), ()> {
+    mac(
+        fault,
+        hmac::HMAC_SHA256,
+        v::HMAC_TC1_KEY,
+        v::HMAC_TC1_DATA,
+        v::HMAC_SHA256_TC1,
+    )?;
+    mac(
+        fault,
+        hmac::HMAC_SHA256,
+        v::HMAC_TC6_KEY,
+        v::HMAC_TC6_DATA,
+        v::HMAC_SHA256_TC6,
+    )
+}
+
+fn hmac_sha384(fault: Fault) -> Result<(), ()> {
+    mac(
+        fault,
+        hmac::HMAC_SHA384,
+        v::HMAC_TC1_KEY,
+        v::HMAC_TC1_DATA,
+        v::HMAC_SHA384_TC1,
+    )
+}
+
+fn hmac_sha512(fault: Fault) -> Result<(), ()> {
+    mac(
+        fault,
+        hmac::HMAC_SHA512,
+        v::HMAC_TC1_KEY,
+        v::HMAC_TC1_DATA,
+        v::HMAC_SHA512_TC1,
+    )
+}
+
+fn aes_cmac(fault: Fault) -> Result<(), ()> {
+    let key = cmac::Key::new(cmac::AES_128, v::AES128_CMAC_KEY).map_err(drop)?;
+    let tag = cmac::sign(&key, v::AES128_CMAC_MESSAGE).map_err(drop)?;
+    expect(fault, tag.as_ref().to_vec(), v::AES128_CMAC_TAG)
+}
+
+struct OutputLen(usize);
+
+impl hkdf::KeyType for OutputLen {
+    fn len(&self) -> usize {
+        self.0
+    }
+}
+
+/// Extract and expand separately, so a fault in either step is caught.
+fn hkdf_sha256(fault: Fault) -> Result<(), ()> {
+    let prk = hkdf::Prk::new_less_safe(hkdf::HKDF_SHA256, v::HKDF_SHA256_PRK);
+    let mut okm = vec![0u8; v::HKDF_SHA256_OKM.len()];
+    prk.expand(&[v::HKDF_SHA256_INFO], OutputLen(okm.len()))
+        .and_then(|okm_out| okm_out.fill(&mut okm))
+        .map_err(drop)?;
+    expect(fault, okm, v::HKDF_SHA256_OKM)?;
+    let mut okm = vec![0u8; v::HKDF_SHA256_OKM.len()];
+    hkdf::Salt::new(hkdf::HKDF_SHA256, v::HKDF_SHA256_SALT)
+        .extract(v::HKDF_SHA256_IKM)
+        .expand(&[v::HKDF_SHA256_INFO], OutputLen(okm.len()))
+        .and_then(|okm_out| okm_out.fill(&mut okm))
+        .map_err(drop)?;
+    expect(fault, okm, v::HKDF_SHA256_OKM)
+}
+
+fn pbkdf2_sha256(fault: Fault) -> Result<(), ()> {
+    let iterations = NonZeroU32::new(v::PBKDF2_SHA256_ITERATIONS).ok_or(())?;
+    let mut derived = vec![0u8; v::PBKDF2_SHA256_DK.len()];
+    pbkdf2::derive(
+        pbkdf2::PBKDF2_HMAC_SHA256,
+        iterations,
+        v::PBKDF2_SHA256_SALT,
+        v::PBKDF2_SHA256_PASSWORD,
+        &mut derived,
+    );
+    expect(fault, derived, v::PBKDF2_SHA256_DK)
+}
+
+/// ECDSA signing is randomised, so: verify the RFC 6979 signature, then sign with the RFC's
+/// key and verify that signature too.
+fn ecdsa_p256(fault: Fault) -> Result<(), ()> {
+    let public_key =
+        UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, v::ECDSA_P256_PUBLIC);
+    let mut known = v::ECDSA_P256_SHA256_SIG.to_vec();
+    fault.corrupt(&mut known);
+    public_key
+        .verify(v::ECDSA_P256_MESSAGE, &known)
+        .map_err(drop)?;
+    let key_pair = EcdsaKeyPair::from_private_key_and_public_key(
+        &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+        v::ECDSA_P256_PRIVATE,
+        v::ECDSA_P256_PUBLIC,
+    )
+    .map_err(drop)?;
+    let fresh = key_pair
+        .sign(&rand::SystemRandom::new(), v::ECDSA_P256_MESSAGE)
+        .map_err(drop)?;
+    public_key
+        .verify(v::ECDSA_P256_MESSAGE, fresh.as_ref())
+        .map_err(drop)
+}
+
+fn ed25519(fault: Fault) -> Result<(), ()> {
+    let key_pair = Ed25519KeyPair::from_seed_and_public_key(v::ED25519_SEED, v::ED25519_PUBLIC)
+        .map_err(drop)?;
+    let signature = key_pair.try_sign(v::ED25519_MESSAGE).map_err(drop)?;
+    expect(fault, signature.as_ref().to_vec(), v::ED25519_SIG)?;
+    UnparsedPublicKey::new(&signature::ED25519, v::ED25519_PUBLIC)
+        .verify(v::ED25519_MESSAGE, v::ED25519_SIG)
+        .map_err(drop)
+}
+
+/// PKCS#1 v1.5 signing is deterministic: sign and compare, then verify.
+fn rsa_pkcs1_sha256(fault: Fault) -> Result<(), ()> {
+    let key_pair = RsaKeyPair::from_pkcs8(v::RSA2048_PKCS8).map_err(drop)?;
+    let mut signature = vec![0u8; key_pair.public_modulus_len()];
+    key_pair
+        .sign(
+            &signature::RSA_PKCS1_SHA256,
+            &rand::SystemRandom::new(),
+            v::RSA2048_MESSAGE,
+            &mut signature,
+        )
+        .map_err(drop)?;
+    expect(fault, signature, v::RSA2048_PKCS1_SHA256_SIG)?;
+    UnparsedPublicKey::new(
+        &signature::RSA_PKCS1_2048_8192_SHA256,
+        key_pair.public_key().as_ref(),
+    )
+    .verify(v::RSA2048_MESSAGE, v::RSA2048_PKCS1_SHA256_SIG)
+    .map_err(drop)
+}
+
+fn agree(
+    fault: Fault,
+    algorithm: &'static agreement::Algorithm,
+    private_key: &[u8],
+    peer_public_key: &[u8],
+    expected: &[u8],
+) -> Outcome {
+    let private_key =
+        agreement::PrivateKey::from_private_key(algorithm, private_key).map_err(drop)?;
+    let secret = agreement::agree(
+        &private_key,
+        agreement::UnparsedPublicKey::new(algorithm, peer_public_key),
+        (),
+        |secret| Ok(secret.to_vec()),
+    )?;
+    expect(fault, secret, expected)
+}
+
+/// SP 800-56A Rev. 3 shared-secret computation, both directions of RFC 5903 §8.1.
+fn ecdh_p256(fault: Fault) -> Result<(), ()> {
+    agree(
+        fault,
+        &agreement::ECDH_P256,
+        v::ECDH_P256_I,
+        v::ECDH_P256_GR_PUBLIC,
+        v::ECDH_P256_GIRX,
+    )?;
+    agree(
+        fault,
+        &agreement::ECDH_P256,
+        v::ECDH_P256_R,
+        v::ECDH_P256_GI_PUBLIC,
+        v::ECDH_P256_GIRX,
+    )
+}
+
+fn x25519(fault: Fault) -> Result<(), ()> {
+    agree(
+        fault,
+        &agreement::X25519,
+        v::X25519_ALICE_PRIVATE,
+        v::X25519_BOB_PUBLIC,
+        v::X25519_SHARED,
+    )?;
+    agree(
+        fault,
+        &agreement::X25519,
+        v::X25519_BOB_PRIVATE,
+        v::X25519_ALICE_PUBLIC,
+        v::X25519_SHARED,
+    )
+}
+
+/// FIPS 203 decapsulation of an ACVP vector; encapsulation is randomised and is covered by
+/// the pairwise consistency test at key generation.
+fn ml_kem_768(fault: Fault) -> Result<(), ()> {
+    let key = kem::DecapsulationKey::new(&kem::ML_KEM_768, v::ML_KEM_768_DK).map_err(drop)?;
+    let secret = key
+        .decapsulate(kem::Ciphertext::from(v::ML_KEM_768_CIPHERTEXT))
+        .map_err(drop)?;
+    expect(fault, secret.as_ref().to_vec(), v::ML_KEM_768_SHARED_SECRET)
+}
+
+/// AWS-LC's own self-test suite, which includes the SP 800-90A CTR_DRBG known-answer test
+/// (and, in the validated module, runs at power-on too), followed by a continuous check that
+/// two fresh outputs differ (SP 800-90B §4.4 spirit).
+fn ctr_drbg(fault: Fault) -> Result<(), ()> {
+    aws_lc_rs::try_fips_self_test().map_err(drop)?;
+    let mut first = [0u8; 32];
+    let mut second = [0u8; 32];
+    rand::fill(&mut first).map_err(drop)?;
+    rand::fill(&mut second).map_err(drop)?;
+    fault.corrupt(&mut second);
+    if fault.0 {
+        second = first;
+    }
+    if first == second { Err(()) } else { Ok(()) }
+}

@@ -1,0 +1,451 @@
+//! Known-answer vectors for the power-on self-tests. Every value is cited; none was
+//! produced by Regula.
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-GCM, 96-bit IV, with AAD.
+// Source: D. McGrew, J. Viega, "The Galois/Counter Mode of Operation (GCM)", revised
+// submission to NIST (2005), Appendix B "AES Test Vectors", Test Case 16 (K, IV, P, A, C, T).
+pub(super) const AES256_GCM_KEY: &[u8] =
+    &hex_literal::hex!("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
+pub(super) const AES256_GCM_IV: &[u8] = &hex_literal::hex!("cafebabefacedbaddecaf888");
+pub(super) const AES256_GCM_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+);
+pub(super) const AES256_GCM_AAD: &[u8] =
+    &hex_literal::hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+pub(super) const AES256_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
+    "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
+);
+pub(super) const AES256_GCM_TAG: &[u8] = &hex_literal::hex!("76fc6ece0f4e1768cddf8853bb2d551b");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-CTR.
+// Source: NIST SP 800-38A (2001), Appendix F.5.5 "CTR-AES256.Encrypt": Key, Init. Counter,
+// Plaintext blocks #1-#4, Ciphertext blocks #1-#4 (the counter block is incremented as a
+// 128-bit big-endian integer).
+pub(super) const AES256_CTR_KEY: &[u8] =
+    &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+pub(super) const AES256_CTR_COUNTER: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+pub(super) const AES256_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
+);
+pub(super) const AES256_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"
+    "2b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6"
+);
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-CBC, no padding.
+// Source: NIST SP 800-38A (2001), Appendix F.2.5 "CBC-AES256.Encrypt": Key, IV, Plaintext
+// blocks #1-#4, Ciphertext blocks #1-#4.
+pub(super) const AES256_CBC_KEY: &[u8] =
+    &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+pub(super) const AES256_CBC_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
+pub(super) const AES256_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
+);
+pub(super) const AES256_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d"
+    "39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b"
+);
+
+// ---------------------------------------------------------------------------------------------
+// AES-128-CMAC.
+// Source: NIST SP 800-38B (2005), Appendix D.1 "AES-128", Example 2 (Mlen = 128); identical to
+// RFC 4493 section 4, Example 2 (len = 16).
+pub(super) const AES128_CMAC_KEY: &[u8] = &hex_literal::hex!("2b7e151628aed2a6abf7158809cf4f3c");
+pub(super) const AES128_CMAC_MESSAGE: &[u8] =
+    &hex_literal::hex!("6bc1bee22e409f96e93d7e117393172a");
+pub(super) const AES128_CMAC_TAG: &[u8] = &hex_literal::hex!("070a16b46b4d4144f79bdd9dd04a287c");
+
+// ---------------------------------------------------------------------------------------------
+// ChaCha20-Poly1305 AEAD.
+// Source: RFC 8439 section 2.8.2 "Example and Test Vector for AEAD_CHACHA20_POLY1305".
+// The 96-bit nonce is the RFC's "32-bit fixed-common part" (07 00 00 00) followed by its
+// 64-bit "IV" (40 41 42 43 44 45 46 47).
+pub(super) const CHACHA20_POLY1305_KEY: &[u8] =
+    &hex_literal::hex!("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f");
+pub(super) const CHACHA20_POLY1305_NONCE: &[u8] = &hex_literal::hex!("070000004041424344454647");
+pub(super) const CHACHA20_POLY1305_AAD: &[u8] = &hex_literal::hex!("50515253c0c1c2c3c4c5c6c7");
+pub(super) const CHACHA20_POLY1305_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "4c616469657320616e642047656e746c656d656e206f662074686520636c6173"
+    "73206f66202739393a204966204920636f756c64206f6666657220796f75206f"
+    "6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73"
+    "637265656e20776f756c642062652069742e"
+);
+pub(super) const CHACHA20_POLY1305_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
+    "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
+    "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
+    "3ff4def08e4b7a9de576d26586cec64b6116"
+);
+pub(super) const CHACHA20_POLY1305_TAG: &[u8] =
+    &hex_literal::hex!("1ae10b594f09e26a7e902ecbd0600691");
+
+// ---------------------------------------------------------------------------------------------
+// SHA-1 and SHA-2 of the 3-byte message "abc".
+// Source: NIST CSRC "Examples with Intermediate Values" for FIPS 180-4 (SHA1.pdf, SHA224.pdf,
+// SHA256.pdf, SHA384.pdf, SHA512.pdf, one-block message sample "abc"); the SHA-1 and SHA-256
+// digests also appear in FIPS 180-2 Appendices A.1 and B.1.
+pub(super) const SHA_MSG_ABC: &[u8] = b"abc";
+pub(super) const SHA1_ABC: &[u8] = &hex_literal::hex!("a9993e364706816aba3e25717850c26c9cd0d89d");
+pub(super) const SHA224_ABC: &[u8] =
+    &hex_literal::hex!("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7");
+pub(super) const SHA256_ABC: &[u8] =
+    &hex_literal::hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+pub(super) const SHA384_ABC: &[u8] = &hex_literal::hex!(
+    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
+    "8086072ba1e7cc2358baeca134c825a7"
+);
+pub(super) const SHA512_ABC: &[u8] = &hex_literal::hex!(
+    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+    "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+);
+
+// ---------------------------------------------------------------------------------------------
+// SHA3-256, SHA3-384, SHA3-512 of the 1600-bit message (200 bytes, each 0xA3).
+// Source: NIST CSRC "Examples with Intermediate Values", FIPS 202 hash examples for the
+// 1600-bit message (files SHA3-256_1600, SHA3-384_1600, SHA3-512_1600). FIPS 202 itself has no
+// "abc" example and NIST publishes none for SHA-3, so "abc" is deliberately not used here.
+pub(super) const SHA3_MSG_1600: &[u8] = &hex_literal::hex!(
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
+    "a3a3a3a3a3a3a3a3"
+);
+pub(super) const SHA3_256_MSG_1600: &[u8] =
+    &hex_literal::hex!("79f38adec5c20307a98ef76e8324afbfd46cfd81b22e3973c65fa1bd9de31787");
+pub(super) const SHA3_384_MSG_1600: &[u8] = &hex_literal::hex!(
+    "1881de2ca7e41ef95dc4732b8f5f002b189cc1e42b74168ed1732649ce1dbcdd"
+    "76197a31fd55ee989f2d7050dd473e8f"
+);
+pub(super) const SHA3_512_MSG_1600: &[u8] = &hex_literal::hex!(
+    "e76dfad22084a8b1467fcf2ffa58361bec7628edf5f3fdc0e4805dc48caeeca8"
+    "1b7c13c30adf52a3659584739a2df46be589c51ca1a4a8416df6545a1ce8ba00"
+);
+
+// ---------------------------------------------------------------------------------------------
+// HMAC-SHA-224/256/384/512.
+// Source: RFC 4231 section 4.2 "Test Case 1": Key = 0x0b repeated 20 times, Data = "Hi There".
+pub(super) const HMAC_TC1_KEY: &[u8] =
+    &hex_literal::hex!("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+pub(super) const HMAC_TC1_DATA: &[u8] = &hex_literal::hex!("4869205468657265");
+pub(super) const HMAC_SHA224_TC1: &[u8] =
+    &hex_literal::hex!("896fb1128abbdf196832107cd49df33f47b4b1169912ba4f53684b22");
+pub(super) const HMAC_SHA256_TC1: &[u8] =
+    &hex_literal::hex!("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+pub(super) const HMAC_SHA384_TC1: &[u8] = &hex_literal::hex!(
+    "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59c"
+    "faea9ea9076ede7f4af152e8b2fa9cb6"
+);
+pub(super) const HMAC_SHA512_TC1: &[u8] = &hex_literal::hex!(
+    "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cde"
+    "daa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854"
+);
+
+// HMAC-SHA-256 with a key longer than the block size.
+// Source: RFC 4231 section 4.7 "Test Case 6": Key = 0xaa repeated 131 times,
+// Data = "Test Using Larger Than Block-Size Key - Hash Key First".
+pub(super) const HMAC_TC6_KEY: &[u8] = &hex_literal::hex!(
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+    "aaaaaa"
+);
+pub(super) const HMAC_TC6_DATA: &[u8] = &hex_literal::hex!(
+    "54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a"
+    "65204b6579202d2048617368204b6579204669727374"
+);
+pub(super) const HMAC_SHA256_TC6: &[u8] =
+    &hex_literal::hex!("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+
+// ---------------------------------------------------------------------------------------------
+// HKDF-SHA-256.
+// Source: RFC 5869 Appendix A.1 "Test Case 1" (IKM, salt, info, L = 42, PRK, OKM).
+pub(super) const HKDF_SHA256_IKM: &[u8] =
+    &hex_literal::hex!("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
+pub(super) const HKDF_SHA256_SALT: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c");
+pub(super) const HKDF_SHA256_INFO: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9");
+pub(super) const HKDF_SHA256_PRK: &[u8] =
+    &hex_literal::hex!("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5");
+pub(super) const HKDF_SHA256_OKM: &[u8] = &hex_literal::hex!(
+    "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+    "34007208d5b887185865"
+);
+
+// ---------------------------------------------------------------------------------------------
+// PBKDF2-HMAC-SHA-256.
+// Source: RFC 7914 section 11 "Test Vectors for PBKDF2 with HMAC-SHA-256", first vector:
+// P = "passwd", S = "salt", c = 1, dkLen = 64.
+pub(super) const PBKDF2_SHA256_PASSWORD: &[u8] = b"passwd";
+pub(super) const PBKDF2_SHA256_SALT: &[u8] = b"salt";
+pub(super) const PBKDF2_SHA256_ITERATIONS: u32 = 1;
+pub(super) const PBKDF2_SHA256_DK: &[u8] = &hex_literal::hex!(
+    "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
+    "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"
+);
+
+// ---------------------------------------------------------------------------------------------
+// ECDSA P-256 with SHA-256.
+// Source: RFC 6979 Appendix A.2.5 "ECDSA, 256 Bits (Prime Field)": private key x, public key
+// U = xG (Ux, Uy), and the signature (r, s) "With SHA-256, message = "sample"".
+// ECDSA_P256_PUBLIC is the SEC 1 uncompressed encoding 04 || Ux || Uy of the RFC's point;
+// ECDSA_P256_SHA256_SIG is r || s (fixed-length, 32 + 32 bytes).
+pub(super) const ECDSA_P256_PRIVATE: &[u8] =
+    &hex_literal::hex!("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721");
+pub(super) const ECDSA_P256_PUBLIC: &[u8] = &hex_literal::hex!(
+    "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29f"
+    "b67903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d44622"
+    "99"
+);
+pub(super) const ECDSA_P256_MESSAGE: &[u8] = b"sample";
+pub(super) const ECDSA_P256_SHA256_SIG: &[u8] = &hex_literal::hex!(
+    "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
+    "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"
+);
+
+// ---------------------------------------------------------------------------------------------
+// Ed25519.
+// Source: RFC 8032 section 7.1 "Test Vectors for Ed25519", TEST 2 (SECRET KEY = 32-byte seed,
+// PUBLIC KEY, MESSAGE = one byte 0x72, SIGNATURE).
+pub(super) const ED25519_SEED: &[u8] =
+    &hex_literal::hex!("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb");
+pub(super) const ED25519_PUBLIC: &[u8] =
+    &hex_literal::hex!("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
+pub(super) const ED25519_MESSAGE: &[u8] = &hex_literal::hex!("72");
+pub(super) const ED25519_SIG: &[u8] = &hex_literal::hex!(
+    "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
+    "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
+);
+
+// ---------------------------------------------------------------------------------------------
+// RSA-2048 PKCS#1 v1.5 signature with SHA-256.
+// Private key: RFC 9500 section 2.1 "testRSA2048" (PKCS#1 RSAPrivateKey PEM), re-encoded as
+// unencrypted PKCS#8 DER with the OpenSSL 3.0.19 CLI:
+//     openssl pkcs8 -topk8 -nocrypt -in testRSA2048.pem -outform DER -out testRSA2048.pk8.der
+// Message: the 14 ASCII bytes "Regula RSA KAT" (no trailing newline).
+// Expected signature: produced by the OpenSSL 3.0.19 CLI as an independent peer:
+//     printf 'Regula RSA KAT' > msg.bin
+//     openssl dgst -sha256 -sign testRSA2048.pem -out sig.bin msg.bin
+// (PKCS#1 v1.5 signatures are deterministic, so any conforming signer gives these bytes.)
+pub(super) const RSA2048_PKCS8: &[u8] = &hex_literal::hex!(
+    "308204bd020100300d06092a864886f70d0101010500048204a7308204a30201"
+    "000282010100b0f9e81943a7ae9892aade17ca7c40f8744fed2f8148e6c8eaa2"
+    "7b7d001548fb5192ab28b56c5060b118ccd131e594874c6ca989b56c27296f09"
+    "fb93a034df32e97c6ff0998cfd8e6f42dda58acd1fa97986f144f3d154d67650"
+    "175e6854b3a952003bc06887b8455ac2b19f7b2f76504ebc98ec945571b07892"
+    "150ddc6a74ca0fbcd35497ce81534daf9418844b13aea31f9d5a6b9557bbdf61"
+    "9efd4e887f2d42b8dd8bc987eae1bf89cab85ee21e356305df6c07a8838e3ef4"
+    "1c595dcce43dafc49123ef4d8abba93d3905e4028d7ba91484a27596e07b4b6e"
+    "d992f077b524d3dcfe7ddd5549be7cce8da035cfa0b3fb8f9e46f732b2a86b46"
+    "0165c08f531302030100010282010041188b20cfdbdbc2cf1ffe752dcbaa7239"
+    "06352e2615d49dce80597fcf0a05403bef00fa065182f72decfb596f4b0ce8ff"
+    "5970baf07a89a519ecc816b2f4ffac5069af1b06bfef7bf6bcd79e4e81c8c5a3"
+    "a7d9130dc3cfbadae5f6d288f9aee3f6ff92fae0f81af597bec96ae9fab9402c"
+    "d5fe41f705bebdb47bb736d3fe6c5a51e0e20732a97b5e46c1cbdb26d74854c6"
+    "b6604aed463735ff9076046557caf949bf448895c20432c1e09c014ea7566043"
+    "4f1a0f3be294babc5d530e6a10213f53b60375fc84a7573f2af1215584f5b4bd"
+    "a6d4e8f9e17a78d97e77b86da4a1846475318a7a10a561014effa23a81ec56e9"
+    "e4109def8cb3f797223f7d8d0d435102818100dd105702382f232b3681f53791"
+    "e22617c7bf4e9acb81ed48daf6d6995da3eab642839aff012d2ea628b90af279"
+    "fd3e6f7c93cd80f072f01ff2443b3ee8f24ed469a79613a41bd24020f92fd110"
+    "59bd1d0f301b5ba7a9d3637ca8d65c1a9815417d8eab734b0b4f3a2c661d9a1a"
+    "82f3ac734c40530669ab8e473045a58e65539d02818100ccf1e5bb90c8e9781e"
+    "a75bebf10bc252e11eb023a0260f1887552a56863f4a6421e8c600bf523d6cb1"
+    "b0adbdd65bfee4a88a037e3d1a415e5bb95648da5a0ca26b54f4a63948522c3d"
+    "5f89b94a72efff95134d5940ce45758f308980908956588eef575b3e4bc4c368"
+    "cfe813ee9c252c2b02e0df91f1aa01938d38685d60ba6f02818009ed54eaed98"
+    "f84c557b4a86bf4f578493dcbc6be91da189370404a9087276f4ce51d8a100ed"
+    "857dc2b0649474f3f15cd24c54db287110e56e5cb008682f9168aa81f31458b7"
+    "431ecc1c44906fda87ca894710c371e9076c1d49fbae51276934f2ad787789f4"
+    "2d0fa0b4c939855d4212096f70280a4eae7c8a27d9c8d0772e65028181008cb6"
+    "857a7bd5465f80047e9b87bc002731840581e0626139012a5b505f0a33847eb7"
+    "b8c3289949ad486f3b4b3d539ab5da763021cbc82c1ba234a5668ded0801b859"
+    "f343f1ce9304e6faa2b002cad9b78cde5cdc2c1fb4171c42421670a6ab0f50cc"
+    "4a194eb36d1c91e935ba01b959d8728b9e64426b3fc3a7506deb5239a8a70281"
+    "800a81d8a618314a803af61c06711f2c39b266ff414d53476d1da52a4318aafe"
+    "4b96f0da07155f8a5134dab88ee29e8168076fcd78ca791ac63442a81cd06939"
+    "27d808e335e8d8cbf2121907509a57759b4f9a18fa3a7b333779edde7a459384"
+    "f8444adaecffec95fd552b0cfcb6c7f692626dde1ef268a40d2f67b5c8aa387f"
+    "f7"
+);
+pub(super) const RSA2048_MESSAGE: &[u8] = b"Regula RSA KAT";
+pub(super) const RSA2048_PKCS1_SHA256_SIG: &[u8] = &hex_literal::hex!(
+    "4a6ad40420d670d3aec5b129ffdb59e2e8307879a4086c320489116f7dc33eba"
+    "941ee1c50011e49a448de7306428e54dd0bf056216971c775ba132bf78b86f74"
+    "ec8c0138a15d9a3da06862b8cd77f52ee096ff542d61dae263df3343c56d1253"
+    "ca6eca7dc515aa0a7302f43ed8518a6f3219648ef0ea8b32545d1a7da6f3a2a0"
+    "45e65a568909511a651a9afc33aa11f35778012be91880b93f08309096932308"
+    "4e753da2f94bd17312f6d0929f4bc027fde70240d64f19feaad47aa236c3b8a4"
+    "b5cad333c4abe751b27b3076815304da2f7bc266e38c167aaf24e28b22b1751b"
+    "67fde83fe6e07741455000ef6d08133e93f53795c870a69806281ac68b9cbca0"
+);
+
+// ---------------------------------------------------------------------------------------------
+// ECDH P-256.
+// Source: RFC 5903 section 8.1 "256-Bit Random ECP Group": initiator private i, responder
+// public (grx, gry), and the x-coordinate girx of the shared point (the ECDH shared secret).
+// The initiator public (gix, giy) and responder private r are included for completeness.
+// Public keys are SEC 1 uncompressed encodings 04 || x || y of the RFC's points.
+pub(super) const ECDH_P256_I: &[u8] =
+    &hex_literal::hex!("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433");
+pub(super) const ECDH_P256_GI_PUBLIC: &[u8] = &hex_literal::hex!(
+    "04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c37725811"
+    "805271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990b"
+    "b3"
+);
+pub(super) const ECDH_P256_R: &[u8] =
+    &hex_literal::hex!("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53");
+pub(super) const ECDH_P256_GR_PUBLIC: &[u8] = &hex_literal::hex!(
+    "04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf"
+    "6356fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872"
+    "ab"
+);
+pub(super) const ECDH_P256_GIRX: &[u8] =
+    &hex_literal::hex!("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de");
+
+// ---------------------------------------------------------------------------------------------
+// X25519.
+// Source: RFC 7748 section 6.1 "Curve25519": Alice's private key, Bob's public key, and the
+// shared secret K. (Alice's public key and Bob's private key are included for completeness.)
+pub(super) const X25519_ALICE_PRIVATE: &[u8] =
+    &hex_literal::hex!("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+pub(super) const X25519_ALICE_PUBLIC: &[u8] =
+    &hex_literal::hex!("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+pub(super) const X25519_BOB_PRIVATE: &[u8] =
+    &hex_literal::hex!("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
+pub(super) const X25519_BOB_PUBLIC: &[u8] =
+    &hex_literal::hex!("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
+pub(super) const X25519_SHARED: &[u8] =
+    &hex_literal::hex!("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+
+// ---------------------------------------------------------------------------------------------
+// ML-KEM-768 decapsulation (FIPS 203, ML-KEM.Decaps with the expanded decapsulation key).
+// Source: NIST ACVP-Server repository (github.com/usnistgov/ACVP-Server), file
+// gen-val/json-files/ML-KEM-encapDecap-FIPS203/internalProjection.json (vsId 42), test group
+// tgId 5 (testType "VAL", parameterSet "ML-KEM-768", function "decapsulation"): the group's
+// "dk" (2400 bytes), and test case tcId 86 (reason "no modification"): "c" (1088 bytes)
+// and expected shared secret "k" (32 bytes).
+pub(super) const ML_KEM_768_DK: &[u8] = &hex_literal::hex!(
+    "6f395341bc8efbf6ce2cf4513a5ca267e16bd7a16052224be8fb48e79c47bc8c"
+    "bae9b6b519335d76d96386937508d02ad65b664b826a091a68eb5b0f98b0357c"
+    "745fdb9b661acc31bacab586f44233e560a48595aee2922214baf8769759da40"
+    "96fb7702b7c9a45221af283760885bcf6c07c026c77798495499155b7a55ac87"
+    "8f14acaba743805400179621cb0b688c11f91106fb0d5a2060d4f05186548ecc"
+    "f1757bd49dc462082c335c0fb20788379aadb90225c84c05b4c9401948ac3707"
+    "b1054d702a4e383b1ad9eaba4b90010c8c13eed0421068a0cc949dc3872cc5ab"
+    "0881799106554363b3817ef9cfc2449109e50aec7832f9c426f3c33e62f237b9"
+    "56b697178eb9ba903ea3c3170a269482c6b4365fe38b90517321caf0cb15a325"
+    "174458f771713bb642a2dcc883f8754101426d107a153c0a3bac10e5f29b5d37"
+    "bd61472b45c9ce593b2548aa73e57217e4967cc7dc07c741c05c617d369b375a"
+    "376d1eca717ad10f354c39d1e96f0db8c2988531d8374c89a2479087089530c1"
+    "5c7a5873546d8258707a03cdda92ccba837477759b79b5cbce79824e8982469a"
+    "ab9be3392fd2420aa428c828a684ac9324b477b0e5b83b90ba77f479f372cc6c"
+    "942fa1c0177be7abf09b96bca1178d565fd36b9394fb69a449517190a8a80b0c"
+    "4c067393d993b23a504d58ae5da569e5374a63f918a22889a4420fabf19a12f0"
+    "207d4381a1d2af48842fcd2a54da36ac1c061eca394e83e5b03ca35c00ba1e46"
+    "595eb61b6a705c780ac4890134cfefa9303d8ab3873891ba4ca8d11932453327"
+    "e0610b9626a0a1d45f739222bd3b06f8eb1e386884c0bacf4f6781fd128cf683"
+    "2fe01479fd3a7cc8d142e6fc9cad0222ddfc23d60ccef8138edcc56072da17fe"
+    "e66a9b658e3fc7a4bdd570c9c110bc5750a5c8883aba022a6338817a007ce4cf"
+    "65283a4a441134539aff3646133cc852c162ffc03c801658ad257c61ecb4cccc"
+    "3111725714515dfde76659c01f1536bbba274b15253529e4a08a49306fa08d8c"
+    "b86e87c755aec11b2ee69cfe7c14cec69ad4c3a8251a23669758b69779a55066"
+    "9a43425900034a824c561c4bad70584010bb02d090b96737d0443391750c0d34"
+    "36e159caf92838c91167ef45b339a09aea3c52674617d865476d031f90f6c4cf"
+    "8c2d3ba58c1e557bf59684afb021828a341fbbbb56457b6612c9a775aa637cc2"
+    "f0f3bc2a9a0fd58ac38882ce62b900009dba01aacda6b30b6e1c94b5cb856822"
+    "7133a0623ed81b4e034031a04882c26d59323ef5aa74077323b80449ec5997e9"
+    "a456e13912a8622eb17b2a9ed6664e83adbe0a07c3b643022c7771f075b9604d"
+    "e4f72f121125503933e63c7358928210a8b4737941c6e757c79b2835b456a732"
+    "6419ca44fe8539950a7ab326b72627313b216bd8c82f98e640533b18d535968e"
+    "0a28bb357344ba75f0e1ca07b0aba6a8c1aa2034a86c50be828015e6960a985a"
+    "afa77a3167a2c9c20b36972025f90c0ac508dd641684d0bab56bc53ddb1c14c6"
+    "ba77e62072f28eeb7839058c49d1d66bd45003633aa568317ea0db2f61913b51"
+    "c16d003b6e51a123a9382556ab0626450d919062b3133f09c526607978eb064f"
+    "2ad911de64ce953330b52cb03a51584c4a52cda91a0cc146962c0682037cc740"
+    "49648bbcbf2874d74721fc824a10d1c8497c6d049003a7739cdee4acb2d60bd1"
+    "3b5ef55a5d2c15b98e617a4f36028bb4388bf522147b2c9d7c3eaf90be98e035"
+    "39dc8a1165643ea223ebd59d3d166c7a420b3583cee374a541a839bb2bc90871"
+    "1b3a2c6a733bb376037069971eb9f0a62f7b5d63e1089c0b345a742b71515d18"
+    "b25d725b9a86d7700b72194d392e97946ea820987b1a4b07ec024a47035d64c4"
+    "ed0983c776a42a91c2ed79831ae452fc85a0b8c50ce28870c39383dafb854bb7"
+    "8288cc34fe945449d8730c1128b26a8a881c2cf01439df565654626de0e27dd8"
+    "369166bc32fb86250c74939b04ba19895be946b574a8bc12606b7cd28997272b"
+    "bf9c43d0dcaff0814cbb2944b496c98d81b067f5bb1e898bf5e96802810c3197"
+    "2790ab62773a770ad1265865cab3206c75a1367ee2c670f92fd333337cd250a4"
+    "0014bf74bc7705c2cb3925076465a1560f5ae58a268a8d31220998c2c4968753"
+    "c230b3fb73bdd94902ccf8366cfa769c8a97be08a058511d1fa8259db942b718"
+    "b93e4120c6105918f23a4aa3a755ba8d7b02c886d3b3cda090eae70a5a5b27a5"
+    "14842eb28848c234c1714c5ad9c692893496006d61f186445a6ed8fcbcbf8a41"
+    "caa85ec4d020a37b081694878296a2033227c0cc6fc1511311f067b27b457410"
+    "b46549a62b1235f107cc40fa865a116e1c8196b5e0675416731192cfeed39228"
+    "a519376c699426599c2c0e8fd4cd7811cb15bb2d27504504a86d2e76ac381a6d"
+    "cae75e29e6c5509bcc8d11895a66c80b037f3ee3b949fba4dad2531040166224"
+    "519a754dd9b214321579f60c9dca5b967e14a41924af2f729640b11c29dc4ae2"
+    "732dd3cca1afb89f22737121e91f11caa8b17abd00351164f4297ccc47f6a95f"
+    "b6b5c4f2aa1fb3370872b23346da6d8d77627409c213500449b96b26a287df71"
+    "13e0ea706df728f566b076ca46f6bc173fab0a1352024d098726f3194b86404a"
+    "16c9893b752bba594a3520934387f5793d35737ac28b0f4ed796260a88ac167a"
+    "a966c181f329e015872656bb34e02a3141bb50f832e0d25d858b5c9aecbd34c8"
+    "5329d849d1736a278c611b4cb0ee27ad8c627f144800fa4a30a3d322973a6f6a"
+    "42c283c19ba6577ff8f63f8e70ad69e4b7cee03b08394aaad2361a2a7405da4d"
+    "c2bc15f1c232818329d728b9e9d0602a398f4300cead29675339718ac8140c14"
+    "5d1065c8d54aaffbd6c946b9a187e596f06297e37883f4a43d78583403458402"
+    "c38ae9e323691ba41d9a8a5a75cf54294d41f0b11d8184717724151b9bb0c110"
+    "7bdb5d72b41967f46a6af5ae18a33ab9b39cb580b00a72865b135863773ff990"
+    "b92cb1140584c0de016659a80cc69b76b0c89f9b7602d93c437a278e8a817591"
+    "91350b5b9ee7dc0859a0a5697b2b1372996da1bda2da77da592758a58e4ce7a7"
+    "db99163b4a3e1d3a67c1d067b306bcdf788939e99c12a7299c094f029630cb51"
+    "0c0f9c3e1e770cb3e0729f172cf4738ed487cffed3453fc9b8e3948b8f99669f"
+    "4173338a46b7ac845a704b8d953dedccaa19893c4e566850b2b554e85a470654"
+    "6ac01005c5e4a4c7ebdbb277d102825bef2fbfa5b42c03ff385fa81a7b443ccd"
+    "8bdb1e1c0d347deaf9238631a1e947605b44c400d0228f5e047b6183dea020ce"
+    "4641230f030051d768f6ff939391cd8cec4052de67142b0164d6962299026c19"
+);
+pub(super) const ML_KEM_768_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "fb34688824f643421aa00ff068a1d7829f7a5ee9fc9d86cc74156b25c089e33e"
+    "eef480466ca989baaba3f2833fc90bc517bfd3884e62778e08c05c5ca329c474"
+    "7d681b4ecc6b07f9b2661b9ce952ed7e014df3086a993b4af2ca511609d2f903"
+    "49e0f8154aa83083582d972d3242b8914df3467db3253ca25c74e96aadc61724"
+    "1a1c96b5e824af7c13b32a6c5c06ce1a4c12752abedd1e641230894ee00e2a61"
+    "45bd8399a4706edf1885e63ee25295760a0b54bc2397c4dd9abf230bd5b0c36f"
+    "2d5d8a8c515fd0c6748f19fff1759f0c2f840afadad637786d8cd3012cdd8b28"
+    "b8d676442de8cf9a874e8320e7fd8502632a760634b2bfe5dcc61176cc68b727"
+    "8c3f46c2e22dba8e20b51ca01527c681efe60cc73a20c7c8e54781b0bf19dffa"
+    "21f197a30a1f381a5e91405395ebe6f6ab7031855430f163b1d44ea6989d7f29"
+    "bbd7e2eea5302cad2b72fcf566ebbe41bf944f2a28ea88e23d521f5c0c8be22d"
+    "5c0c8d9796eaa5f11d9eb1a805ddf6d90d728b33be6b3c18f28508024b8431c8"
+    "93fce5a2a83633c522d63759c3771f094584490ad926a8891ad7246a8e25b81e"
+    "4dfdff5d8695abe4bbb16717c28ed876252a06204b345fcbb65dd7c77c5a1c1f"
+    "b2c4a1f6e04cf45a1482639313b21d064cf9340410e6d6545555a11eeb43502f"
+    "2ebcf82e79af0fe53c3db35fcf5b1b9b501e0e2a1f70d899605b61391a6cbf10"
+    "69cd5ab88e0196ec40ad038c058da0558f52bef600233b225b3e2d767115c62d"
+    "f890eb29a2517cf3ba720f0aec7094fca98117f553fac1965a5768e736740e3a"
+    "3e8ed9371de3a0d130866d336caca1bca20a63786e726b4d71b65e6e48865dd9"
+    "b35a2c9a3058520deadfe28dcc0131162af927aecba725eac53cda800bc6aa70"
+    "14df11774ac975ab8198376cd6b58815545bb533f8c197ec0671d1529feb3b92"
+    "f27ea9ac8fb1264ff406a636be44fa036e9a9b612e460b8c010173033c1b1a33"
+    "0cb3d5548e8309f480300257154274273090253c7bfa487f5e8bfbb2ae19f9ca"
+    "4fc22c409bc704dfb0eb7f4514f2f9035996f622fafb976a7a8590510b4f339f"
+    "76557b54a1f2a57d86b97c25be6261d6796e984c5e6748edafad233e24706f60"
+    "3e66e8b1fbd3c47fe7c09f9a09a2fb6b70ec81870d4c6006623f3b42a2d2b1df"
+    "b72bf4752cd777fbc1e3c6d23f19b6a48bdc8b34bb748d7665f75717e38cf134"
+    "17656e41a2f212a07f11d366219bb7a8e3651828eaaf82808f0aab1948f35691"
+    "95a44073a139058847783374f1bd1ccf652ce62a3cb714a1c8d6102d85fb1f09"
+    "c38840496050c2de3fce72fe88d37d377de852f41a360fd73341e85a1fac68f3"
+    "ff2cec11a4627292f69ebd409d5bbc4841fe9ff31215fb8a62278a4d010765f6"
+    "cc6e37515da7523fb7790c6290fd0bf4e55bc0ca59ae9f99637a5d29d8c993ff"
+    "ed7d0bcd61dff943587fb99661a1d888ff43f586dc51fc038cbc6689e066b8be"
+    "b439b309f0b5f960f7abbef09422e28e1b7ee648887ef2074eba1d5217380492"
+);
+pub(super) const ML_KEM_768_SHARED_SECRET: &[u8] =
+    &hex_literal::hex!("773a208caa08fb98d71ed2002b48fde1dc737884827f99e45a8726d84b9ac920");

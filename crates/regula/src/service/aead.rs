@@ -1,0 +1,227 @@
+//! Authenticated encryption: AES-GCM and ChaCha20-Poly1305.
+
+use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
+use zeroize::Zeroize;
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::awslc;
+
+/// Every AEAD here uses 96-bit nonces (SP 800-38D §8.2, RFC 8439 §2.8).
+pub const NONCE_LEN: usize = aead::NONCE_LEN;
+
+/// Ciphertext with the nonce the module chose for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sealed {
+    pub nonce: [u8; NONCE_LEN],
+    /// Ciphertext followed by the tag.
+    pub ciphertext: Vec<u8>,
+}
+
+/// An AEAD key bound to a module. Key material lives inside AWS-LC, which wipes it on drop.
+pub struct AeadKey {
+    module: Module,
+    algorithm: Algorithm,
+    /// Approval for encryption with a module-generated nonce.
+    approval: Approval,
+    /// AWS-LC's random-nonce key: the nonce is generated inside the validated boundary, the
+    /// shape FIPS approves for AES-GCM (IG C.H). `None` for ChaCha20-Poly1305, which it lacks.
+    random_nonce: Option<RandomizedNonceKey>,
+    /// For decryption and for caller-chosen nonces.
+    caller_nonce: LessSafeKey,
+}
+
+impl std::fmt::Debug for AeadKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AeadKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Module {
+    /// Binds an AEAD key (16 or 32 bytes as the algorithm requires).
+    pub fn aead_key(&self, algorithm: Algorithm, key: &[u8]) -> Result<AeadKey> {
+        let approval = self.authorize(algorithm, Family::Aead, &Usage::default())?;
+        let aws_algorithm = awslc::aead(algorithm)?;
+        if key.len() != aws_algorithm.key_len() {
+            return Err(Error::invalid_key(
+                algorithm,
+                format!(
+                    "expected {} bytes, got {}",
+                    aws_algorithm.key_len(),
+                    key.len()
+                ),
+            ));
+        }
+        let bad_key = |_| Error::invalid_key(algorithm, "rejected by the backend");
+        let random_nonce = match algorithm {
+            Algorithm::ChaCha20Poly1305 => None,
+            _ => Some(RandomizedNonceKey::new(aws_algorithm, key).map_err(bad_key)?),
+        };
+        let caller_nonce = LessSafeKey::new(UnboundKey::new(aws_algorithm, key).map_err(bad_key)?);
+        Ok(AeadKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            random_nonce,
+            caller_nonce,
+        })
+    }
+}
+
+impl AeadKey {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    pub fn tag_len(&self) -> usize {
+        self.caller_nonce.algorithm().tag_len()
+    }
+
+    /// Encrypts `in_out` in place with a nonce the module generates, appends the tag, and
+    /// returns the nonce. This is the approved way to use AES-GCM under FIPS 140-3.
+    pub fn seal_in_place(
+        &self,
+        aad: &[u8],
+        in_out: &mut Vec<u8>,
+    ) -> Result<Served<[u8; NONCE_LEN]>> {
+        self.module.ensure_operational()?;
+        let nonce: [u8; NONCE_LEN] = match &self.random_nonce {
+            Some(key) => *key
+                .seal_in_place_append_tag(Aad::from(aad), in_out)
+                .map_err(|_| Error::CryptoFailure)?
+                .as_ref(),
+            None => {
+                let mut nonce = [0u8; NONCE_LEN];
+                aws_lc_rs::rand::fill(&mut nonce).map_err(|_| Error::CryptoFailure)?;
+                self.caller_nonce
+                    .seal_in_place_append_tag(
+                        Nonce::assume_unique_for_key(nonce),
+                        Aad::from(aad),
+                        in_out,
+                    )
+                    .map_err(|_| Error::CryptoFailure)?;
+                nonce
+            }
+        };
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, nonce))
+    }
+
+    /// [`AeadKey::seal_in_place`] on a copy of `plaintext`.
+    pub fn seal(&self, aad: &[u8], plaintext: &[u8]) -> Result<Served<Sealed>> {
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len());
+        ciphertext.extend_from_slice(plaintext);
+        let (nonce, indicator) = self.seal_in_place(aad, &mut ciphertext)?.into_parts();
+        Ok(Served::new(Sealed { nonce, ciphertext }, indicator))
+    }
+
+    /// Encrypts with a nonce the caller chose. The caller must never repeat a nonce under one
+    /// key; FIPS 140-3 does not approve AES-GCM used this way.
+    pub fn seal_in_place_with_nonce(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut Vec<u8>,
+    ) -> Result<Served<()>> {
+        let usage = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let approval = self
+            .module
+            .authorize(self.algorithm, Family::Aead, &usage)?;
+        let nonce = self.nonce(nonce)?;
+        self.caller_nonce
+            .seal_in_place_append_tag(nonce, Aad::from(aad), in_out)
+            .map_err(|_| Error::CryptoFailure)?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, approval, ()))
+    }
+
+    /// [`AeadKey::seal_in_place_with_nonce`] on a copy of `plaintext`.
+    pub fn seal_with_nonce(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+    ) -> Result<Served<Vec<u8>>> {
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len());
+        ciphertext.extend_from_slice(plaintext);
+        let ((), indicator) = self
+            .seal_in_place_with_nonce(nonce, aad, &mut ciphertext)?
+            .into_parts();
+        Ok(Served::new(ciphertext, indicator))
+    }
+
+    /// Checks the tag and decrypts `in_out` (ciphertext followed by tag) in place, leaving only
+    /// the plaintext. On any failure `in_out` is wiped and emptied: no partial output.
+    pub fn open_in_place(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut Vec<u8>,
+    ) -> Result<Served<()>> {
+        let result = self.open_in_place_inner(nonce, aad, in_out);
+        if result.is_err() {
+            in_out.zeroize();
+            in_out.clear();
+        }
+        result
+    }
+
+    fn open_in_place_inner(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut Vec<u8>,
+    ) -> Result<Served<()>> {
+        self.module.ensure_operational()?;
+        let nonce = self.nonce(nonce)?;
+        if in_out.len() < self.tag_len() {
+            return Err(Error::invalid_input(format!(
+                "ciphertext of {} bytes is shorter than the {}-byte tag",
+                in_out.len(),
+                self.tag_len()
+            )));
+        }
+        let plaintext_len = self
+            .caller_nonce
+            .open_in_place(nonce, Aad::from(aad), in_out)
+            .map_err(|_| Error::AuthenticationFailed)?
+            .len();
+        in_out.truncate(plaintext_len);
+        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+    }
+
+    /// [`AeadKey::open_in_place`] on a copy of `ciphertext_and_tag`.
+    pub fn open(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+    ) -> Result<Served<Vec<u8>>> {
+        let mut buffer = ciphertext_and_tag.to_vec();
+        let ((), indicator) = self.open_in_place(nonce, aad, &mut buffer)?.into_parts();
+        Ok(Served::new(buffer, indicator))
+    }
+
+    fn nonce(&self, nonce: &[u8]) -> Result<Nonce> {
+        Nonce::try_assume_unique_for_key(nonce).map_err(|_| {
+            Error::invalid_input(format!(
+                "{} nonce must be {NONCE_LEN} bytes, got {}",
+                self.algorithm,
+                nonce.len()
+            ))
+        })
+    }
+}

@@ -1,0 +1,144 @@
+//! Message authentication: HMAC-SHA-2 and AES-CMAC.
+
+use aws_lc_rs::{cmac, constant_time, hmac};
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::awslc::{self, MacAlgorithm};
+
+enum Key {
+    Hmac(hmac::Key),
+    Cmac(cmac::Key),
+}
+
+enum Context {
+    Hmac(hmac::Context),
+    Cmac(cmac::Context),
+}
+
+/// A MAC key bound to a module; AWS-LC wipes the key on drop.
+pub struct MacKey {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    key: Key,
+}
+
+impl std::fmt::Debug for MacKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MacKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An incremental MAC computation; recorded when it finishes.
+pub struct MacContext<'key> {
+    key: &'key MacKey,
+    context: Context,
+}
+
+impl Module {
+    /// Binds a MAC key. HMAC takes keys of any length (FIPS approves ≥ 14 bytes); AES-CMAC
+    /// takes exactly the AES key length.
+    pub fn mac_key(&self, algorithm: Algorithm, key: &[u8]) -> Result<MacKey> {
+        let key_len = u32::try_from(key.len()).unwrap_or(u32::MAX);
+        let usage = Usage {
+            secret_bytes: Some(key_len),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Mac, &usage)?;
+        let key = match awslc::mac(algorithm)? {
+            MacAlgorithm::Hmac(hmac_algorithm) => Key::Hmac(hmac::Key::new(hmac_algorithm, key)),
+            MacAlgorithm::Cmac(cmac_algorithm, expected_len) => {
+                if key.len() != expected_len {
+                    return Err(Error::invalid_key(
+                        algorithm,
+                        format!("expected {expected_len} bytes, got {}", key.len()),
+                    ));
+                }
+                Key::Cmac(
+                    cmac::Key::new(*cmac_algorithm, key)
+                        .map_err(|_| Error::invalid_key(algorithm, "rejected by the backend"))?,
+                )
+            }
+        };
+        Ok(MacKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key,
+        })
+    }
+}
+
+impl MacKey {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    pub fn context(&self) -> MacContext<'_> {
+        let context = match &self.key {
+            Key::Hmac(key) => Context::Hmac(hmac::Context::with_key(key)),
+            Key::Cmac(key) => Context::Cmac(cmac::Context::with_key(key)),
+        };
+        MacContext { key: self, context }
+    }
+
+    /// Computes the tag of `data`.
+    pub fn sign(&self, data: &[u8]) -> Result<Served<Vec<u8>>> {
+        let mut context = self.context();
+        context.update(data)?;
+        context.sign()
+    }
+
+    /// Checks a tag in constant time.
+    pub fn verify(&self, data: &[u8], tag: &[u8]) -> Result<Served<()>> {
+        let mut context = self.context();
+        context.update(data)?;
+        context.verify(tag)
+    }
+}
+
+impl MacContext<'_> {
+    pub fn update(&mut self, data: &[u8]) -> Result<()> {
+        match &mut self.context {
+            Context::Hmac(context) => context.update(data),
+            Context::Cmac(context) => context.update(data).map_err(|_| Error::CryptoFailure)?,
+        }
+        Ok(())
+    }
+
+    fn tag(self) -> Result<Vec<u8>> {
+        self.key.module.ensure_operational()?;
+        match self.context {
+            Context::Hmac(context) => Ok(context.sign().as_ref().to_vec()),
+            Context::Cmac(context) => Ok(context
+                .sign()
+                .map_err(|_| Error::CryptoFailure)?
+                .as_ref()
+                .to_vec()),
+        }
+    }
+
+    pub fn sign(self) -> Result<Served<Vec<u8>>> {
+        let key = self.key;
+        let tag = self.tag()?;
+        Ok(key
+            .module
+            .serve(key.algorithm, Service::MacGenerate, key.approval, tag))
+    }
+
+    pub fn verify(self, expected: &[u8]) -> Result<Served<()>> {
+        let key = self.key;
+        let tag = self.tag()?;
+        constant_time::verify_slices_are_equal(&tag, expected)
+            .map_err(|_| Error::AuthenticationFailed)?;
+        Ok(key
+            .module
+            .serve(key.algorithm, Service::MacVerify, key.approval, ()))
+    }
+}

@@ -1,0 +1,280 @@
+//! Digital signatures: ECDSA P-256/P-384, Ed25519, RSA-PSS and RSA PKCS#1 v1.5.
+
+use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
+use aws_lc_rs::rand::SystemRandom;
+use aws_lc_rs::rsa::{KeySize, PublicEncryptingKey};
+use aws_lc_rs::signature::{
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, RsaKeyPair, VerificationAlgorithm,
+};
+use zeroize::Zeroizing;
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::awslc::{self, SignatureScheme};
+use crate::selftest::Fault;
+
+enum KeyPairInner {
+    Ecdsa(EcdsaKeyPair),
+    Ed25519(Ed25519KeyPair),
+    Rsa(RsaKeyPair),
+}
+
+/// A private signing key bound to a module. AWS-LC wipes it on drop; exports are zeroized.
+pub struct SigningKey {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    key_bits: u32,
+    key: KeyPairInner,
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SigningKey")
+            .field("algorithm", &self.algorithm)
+            .field("key_bits", &self.key_bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// RSA moduli AWS-LC generates.
+fn rsa_key_size(bits: u32) -> Option<KeySize> {
+    match bits {
+        2048 => Some(KeySize::Rsa2048),
+        3072 => Some(KeySize::Rsa3072),
+        4096 => Some(KeySize::Rsa4096),
+        8192 => Some(KeySize::Rsa8192),
+        _ => None,
+    }
+}
+
+fn curve_bits(algorithm: Algorithm) -> u32 {
+    match algorithm {
+        Algorithm::EcdsaP384 => 384,
+        _ => 256,
+    }
+}
+
+impl Module {
+    /// Generates a key pair and runs its pairwise consistency test. `rsa_bits` applies to RSA
+    /// only (default 3072).
+    pub fn generate_signing_key(
+        &self,
+        algorithm: Algorithm,
+        rsa_bits: Option<u32>,
+    ) -> Result<Served<SigningKey>> {
+        let scheme = awslc::signature(algorithm)?;
+        let key_bits = match scheme {
+            SignatureScheme::Rsa(..) => rsa_bits.unwrap_or(3072),
+            _ => curve_bits(algorithm),
+        };
+        let usage = Usage {
+            key_bits: Some(key_bits),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Signature, &usage)?;
+        let backend = |_| Error::CryptoFailure;
+        let key = match scheme {
+            SignatureScheme::Ecdsa(signing, _) => {
+                KeyPairInner::Ecdsa(EcdsaKeyPair::generate(signing).map_err(backend)?)
+            }
+            SignatureScheme::Ed25519 => {
+                KeyPairInner::Ed25519(Ed25519KeyPair::generate().map_err(backend)?)
+            }
+            SignatureScheme::Rsa(..) => {
+                let size = rsa_key_size(key_bits).ok_or_else(|| {
+                    Error::invalid_input(format!(
+                        "RSA key size must be 2048, 3072, 4096 or 8192 bits, got {key_bits}"
+                    ))
+                })?;
+                KeyPairInner::Rsa(RsaKeyPair::generate(size).map_err(backend)?)
+            }
+        };
+        let key = SigningKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key_bits,
+            key,
+        };
+        key.pairwise_consistency_test()?;
+        Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
+    }
+
+    /// Imports a PKCS#8 (DER) private key for `algorithm`.
+    pub fn signing_key_from_pkcs8(&self, algorithm: Algorithm, pkcs8: &[u8]) -> Result<SigningKey> {
+        self.ensure_operational()?;
+        let scheme = awslc::signature(algorithm)?;
+        let rejected = |error: aws_lc_rs::error::KeyRejected| {
+            Error::invalid_key(
+                algorithm,
+                format!("not a PKCS#8 {algorithm} private key ({error})"),
+            )
+        };
+        let (key, key_bits) = match scheme {
+            SignatureScheme::Ecdsa(signing, _) => (
+                KeyPairInner::Ecdsa(EcdsaKeyPair::from_pkcs8(signing, pkcs8).map_err(rejected)?),
+                curve_bits(algorithm),
+            ),
+            SignatureScheme::Ed25519 => (
+                KeyPairInner::Ed25519(Ed25519KeyPair::from_pkcs8(pkcs8).map_err(rejected)?),
+                256,
+            ),
+            SignatureScheme::Rsa(..) => {
+                let key = RsaKeyPair::from_pkcs8(pkcs8).map_err(rejected)?;
+                let bits = u32::try_from(key.public_modulus_len() * 8).unwrap_or(u32::MAX);
+                (KeyPairInner::Rsa(key), bits)
+            }
+        };
+        let usage = Usage {
+            key_bits: Some(key_bits),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Signature, &usage)?;
+        Ok(SigningKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key_bits,
+            key,
+        })
+    }
+
+    /// Verifies `signature` over `message` with a public key given as DER SubjectPublicKeyInfo
+    /// (or, for ECDSA and Ed25519, the raw public key).
+    pub fn verify(
+        &self,
+        algorithm: Algorithm,
+        public_key: &[u8],
+        message: &[u8],
+        signature: &[u8],
+    ) -> Result<Served<()>> {
+        self.ensure_operational()?;
+        let scheme = awslc::signature(algorithm)?;
+        let (verification, key_bits): (&'static dyn VerificationAlgorithm, u32) = match scheme {
+            SignatureScheme::Ecdsa(_, verification) => (verification, curve_bits(algorithm)),
+            SignatureScheme::Ed25519 => (&signature::ED25519, 256),
+            SignatureScheme::Rsa(_, verification) => {
+                let bits = PublicEncryptingKey::from_der(public_key)
+                    .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
+                    .map_err(|_| {
+                        Error::invalid_key(
+                            algorithm,
+                            "not a DER SubjectPublicKeyInfo RSA public key",
+                        )
+                    })?;
+                (verification, bits)
+            }
+        };
+        let usage = Usage {
+            key_bits: Some(key_bits),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Signature, &usage)?;
+        let key = ParsedPublicKey::new(verification, public_key).map_err(|error| {
+            Error::invalid_key(algorithm, format!("public key does not parse ({error})"))
+        })?;
+        key.verify_sig(message, signature)
+            .map_err(|_| Error::BadSignature)?;
+        Ok(self.serve(algorithm, Service::Verify, approval, ()))
+    }
+}
+
+impl SigningKey {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    pub fn key_bits(&self) -> u32 {
+        self.key_bits
+    }
+
+    /// The public key as DER SubjectPublicKeyInfo.
+    pub fn public_key_der(&self) -> Result<Vec<u8>> {
+        let der: Result<PublicKeyX509Der<'static>, _> = match &self.key {
+            KeyPairInner::Ecdsa(key) => key.public_key().as_der(),
+            KeyPairInner::Ed25519(key) => key.public_key().as_der(),
+            KeyPairInner::Rsa(key) => key.public_key().as_der(),
+        };
+        Ok(der.map_err(|_| Error::CryptoFailure)?.as_ref().to_vec())
+    }
+
+    /// The private key as PKCS#8 v1 DER, wiped from memory when dropped.
+    pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>> {
+        let der = match &self.key {
+            KeyPairInner::Ecdsa(key) => key.to_pkcs8v1().map(|document| document.as_ref().to_vec()),
+            KeyPairInner::Ed25519(key) => {
+                key.to_pkcs8v1().map(|document| document.as_ref().to_vec())
+            }
+            KeyPairInner::Rsa(key) => {
+                let der: Result<Pkcs8V1Der<'static>, _> = key.as_der();
+                der.map(|der| der.as_ref().to_vec())
+            }
+        };
+        Ok(Zeroizing::new(der.map_err(|_| Error::CryptoFailure)?))
+    }
+
+    /// Signs `message` (hashing it with the scheme's digest).
+    pub fn sign(&self, message: &[u8]) -> Result<Served<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        let signature = self.raw_sign(message)?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Sign, self.approval, signature))
+    }
+
+    fn raw_sign(&self, message: &[u8]) -> Result<Vec<u8>> {
+        let rng = SystemRandom::new();
+        match &self.key {
+            KeyPairInner::Ecdsa(key) => Ok(key
+                .sign(&rng, message)
+                .map_err(|_| Error::CryptoFailure)?
+                .as_ref()
+                .to_vec()),
+            KeyPairInner::Ed25519(key) => Ok(key
+                .try_sign(message)
+                .map_err(|_| Error::CryptoFailure)?
+                .as_ref()
+                .to_vec()),
+            KeyPairInner::Rsa(key) => {
+                let SignatureScheme::Rsa(encoding, _) = awslc::signature(self.algorithm)? else {
+                    return Err(Error::CryptoFailure);
+                };
+                let mut signature = vec![0u8; key.public_modulus_len()];
+                key.sign(encoding, &rng, message, &mut signature)
+                    .map_err(|_| Error::CryptoFailure)?;
+                Ok(signature)
+            }
+        }
+    }
+
+    fn raw_verify(&self, message: &[u8], signature: &[u8]) -> Result<()> {
+        let public_key = self.public_key_der()?;
+        let verification: &'static dyn VerificationAlgorithm =
+            match awslc::signature(self.algorithm)? {
+                SignatureScheme::Ecdsa(_, verification) => verification,
+                SignatureScheme::Ed25519 => &signature::ED25519,
+                SignatureScheme::Rsa(_, verification) => verification,
+            };
+        ParsedPublicKey::new(verification, &public_key)
+            .map_err(|_| Error::CryptoFailure)?
+            .verify_sig(message, signature)
+            .map_err(|_| Error::BadSignature)
+    }
+
+    /// FIPS 140-3 IG 10.3.A: sign and verify with a freshly generated key before releasing it.
+    fn pairwise_consistency_test(&self) -> Result<()> {
+        let name = crate::registry::entry(self.algorithm)
+            .pct
+            .unwrap_or("PCT-SIGNATURE");
+        self.module.pairwise_consistency_test(name, |fault: Fault| {
+            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+            let mut signature = self.raw_sign(MESSAGE).map_err(drop)?;
+            fault.corrupt(&mut signature);
+            self.raw_verify(MESSAGE, &signature).map_err(drop)
+        })
+    }
+}
