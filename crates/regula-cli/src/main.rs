@@ -1,1 +1,113 @@
-fn main() {}
+//! `regula`: policies, self-tests and cryptographic primitives from the command line.
+
+#![forbid(unsafe_code)]
+
+mod commands;
+mod failure;
+mod input;
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use failure::Failure;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  cryptographic failure (bad tag, bad signature, failed decryption)
+  2  usage or input error (bad arguments, unreadable file, malformed key or policy)
+  3  not approved by the policy
+  4  module in error state (a self-test failed)";
+
+/// A cryptographic module with a policy in front of it.
+///
+/// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm) or a TOML policy
+/// file. Regula then serves only what the policy allows, runs its self-tests first, and can
+/// report for every operation whether it was approved.
+#[derive(Parser)]
+#[command(name = "regula", version, after_help = EXIT_CODES, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: GlobalOptions,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args, Clone)]
+pub struct GlobalOptions {
+    /// Built-in profile (default, fips-140-3, gm) or path to a TOML policy file.
+    #[arg(
+        long,
+        global = true,
+        default_value = "default",
+        value_name = "NAME|FILE"
+    )]
+    pub policy: String,
+    /// Print each operation's service indicator to stderr as a JSON line.
+    #[arg(long, global = true)]
+    pub indicator: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the power-on self-tests of the policy and report each one.
+    #[command(after_help = EXIT_CODES)]
+    Selftest(commands::selftest::SelftestArgs),
+    /// Show versions, the linked AWS-LC (FIPS or not), CPU features and implementations.
+    Info(commands::info::InfoArgs),
+    /// List, show and check policies.
+    #[command(subcommand)]
+    Policy(commands::policy::PolicyCommand),
+    /// Hash files or stdin, printing `sha256sum`-style lines.
+    #[command(after_help = EXIT_CODES)]
+    Dgst(commands::dgst::DgstArgs),
+    /// Compute or verify a MAC (HMAC, CMAC) over a file or stdin.
+    #[command(after_help = EXIT_CODES)]
+    Mac(commands::mac::MacArgs),
+    /// Derive key material with HKDF or PBKDF2; prints hex.
+    #[command(after_help = EXIT_CODES)]
+    Kdf(commands::kdf::KdfArgs),
+    /// Encrypt stdin to stdout (raw bytes); AEAD tags are appended.
+    #[command(after_help = EXIT_CODES)]
+    Enc(commands::cipher::EncArgs),
+    /// Decrypt stdin to stdout (raw bytes); nothing is written unless it all succeeds.
+    #[command(after_help = EXIT_CODES)]
+    Dec(commands::cipher::DecArgs),
+    /// Generate a signing key pair (PKCS#8 and SubjectPublicKeyInfo, PEM or DER).
+    #[command(after_help = EXIT_CODES)]
+    Keygen(commands::sign::KeygenArgs),
+    /// Sign a file or stdin with a private key; writes the raw signature.
+    #[command(after_help = EXIT_CODES)]
+    Sign(commands::sign::SignArgs),
+    /// Verify a signature over a file or stdin with a public key.
+    #[command(after_help = EXIT_CODES)]
+    Verify(commands::sign::VerifyArgs),
+}
+
+fn run(cli: Cli) -> Result<(), Failure> {
+    let global = &cli.global;
+    match cli.command {
+        Command::Selftest(args) => commands::selftest::run(global, args),
+        Command::Info(args) => commands::info::run(args),
+        Command::Policy(command) => commands::policy::run(global, command),
+        Command::Dgst(args) => commands::dgst::run(global, args),
+        Command::Mac(args) => commands::mac::run(global, args),
+        Command::Kdf(args) => commands::kdf::run(global, args),
+        Command::Enc(args) => commands::cipher::run_enc(global, args),
+        Command::Dec(args) => commands::cipher::run_dec(global, args),
+        Command::Keygen(args) => commands::sign::run_keygen(global, args),
+        Command::Sign(args) => commands::sign::run_sign(global, args),
+        Command::Verify(args) => commands::sign::run_verify(global, args),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            eprintln!("regula: {}", failure.message);
+            ExitCode::from(failure.code)
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! `regula enc` / `regula dec`: raw bytes from stdin to stdout.
+//!
+//! Without `--iv`, `enc` lets the module generate the nonce/IV (the only approved way to use
+//! AES-GCM under FIPS 140-3) and writes it in front of the output; `dec` without `--iv` reads
+//! it back from there.
+
+use clap::Args;
+use regula::service::{aead::NONCE_LEN, cipher::IV_LEN};
+use regula::{Algorithm, Family, Module};
+use zeroize::Zeroizing;
+
+use crate::GlobalOptions;
+use crate::failure::Failure;
+use crate::input;
+
+const ALGORITHMS: &str = "aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr, aes-128-cbc, aes-256-cbc (PKCS#7)";
+
+#[derive(Args)]
+pub struct EncArgs {
+    #[command(flatten)]
+    common: CipherArgs,
+}
+
+#[derive(Args)]
+pub struct DecArgs {
+    #[command(flatten)]
+    common: CipherArgs,
+}
+
+#[derive(Args)]
+struct CipherArgs {
+    /// Algorithm: aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr,
+    /// aes-128-cbc, aes-256-cbc.
+    #[arg(short, long)]
+    algorithm: String,
+    /// The key, in hex.
+    #[arg(short, long, value_name = "HEX")]
+    key: String,
+    /// Nonce (AEAD, 12 bytes) or IV (CTR/CBC, 16 bytes) in hex. Omit it to have the module
+    /// generate one and put it in front of the ciphertext.
+    #[arg(long, value_name = "HEX")]
+    iv: Option<String>,
+    /// Additional authenticated data in hex (AEAD only).
+    #[arg(long, value_name = "HEX")]
+    aad: Option<String>,
+}
+
+struct Prepared {
+    module: Module,
+    algorithm: Algorithm,
+    key: Zeroizing<Vec<u8>>,
+    iv: Option<Vec<u8>>,
+    aad: Vec<u8>,
+    input: Vec<u8>,
+}
+
+fn prepare(global: &GlobalOptions, args: CipherArgs) -> Result<Prepared, Failure> {
+    let module = input::module(global)?;
+    let algorithm =
+        input::algorithm(&args.algorithm, &[Family::Aead, Family::Cipher]).map_err(|failure| {
+            Failure {
+                message: format!("{} (choose from {ALGORITHMS})", failure.message),
+                ..failure
+            }
+        })?;
+    let key = Zeroizing::new(input::hex_arg("--key", &args.key)?);
+    let iv = args.iv.map(|iv| input::hex_arg("--iv", &iv)).transpose()?;
+    let aad = match args.aad {
+        Some(_) if algorithm.family() != Family::Aead => {
+            return Err(Failure::input(format!(
+                "--aad applies to AEAD algorithms only, not {algorithm}"
+            )));
+        }
+        Some(aad) => input::hex_arg("--aad", &aad)?,
+        None => Vec::new(),
+    };
+    let input = input::read_all("-")?;
+    Ok(Prepared {
+        module,
+        algorithm,
+        key,
+        iv,
+        aad,
+        input,
+    })
+}
+
+pub fn run_enc(global: &GlobalOptions, args: EncArgs) -> Result<(), Failure> {
+    let Prepared {
+        module,
+        algorithm,
+        key,
+        iv,
+        aad,
+        input,
+    } = prepare(global, args.common)?;
+    let output = if algorithm.family() == Family::Aead {
+        let key = module.aead_key(algorithm, &key)?;
+        match iv {
+            Some(nonce) => {
+                let sealed = key.seal_with_nonce(&nonce, &aad, &input)?;
+                input::report(global, &sealed);
+                sealed.into_value()
+            }
+            None => {
+                let sealed = key.seal(&aad, &input)?;
+                input::report(global, &sealed);
+                let sealed = sealed.into_value();
+                [&sealed.nonce[..], &sealed.ciphertext].concat()
+            }
+        }
+    } else {
+        let key = module.cipher_key(algorithm, &key)?;
+        let encrypted = key.encrypt(iv.as_deref(), &input)?;
+        input::report(global, &encrypted);
+        let encrypted = encrypted.into_value();
+        if iv.is_some() {
+            encrypted.ciphertext
+        } else {
+            [&encrypted.iv[..], &encrypted.ciphertext].concat()
+        }
+    };
+    input::write_stdout(&output)
+}
+
+pub fn run_dec(global: &GlobalOptions, args: DecArgs) -> Result<(), Failure> {
+    let Prepared {
+        module,
+        algorithm,
+        key,
+        iv,
+        aad,
+        input,
+    } = prepare(global, args.common)?;
+    let prefix_len = if algorithm.family() == Family::Aead {
+        NONCE_LEN
+    } else {
+        IV_LEN
+    };
+    let (iv, body) = match &iv {
+        Some(iv) => (iv.as_slice(), input.as_slice()),
+        None => {
+            if input.len() < prefix_len {
+                return Err(Failure::input(format!(
+                    "input of {} bytes is too short to hold the {prefix_len}-byte nonce/IV prefix (or pass --iv)",
+                    input.len()
+                )));
+            }
+            input.split_at(prefix_len)
+        }
+    };
+    let plaintext = if algorithm.family() == Family::Aead {
+        module.aead_key(algorithm, &key)?.open(iv, &aad, body)?
+    } else {
+        module.cipher_key(algorithm, &key)?.decrypt(iv, body)?
+    };
+    input::report(global, &plaintext);
+    input::write_stdout(&plaintext)
+}

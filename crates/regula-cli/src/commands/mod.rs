@@ -1,0 +1,10 @@
+//! One file per command group.
+
+pub mod cipher;
+pub mod dgst;
+pub mod info;
+pub mod kdf;
+pub mod mac;
+pub mod policy;
+pub mod selftest;
+pub mod sign;

@@ -1,0 +1,91 @@
+//! `regula selftest`: run and report the power-on self-tests.
+
+use clap::Args;
+use regula::ModuleState;
+use regula::selftest::{self, SelfTestKind};
+use serde_json::json;
+
+use crate::GlobalOptions;
+use crate::failure::{Failure, MODULE_ERROR_STATE};
+use crate::input;
+
+#[derive(Args)]
+pub struct SelftestArgs {
+    /// List every self-test (known-answer tests run at load, pairwise consistency tests run
+    /// after key generation) with the algorithms it covers, without running anything.
+    #[arg(long)]
+    list: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
+    if args.list {
+        return list(args.json);
+    }
+    let module = input::module(global)?;
+    let results = module.self_test_results();
+    let operational = module.state() == ModuleState::Operational;
+    if args.json {
+        let tests: Vec<_> = results
+            .iter()
+            .map(|result| {
+                json!({
+                    "name": result.name,
+                    "result": if result.passed { "passed" } else { "failed" },
+                    "micros": result.micros,
+                })
+            })
+            .collect();
+        let report = json!({
+            "policy": module.policy().name(),
+            "state": if operational { "operational" } else { "error" },
+            "tests": tests,
+        });
+        println!("{report:#}");
+    } else {
+        for result in results {
+            let verdict = if result.passed { "passed" } else { "FAILED" };
+            println!("{} self-test {verdict}", result.name);
+        }
+        if results.is_empty() {
+            println!(
+                "policy {} serves no algorithm, so no self-test applies",
+                module.policy().name()
+            );
+        }
+    }
+    if operational {
+        Ok(())
+    } else {
+        Err(Failure {
+            code: MODULE_ERROR_STATE,
+            message: format!(
+                "self-test {} failed: the module is in the error state and refuses every service",
+                module.failed_test().unwrap_or("unknown")
+            ),
+        })
+    }
+}
+
+fn list(json: bool) -> Result<(), Failure> {
+    let tests = selftest::list();
+    if json {
+        println!("{:#}", serde_json::to_value(&tests).unwrap_or_default());
+        return Ok(());
+    }
+    for test in tests {
+        let kind = match test.kind {
+            SelfTestKind::Cast => "power-on",
+            SelfTestKind::Pct => "key generation",
+        };
+        let algorithms: Vec<_> = test
+            .algorithms
+            .iter()
+            .map(|algorithm| algorithm.name())
+            .collect();
+        println!("{:<22} {:<15} {}", test.name, kind, algorithms.join(", "));
+    }
+    Ok(())
+}

@@ -1,0 +1,135 @@
+//! `regula keygen|sign|verify` with PKCS#8 / SubjectPublicKeyInfo keys in PEM or DER.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use regula::Family;
+use zeroize::Zeroizing;
+
+use crate::GlobalOptions;
+use crate::failure::Failure;
+use crate::input;
+
+const SIGNATURE_ALGORITHMS: &str =
+    "ecdsa-p256, ecdsa-p384, ed25519, rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512";
+
+#[derive(Clone, Copy, ValueEnum)]
+enum KeyFormat {
+    Pem,
+    Der,
+}
+
+#[derive(Args)]
+pub struct KeygenArgs {
+    /// Signature algorithm: ecdsa-p256, ecdsa-p384, ed25519, rsa-pss-sha256, rsa-pss-sha384,
+    /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512.
+    #[arg(short, long)]
+    algorithm: String,
+    /// RSA modulus size: 2048, 3072, 4096 or 8192 (RSA only; default 3072).
+    #[arg(long)]
+    bits: Option<u32>,
+    /// Where to write the private key (PKCS#8, created with mode 0600).
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Where to write the public key (SubjectPublicKeyInfo).
+    #[arg(long, value_name = "FILE")]
+    pubout: Option<PathBuf>,
+    /// Key file format.
+    #[arg(long, value_enum, default_value = "pem")]
+    format: KeyFormat,
+}
+
+#[derive(Args)]
+pub struct SignArgs {
+    /// Signature algorithm (as for keygen).
+    #[arg(short, long)]
+    algorithm: String,
+    /// Private key file: PKCS#8, PEM or DER.
+    #[arg(long, value_name = "FILE")]
+    key: String,
+    /// Write the signature here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Message file; `-` or none for stdin.
+    file: Option<String>,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    /// Signature algorithm (as for keygen).
+    #[arg(short, long)]
+    algorithm: String,
+    /// Public key file: SubjectPublicKeyInfo, PEM or DER.
+    #[arg(long, value_name = "FILE")]
+    pubkey: String,
+    /// File holding the raw signature.
+    #[arg(long, value_name = "FILE")]
+    signature: String,
+    /// Message file; `-` or none for stdin.
+    file: Option<String>,
+}
+
+fn signature_algorithm(name: &str) -> Result<regula::Algorithm, Failure> {
+    input::algorithm(name, &[Family::Signature]).map_err(|failure| Failure {
+        message: format!("{} (choose from {SIGNATURE_ALGORITHMS})", failure.message),
+        ..failure
+    })
+}
+
+fn encode(der: &[u8], label: &str, format: KeyFormat) -> Vec<u8> {
+    match format {
+        KeyFormat::Pem => pem::encode(&pem::Pem::new(label, der)).into_bytes(),
+        KeyFormat::Der => der.to_vec(),
+    }
+}
+
+pub fn run_keygen(global: &GlobalOptions, args: KeygenArgs) -> Result<(), Failure> {
+    let module = input::module(global)?;
+    let algorithm = signature_algorithm(&args.algorithm)?;
+    let key = module.generate_signing_key(algorithm, args.bits)?;
+    input::report(global, &key);
+    let private = key.to_pkcs8_der()?;
+    let public = key.public_key_der()?;
+    let private_encoded = Zeroizing::new(encode(&private, "PRIVATE KEY", args.format));
+    input::write_file(&args.out, &private_encoded, true)?;
+    if let Some(pubout) = &args.pubout {
+        input::write_file(pubout, &encode(&public, "PUBLIC KEY", args.format), false)?;
+    }
+    eprintln!(
+        "{algorithm} key of {} bits written to {}",
+        key.key_bits(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+pub fn run_sign(global: &GlobalOptions, args: SignArgs) -> Result<(), Failure> {
+    let module = input::module(global)?;
+    let algorithm = signature_algorithm(&args.algorithm)?;
+    let key_file = Zeroizing::new(input::read_all(&args.key)?);
+    let pkcs8 = Zeroizing::new(input::pem_or_der(&key_file, &["PRIVATE KEY"], &args.key)?);
+    let key = module.signing_key_from_pkcs8(algorithm, &pkcs8)?;
+    let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
+    let signature = key.sign(&message)?;
+    input::report(global, &signature);
+    match &args.out {
+        Some(path) => input::write_file(path, &signature, false),
+        None => input::write_stdout(&signature),
+    }
+}
+
+pub fn run_verify(global: &GlobalOptions, args: VerifyArgs) -> Result<(), Failure> {
+    let module = input::module(global)?;
+    let algorithm = signature_algorithm(&args.algorithm)?;
+    let public_key = input::pem_or_der(
+        &input::read_all(&args.pubkey)?,
+        &["PUBLIC KEY"],
+        &args.pubkey,
+    )?;
+    let signature = input::read_all(&args.signature)?;
+    let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
+    let verified = module.verify(algorithm, &public_key, &message, &signature)?;
+    input::report(global, &verified);
+    println!("Verified OK");
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! Reading what commands consume: the module, algorithm names, hex, files, keys.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use regula::{Algorithm, Family, Indicator, Module, Served};
+
+use crate::GlobalOptions;
+use crate::failure::Failure;
+
+/// Loads the policy and runs the self-tests. A module in its error state is still returned:
+/// its services refuse with exit code 4.
+pub fn module(global: &GlobalOptions) -> Result<Module, Failure> {
+    Ok(Module::load_named(&global.policy)?)
+}
+
+/// Parses an algorithm name and checks it belongs to one of the families the command serves.
+pub fn algorithm(name: &str, families: &[Family]) -> Result<Algorithm, Failure> {
+    let algorithm = Algorithm::from_name(name).ok_or_else(|| regula::Error::UnknownAlgorithm {
+        name: name.to_string(),
+    })?;
+    if !families.contains(&algorithm.family()) {
+        let expected = families
+            .iter()
+            .map(|family| family.name())
+            .collect::<Vec<_>>()
+            .join(" or ");
+        return Err(Failure::input(format!(
+            "{algorithm} is a {} algorithm; this command takes a {expected} algorithm",
+            algorithm.family()
+        )));
+    }
+    Ok(algorithm)
+}
+
+/// Decodes a hex argument, naming it in the error (never echoing its value: it may be a key).
+pub fn hex_arg(what: &str, value: &str) -> Result<Vec<u8>, Failure> {
+    hex::decode(value.trim())
+        .map_err(|error| Failure::input(format!("{what} is not valid hex ({error})")))
+}
+
+/// Reads a whole file, or stdin for `-`.
+pub fn read_all(path: &str) -> Result<Vec<u8>, Failure> {
+    let mut data = Vec::new();
+    if path == "-" {
+        std::io::stdin()
+            .read_to_end(&mut data)
+            .map_err(|error| Failure::input(format!("cannot read stdin: {error}")))?;
+    } else {
+        data = std::fs::read(path)
+            .map_err(|error| Failure::input(format!("cannot read {path}: {error}")))?;
+    }
+    Ok(data)
+}
+
+/// Writes all of `bytes` to stdout at once; called only after every check has passed.
+pub fn write_stdout(bytes: &[u8]) -> Result<(), Failure> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(bytes)
+        .and_then(|()| stdout.flush())
+        .map_err(|error| Failure::input(format!("cannot write to stdout: {error}")))
+}
+
+/// Writes a file, private to the owner when it holds a secret.
+pub fn write_file(path: &Path, bytes: &[u8], secret: bool) -> Result<(), Failure> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if secret {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let _ = secret;
+    options
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(|error| Failure::input(format!("cannot write {}: {error}", path.display())))
+}
+
+/// Prints the indicator of an operation to stderr when `--indicator` was given.
+pub fn report<T>(global: &GlobalOptions, served: &Served<T>) {
+    report_indicator(global, served.indicator());
+}
+
+pub fn report_indicator(global: &GlobalOptions, indicator: Indicator) {
+    if global.indicator {
+        if let Ok(line) = serde_json::to_string(&indicator) {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// Key material in PEM (any label listed) or DER.
+pub fn pem_or_der(bytes: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>, Failure> {
+    let text_start = bytes
+        .iter()
+        .position(|byte| !byte.is_ascii_whitespace())
+        .unwrap_or(0);
+    if bytes[text_start..].starts_with(b"-----BEGIN") {
+        let parsed = pem::parse(bytes)
+            .map_err(|error| Failure::input(format!("{what}: bad PEM ({error})")))?;
+        if !labels.contains(&parsed.tag()) {
+            return Err(Failure::input(format!(
+                "{what}: PEM label is `{}`, expected {}",
+                parsed.tag(),
+                labels.join(" or ")
+            )));
+        }
+        Ok(parsed.into_contents())
+    } else if bytes.is_empty() {
+        Err(Failure::input(format!("{what}: file is empty")))
+    } else {
+        Ok(bytes.to_vec())
+    }
+}
