@@ -1,0 +1,871 @@
+//! End-to-end tests of the `regula` binary: outputs against standard vectors and peers (the
+//! OpenSSL CLI), and every documented exit code.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+const REGULA: &str = env!("CARGO_BIN_EXE_regula");
+
+/// Runs `regula` with `args`, feeding `stdin`, with extra environment variables.
+fn run_env(args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(REGULA);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command.env_remove("REGULA_BREAK_SELFTEST");
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let mut child = command.spawn().expect("regula binary runs");
+    // A command that fails before reading stdin closes it; that is not a test failure.
+    if let Err(error) = child.stdin.take().expect("stdin").write_all(stdin) {
+        assert_eq!(
+            error.kind(),
+            std::io::ErrorKind::BrokenPipe,
+            "writing stdin: {error}"
+        );
+    }
+    child.wait_with_output().expect("regula finishes")
+}
+
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    run_env(args, stdin, &[])
+}
+
+fn code(output: &Output) -> i32 {
+    output
+        .status
+        .code()
+        .expect("exited normally, not by a signal")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts an exit code and that a failing command wrote nothing to stdout.
+#[track_caller]
+fn assert_fails(output: &Output, expected_code: i32, stderr_contains: &str) {
+    assert_eq!(code(output), expected_code, "stderr: {}", stderr(output));
+    assert!(
+        output.stdout.is_empty(),
+        "partial output on failure: {:?}",
+        stdout(output)
+    );
+    assert!(
+        stderr(output).contains(stderr_contains),
+        "stderr {:?} does not mention {stderr_contains:?}",
+        stderr(output)
+    );
+    assert_eq!(
+        stderr(output).lines().count(),
+        1,
+        "one clear line expected: {}",
+        stderr(output)
+    );
+}
+
+fn openssl_available() -> bool {
+    Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+// FIPS 180-4 examples (NIST CSRC "SHA256.pdf", "SHA512.pdf"): digests of "abc".
+const SHA256_ABC: &str = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+const SHA512_ABC: &str = "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
+                          2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f";
+
+#[test]
+fn dgst_prints_the_fips_180_value_sha256sum_style() {
+    let output = run(&["dgst", "-a", "sha256"], b"abc");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), format!("{SHA256_ABC}  -\n"));
+
+    let output = run(&["dgst", "-a", "sha512", "--policy", "fips-140-3"], b"abc");
+    assert_eq!(stdout(&output), format!("{SHA512_ABC}  -\n"));
+}
+
+#[test]
+fn dgst_hashes_several_files_and_reports_unreadable_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("abc.txt");
+    std::fs::write(&file, b"abc").unwrap();
+    let file = file.to_str().unwrap();
+    let output = run(&["dgst", "-a", "sha256", file, "-"], b"abc");
+    assert_eq!(
+        stdout(&output),
+        format!("{SHA256_ABC}  {file}\n{SHA256_ABC}  -\n")
+    );
+
+    let output = run(&["dgst", "-a", "sha256", file, "/nonexistent/file"], b"");
+    assert_eq!(code(&output), 2);
+    assert_eq!(stdout(&output), format!("{SHA256_ABC}  {file}\n"));
+    assert!(stderr(&output).contains("/nonexistent/file"));
+}
+
+#[test]
+fn sha1_under_fips_exits_3_naming_the_policy() {
+    let output = run(&["dgst", "-a", "sha1", "--policy", "fips-140-3"], b"abc");
+    assert_fails(&output, 3, "fips-140-3");
+    assert!(
+        stderr(&output).contains("use sha256 instead"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn sha1_under_default_is_served_but_flagged_not_approved() {
+    let output = run(&["dgst", "-a", "sha1", "--indicator"], b"abc");
+    assert_eq!(code(&output), 0);
+    // FIPS 180-4 example: SHA-1("abc").
+    assert_eq!(
+        stdout(&output),
+        "a9993e364706816aba3e25717850c26c9cd0d89d  -\n"
+    );
+    let indicator: serde_json::Value = serde_json::from_str(stderr(&output).trim()).unwrap();
+    assert_eq!(indicator["approval"], "not-approved");
+    assert_eq!(indicator["policy"], "default");
+    assert_eq!(indicator["algorithm"], "sha1");
+}
+
+fn self_test_names(kind: &str) -> Vec<String> {
+    let output = run(&["selftest", "--list", "--json"], b"");
+    let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    list.as_array()
+        .unwrap()
+        .iter()
+        .filter(|test| test["kind"] == kind)
+        .map(|test| test["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn every_power_on_self_test_can_be_broken_and_then_every_service_exits_4() {
+    let names = self_test_names("cast");
+    assert!(
+        names.len() >= 20,
+        "expected the full CAST list, got {names:?}"
+    );
+    for name in names {
+        let env = [("REGULA_BREAK_SELFTEST", name.as_str())];
+        let output = run_env(&["dgst", "-a", "sha256"], b"abc", &env);
+        assert_fails(&output, 4, &name);
+
+        let output = run_env(&["selftest", "--json"], b"", &env);
+        assert_eq!(code(&output), 4);
+        let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(report["state"], "error");
+        let failed: Vec<_> = report["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|test| test["result"] == "failed")
+            .map(|test| test["name"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(failed, vec![name.clone()]);
+    }
+}
+
+#[test]
+fn breaking_a_key_generation_self_test_fails_keygen_with_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("key.pem");
+    let out = out.to_str().unwrap();
+    // The CLI generates signature keys; the key-agreement and KEM PCTs are exercised through
+    // the library's own tests.
+    for (name, algorithm) in [
+        ("PCT-ECDSA", "ecdsa-p256"),
+        ("PCT-ED25519", "ed25519"),
+        ("PCT-RSA", "rsa-pss-sha256"),
+    ] {
+        assert!(
+            self_test_names("pct").contains(&name.to_string()),
+            "{name} is not listed"
+        );
+        let env = [("REGULA_BREAK_SELFTEST", name)];
+        let mut args = vec!["keygen", "-a", algorithm, "--out", out];
+        if algorithm.starts_with("rsa") {
+            args.extend(["--bits", "2048"]);
+        }
+        let output = run_env(&args, b"", &env);
+        assert_fails(&output, 4, name);
+    }
+}
+
+#[test]
+fn selftest_json_has_the_documented_shape() {
+    let output = run(&["selftest", "--policy", "fips-140-3", "--json"], b"");
+    assert_eq!(code(&output), 0);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["policy"], "fips-140-3");
+    assert_eq!(report["state"], "operational");
+    let tests = report["tests"].as_array().unwrap();
+    assert!(
+        tests
+            .iter()
+            .all(|test| test["result"] == "passed" && test["name"].is_string())
+    );
+    let names: Vec<_> = tests
+        .iter()
+        .map(|test| test["name"].as_str().unwrap())
+        .collect();
+    // FIPS serves neither SHA-1 nor ChaCha20-Poly1305 nor X25519, so their tests don't run.
+    assert!(names.contains(&"AES-GCM") && names.contains(&"ML-KEM-768"));
+    assert!(
+        !names.contains(&"SHA-1")
+            && !names.contains(&"CHACHA20-POLY1305")
+            && !names.contains(&"X25519")
+    );
+
+    let text = run(&["selftest", "--policy", "fips-140-3"], b"");
+    assert!(
+        stdout(&text)
+            .lines()
+            .all(|line| line.ends_with(" self-test passed"))
+    );
+    assert_eq!(stdout(&text).lines().count(), tests.len());
+}
+
+#[test]
+fn mac_matches_rfc_4231_and_verify_exits_1_on_mismatch() {
+    // RFC 4231 §4.3, test case 2: key "Jefe", data "what do ya want for nothing?".
+    let tag = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+    let data = b"what do ya want for nothing?";
+    let output = run(&["mac", "-a", "hmac-sha256", "-k", "4a656665"], data);
+    assert_eq!(stdout(&output), format!("{tag}\n"));
+
+    let output = run(
+        &[
+            "mac",
+            "-a",
+            "hmac-sha256",
+            "-k",
+            "4a656665",
+            "--verify",
+            tag,
+        ],
+        data,
+    );
+    assert_eq!(code(&output), 0);
+    let wrong = tag.replace("5bdc", "5bdd");
+    let output = run(
+        &[
+            "mac",
+            "-a",
+            "hmac-sha256",
+            "-k",
+            "4a656665",
+            "--verify",
+            &wrong,
+        ],
+        data,
+    );
+    assert_fails(&output, 1, "authentication failed");
+
+    // A 4-byte HMAC key is below FIPS's 112-bit minimum.
+    let output = run(
+        &[
+            "mac",
+            "-a",
+            "hmac-sha256",
+            "-k",
+            "4a656665",
+            "--policy",
+            "fips-140-3",
+        ],
+        data,
+    );
+    assert_fails(&output, 3, "below the minimum of 14 bytes");
+}
+
+#[test]
+fn kdf_matches_rfc_5869_and_rfc_7914() {
+    // RFC 5869 Appendix A.1.
+    let output = run(
+        &[
+            "kdf",
+            "-a",
+            "hkdf-sha256",
+            "--secret",
+            "0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b",
+            "--salt",
+            "000102030405060708090a0b0c",
+            "--info",
+            "f0f1f2f3f4f5f6f7f8f9",
+            "--length",
+            "42",
+        ],
+        b"",
+    );
+    assert_eq!(
+        stdout(&output),
+        "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865\n"
+    );
+    // RFC 7914 §11, first PBKDF2-HMAC-SHA256 vector: P="passwd", S="salt", c=1, dkLen=64.
+    let output = run(
+        &[
+            "kdf",
+            "-a",
+            "pbkdf2-sha256",
+            "--password-hex",
+            "706173737764",
+            "--salt",
+            "73616c74",
+            "--iterations",
+            "1",
+            "-l",
+            "64",
+        ],
+        b"",
+    );
+    assert_eq!(
+        stdout(&output),
+        "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc\
+         49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783\n"
+    );
+    // The same request violates SP 800-132 (salt, iterations, password length) under FIPS.
+    let output = run(
+        &[
+            "kdf",
+            "-a",
+            "pbkdf2-sha256",
+            "--password-hex",
+            "706173737764",
+            "--salt",
+            "73616c74",
+            "--iterations",
+            "1",
+            "-l",
+            "64",
+            "--policy",
+            "fips-140-3",
+        ],
+        b"",
+    );
+    assert_fails(&output, 3, "not approved by policy fips-140-3");
+}
+
+#[test]
+fn aead_round_trip_and_fips_nonce_rule() {
+    let key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+    for policy in ["default", "fips-140-3"] {
+        let sealed = run(
+            &[
+                "enc",
+                "-a",
+                "aes-256-gcm",
+                "-k",
+                key,
+                "--aad",
+                "abcd",
+                "--policy",
+                policy,
+            ],
+            b"secret data",
+        );
+        assert_eq!(code(&sealed), 0, "{}", stderr(&sealed));
+        assert_eq!(
+            sealed.stdout.len(),
+            12 + 11 + 16,
+            "nonce || ciphertext || tag"
+        );
+        let opened = run(
+            &[
+                "dec",
+                "-a",
+                "aes-256-gcm",
+                "-k",
+                key,
+                "--aad",
+                "abcd",
+                "--policy",
+                policy,
+            ],
+            &sealed.stdout,
+        );
+        assert_eq!(opened.stdout, b"secret data");
+
+        // Any flipped bit, anywhere, fails authentication and prints nothing.
+        for position in [0, 12, 12 + 5, sealed.stdout.len() - 1] {
+            let mut tampered = sealed.stdout.clone();
+            tampered[position] ^= 0x80;
+            let output = run(
+                &[
+                    "dec",
+                    "-a",
+                    "aes-256-gcm",
+                    "-k",
+                    key,
+                    "--aad",
+                    "abcd",
+                    "--policy",
+                    policy,
+                ],
+                &tampered,
+            );
+            assert_fails(&output, 1, "authentication failed");
+        }
+        let output = run(
+            &[
+                "dec",
+                "-a",
+                "aes-256-gcm",
+                "-k",
+                key,
+                "--aad",
+                "abce",
+                "--policy",
+                policy,
+            ],
+            &sealed.stdout,
+        );
+        assert_fails(&output, 1, "authentication failed");
+    }
+    // A caller-chosen GCM IV is served by default, refused by FIPS (IG C.H).
+    let iv = "cafebabefacedbaddecaf888";
+    assert_eq!(
+        code(&run(
+            &["enc", "-a", "aes-256-gcm", "-k", key, "--iv", iv],
+            b"x"
+        )),
+        0
+    );
+    let output = run(
+        &[
+            "enc",
+            "-a",
+            "aes-256-gcm",
+            "-k",
+            key,
+            "--iv",
+            iv,
+            "--policy",
+            "fips-140-3",
+        ],
+        b"x",
+    );
+    assert_fails(&output, 3, "caller-supplied nonce");
+    // ChaCha20-Poly1305 is not FIPS-approved.
+    let output = run(
+        &[
+            "enc",
+            "-a",
+            "chacha20-poly1305",
+            "-k",
+            key,
+            "--policy",
+            "fips-140-3",
+        ],
+        b"x",
+    );
+    assert_fails(&output, 3, "use aes-256-gcm instead");
+}
+
+#[test]
+fn gcm_spec_test_case_16_through_the_cli() {
+    // McGrew & Viega, "The Galois/Counter Mode of Operation", test case 16.
+    let key = "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308";
+    let iv = "cafebabefacedbaddecaf888";
+    let aad = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+    let plaintext = hex::decode(
+        "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525\
+         b16aedf5aa0de657ba637b39",
+    )
+    .unwrap();
+    let expected = "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838\
+                    c5f61e6393ba7a0abcc9f66276fc6ece0f4e1768cddf8853bb2d551b";
+    let output = run(
+        &[
+            "enc",
+            "-a",
+            "aes-256-gcm",
+            "-k",
+            key,
+            "--iv",
+            iv,
+            "--aad",
+            aad,
+        ],
+        &plaintext,
+    );
+    assert_eq!(hex::encode(&output.stdout), expected);
+    let output = run(
+        &[
+            "dec",
+            "-a",
+            "aes-256-gcm",
+            "-k",
+            key,
+            "--iv",
+            iv,
+            "--aad",
+            aad,
+        ],
+        &hex::decode(expected).unwrap(),
+    );
+    assert_eq!(output.stdout, plaintext);
+}
+
+#[test]
+fn ctr_and_cbc_agree_with_the_openssl_cli() {
+    if !openssl_available() {
+        eprintln!("SKIPPED: openssl CLI not found");
+        return;
+    }
+    let key = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4";
+    let iv = "000102030405060708090a0b0c0d0e0f";
+    for (ours, theirs) in [
+        ("aes-256-ctr", "-aes-256-ctr"),
+        ("aes-256-cbc", "-aes-256-cbc"),
+    ] {
+        for len in [0usize, 1, 15, 16, 17, 100] {
+            let plaintext: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            let regula = run(&["enc", "-a", ours, "-k", key, "--iv", iv], &plaintext);
+            let mut openssl = Command::new("openssl")
+                .args(["enc", theirs, "-K", key, "-iv", iv])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            openssl.stdin.take().unwrap().write_all(&plaintext).unwrap();
+            let openssl = openssl.wait_with_output().unwrap();
+            assert_eq!(
+                regula.stdout, openssl.stdout,
+                "{ours} with {len} bytes differs from openssl"
+            );
+            let back = run(&["dec", "-a", ours, "-k", key, "--iv", iv], &regula.stdout);
+            assert_eq!(back.stdout, plaintext);
+        }
+    }
+}
+
+#[test]
+fn signatures_interoperate_with_openssl() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    std::fs::write(path("msg"), b"message to sign").unwrap();
+    for (algorithm, bits, openssl_digest) in [
+        ("ecdsa-p256", None, Some("-sha256")),
+        ("ecdsa-p384", None, Some("-sha384")),
+        ("ed25519", None, None),
+        ("rsa-pkcs1-sha256", Some("2048"), Some("-sha256")),
+    ] {
+        let mut args = vec!["keygen", "-a", algorithm, "--policy", "fips-140-3"];
+        let (key, public) = (path("key.pem"), path("pub.pem"));
+        args.extend(["--out", &key, "--pubout", &public]);
+        if let Some(bits) = bits {
+            args.extend(["--bits", bits]);
+        }
+        assert_eq!(code(&run(&args, b"")), 0, "keygen {algorithm}");
+        let signature = run(
+            &[
+                "sign",
+                "-a",
+                algorithm,
+                "--key",
+                &key,
+                &path("msg"),
+                "--policy",
+                "fips-140-3",
+            ],
+            b"",
+        );
+        assert_eq!(code(&signature), 0, "{}", stderr(&signature));
+        std::fs::write(path("sig"), &signature.stdout).unwrap();
+        let verified = run(
+            &[
+                "verify",
+                "-a",
+                algorithm,
+                "--pubkey",
+                &public,
+                "--signature",
+                &path("sig"),
+                &path("msg"),
+            ],
+            b"",
+        );
+        assert_eq!(code(&verified), 0, "{}", stderr(&verified));
+
+        let mut tampered = signature.stdout.clone();
+        let last = tampered.len() - 1;
+        tampered[last] ^= 1;
+        std::fs::write(path("bad-sig"), &tampered).unwrap();
+        let output = run(
+            &[
+                "verify",
+                "-a",
+                algorithm,
+                "--pubkey",
+                &public,
+                "--signature",
+                &path("bad-sig"),
+                &path("msg"),
+            ],
+            b"",
+        );
+        assert_fails(&output, 1, "signature verification failed");
+
+        if openssl_available() {
+            let mut command = Command::new("openssl");
+            match openssl_digest {
+                Some(digest) => command.args([
+                    "dgst",
+                    digest,
+                    "-verify",
+                    &public,
+                    "-signature",
+                    &path("sig"),
+                    &path("msg"),
+                ]),
+                None => command.args([
+                    "pkeyutl",
+                    "-verify",
+                    "-pubin",
+                    "-inkey",
+                    &public,
+                    "-rawin",
+                    "-in",
+                    &path("msg"),
+                    "-sigfile",
+                    &path("sig"),
+                ]),
+            };
+            let openssl = command.output().unwrap();
+            assert!(
+                openssl.status.success(),
+                "openssl rejects our {algorithm} signature: {}",
+                String::from_utf8_lossy(&openssl.stdout)
+            );
+        }
+    }
+}
+
+#[test]
+fn input_errors_exit_2_with_one_clear_line() {
+    let key = "000102030405060708090a0b0c0d0e0f";
+    assert_fails(
+        &run(&["dgst", "-a", "sha-256"], b""),
+        2,
+        "unknown algorithm `sha-256`",
+    );
+    assert_fails(
+        &run(&["dgst", "-a", "aes-256-gcm"], b""),
+        2,
+        "aead algorithm",
+    );
+    assert_fails(
+        &run(&["enc", "-a", "aes-128-gcm", "-k", "abc"], b"x"),
+        2,
+        "--key is not valid hex",
+    );
+    assert_fails(
+        &run(&["enc", "-a", "aes-128-gcm", "-k", "00"], b"x"),
+        2,
+        "expected 16 bytes, got 1",
+    );
+    assert_fails(
+        &run(
+            &["enc", "-a", "aes-128-ctr", "-k", key, "--aad", "00"],
+            b"x",
+        ),
+        2,
+        "AEAD algorithms only",
+    );
+    assert_fails(
+        &run(&["dec", "-a", "aes-128-gcm", "-k", key], b"short"),
+        2,
+        "too short",
+    );
+    assert_fails(
+        &run(
+            &[
+                "dec",
+                "-a",
+                "aes-128-gcm",
+                "-k",
+                key,
+                "--iv",
+                "000000000000000000000000",
+            ],
+            b"x",
+        ),
+        2,
+        "shorter than the 16-byte tag",
+    );
+    assert_fails(
+        &run(
+            &[
+                "dec",
+                "-a",
+                "aes-128-cbc",
+                "-k",
+                key,
+                "--iv",
+                "000102030405060708090a0b0c0d0e0f",
+            ],
+            b"0123456789",
+        ),
+        2,
+        "multiple of 16",
+    );
+    assert_fails(
+        &run(
+            &["mac", "-a", "hmac-sha256", "-k", "00", "/no/such/file"],
+            b"",
+        ),
+        2,
+        "cannot read /no/such/file",
+    );
+    assert_fails(
+        &run(&["dgst", "-a", "sha256", "--policy", "no-such-policy"], b""),
+        2,
+        "no such built-in profile or policy file",
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad_pem = dir.path().join("bad.pem");
+    std::fs::write(
+        &bad_pem,
+        "-----BEGIN PRIVATE KEY-----\nnot base64!\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let output = run(
+        &[
+            "sign",
+            "-a",
+            "ecdsa-p256",
+            "--key",
+            bad_pem.to_str().unwrap(),
+        ],
+        b"m",
+    );
+    assert_fails(&output, 2, "bad PEM");
+    let wrong_label = dir.path().join("cert.pem");
+    std::fs::write(
+        &wrong_label,
+        "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
+    let output = run(
+        &[
+            "sign",
+            "-a",
+            "ecdsa-p256",
+            "--key",
+            wrong_label.to_str().unwrap(),
+        ],
+        b"m",
+    );
+    assert_fails(&output, 2, "PEM label is `CERTIFICATE`");
+
+    // clap's own usage errors also use exit code 2.
+    assert_eq!(code(&run(&["dgst"], b"")), 2);
+    assert_eq!(code(&run(&["no-such-command"], b"")), 2);
+}
+
+#[test]
+fn policy_commands() {
+    let list = run(&["policy", "list"], b"");
+    for name in ["default", "fips-140-3", "gm"] {
+        assert!(stdout(&list).contains(name));
+    }
+    let show = run(&["policy", "show", "fips-140-3", "--json"], b"");
+    let summary: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let status = |name: &str| {
+        summary["algorithms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["algorithm"] == name)
+            .unwrap()["status"]
+            .clone()
+    };
+    assert_eq!(status("sha1"), "not-approved");
+    assert_eq!(status("aes-256-gcm"), "approved");
+    assert_eq!(summary["mode"], "strict");
+
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.toml");
+    std::fs::write(
+        &good,
+        "base = \"fips-140-3\"\nallow = [\"sha256\", \"aes-256-gcm\"]\n",
+    )
+    .unwrap();
+    let output = run(&["policy", "check", good.to_str().unwrap()], b"");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("2 algorithms served"),
+        "{}",
+        stdout(&output)
+    );
+
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(
+        &bad,
+        "base = \"fips-140-3\"\n\nallow = [\"sha256\", \"md5\"]\n",
+    )
+    .unwrap();
+    let output = run(&["policy", "check", bad.to_str().unwrap()], b"");
+    assert_fails(&output, 2, "bad.toml:3:");
+    assert!(stderr(&output).contains("unknown algorithm `md5`"));
+
+    // A narrowed policy file in use: sha384 is excluded, sha256 still approved.
+    let output = run(
+        &["dgst", "-a", "sha384", "--policy", good.to_str().unwrap()],
+        b"abc",
+    );
+    assert_fails(&output, 3, "excluded");
+    let output = run(
+        &["dgst", "-a", "sha256", "--policy", good.to_str().unwrap()],
+        b"abc",
+    );
+    assert_eq!(code(&output), 0);
+}
+
+#[test]
+fn info_reports_the_backend() {
+    let output = run(&["info", "--json"], b"");
+    assert_eq!(code(&output), 0);
+    let info: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(info["fips_module_linked"], cfg!(feature = "fips"));
+    assert!(info["backend"].as_str().unwrap().starts_with("AWS-LC"));
+    assert_eq!(
+        info["implementations"].as_array().unwrap().len(),
+        regula_algorithm_count()
+    );
+    if cfg!(feature = "fips") {
+        assert_eq!(info["fips_mode"], serde_json::json!({"Ok": null}));
+    }
+}
+
+fn regula_algorithm_count() -> usize {
+    let show = run(&["policy", "show", "default", "--json"], b"");
+    let summary: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    summary["algorithms"].as_array().unwrap().len()
+}
+
+#[test]
+fn help_documents_exit_codes() {
+    for command in [
+        vec!["--help"],
+        vec!["dgst", "--help"],
+        vec!["enc", "--help"],
+        vec!["selftest", "--help"],
+    ] {
+        let output = run(&command, b"");
+        assert!(
+            stdout(&output).contains("3  not approved by the policy"),
+            "{command:?}"
+        );
+    }
+}
