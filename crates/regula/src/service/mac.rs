@@ -9,13 +9,14 @@ use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, MacAlgorithm};
 
+// HMAC's state is large and CMAC's small; boxing keeps every key and context small.
 enum Key {
-    Hmac(hmac::Key),
+    Hmac(Box<hmac::Key>),
     Cmac(cmac::Key),
 }
 
 enum Context {
-    Hmac(hmac::Context),
+    Hmac(Box<hmac::Context>),
     Cmac(cmac::Context),
 }
 
@@ -52,7 +53,9 @@ impl Module {
         };
         let approval = self.authorize(algorithm, Family::Mac, &usage)?;
         let key = match awslc::mac(algorithm)? {
-            MacAlgorithm::Hmac(hmac_algorithm) => Key::Hmac(hmac::Key::new(hmac_algorithm, key)),
+            MacAlgorithm::Hmac(hmac_algorithm) => {
+                Key::Hmac(Box::new(hmac::Key::new(hmac_algorithm, key)))
+            }
             MacAlgorithm::Cmac(cmac_algorithm, expected_len) => {
                 if key.len() != expected_len {
                     return Err(Error::invalid_key(
@@ -82,7 +85,7 @@ impl MacKey {
 
     pub fn context(&self) -> MacContext<'_> {
         let context = match &self.key {
-            Key::Hmac(key) => Context::Hmac(hmac::Context::with_key(key)),
+            Key::Hmac(key) => Context::Hmac(Box::new(hmac::Context::with_key(key))),
             Key::Cmac(key) => Context::Cmac(cmac::Context::with_key(key)),
         };
         MacContext { key: self, context }
