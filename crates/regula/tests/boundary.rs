@@ -1,0 +1,40 @@
+//! The module boundary is this crate: every crate it links is part of what it asks users to
+//! trust. This test fails when a new normal (non-dev) dependency appears, so that adding one is a
+//! deliberate, reviewed change (the idea of Go's `fips140deps` test).
+
+use std::process::Command;
+
+/// Direct dependencies of `regula` and why each is inside the boundary.
+const ALLOWED: &[&str] = &[
+    "aws-lc-rs",   // every FIPS-approved primitive (AWS-LC; the validated module with `fips`)
+    "hex-literal", // compile-time known-answer vectors
+    "serde",       // serialising reports and indicators
+    "toml",        // policy files
+    "zeroize",     // wiping secrets
+];
+
+#[test]
+fn regula_depends_only_on_the_allow_list() {
+    let output = Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let regula = metadata["packages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|package| package["name"] == "regula")
+        .expect("regula is in the workspace");
+    let mut normal: Vec<&str> = regula["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|dependency| dependency["kind"].is_null())
+        .map(|dependency| dependency["name"].as_str().unwrap())
+        .collect();
+    normal.sort_unstable();
+    assert_eq!(normal, ALLOWED, "regula's dependencies changed: review the module boundary");
+}
