@@ -83,6 +83,10 @@ enum Command {
     /// Verify a signature over a file or stdin with a public key.
     #[command(after_help = EXIT_CODES)]
     Verify(commands::sign::VerifyArgs),
+    /// Measure throughput (MB/s) and operation rates beside OpenSSL, GnuTLS, libcrypto and raw
+    /// aws-lc-rs, in the same run, as ratios.
+    #[command(after_help = commands::bench::AFTER_HELP)]
+    Bench(commands::bench::BenchArgs),
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -99,6 +103,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Keygen(args) => commands::sign::run_keygen(global, args),
         Command::Sign(args) => commands::sign::run_sign(global, args),
         Command::Verify(args) => commands::sign::run_verify(global, args),
+        Command::Bench(args) => commands::bench::run(global, args),
     }
 }
 

@@ -1,5 +1,6 @@
 //! One file per command group.
 
+pub mod bench;
 pub mod cipher;
 pub mod dgst;
 pub mod info;

@@ -1,0 +1,239 @@
+//! `openssl speed` as a peer: one process per measurement, machine-readable output (`-mr`).
+//!
+//! What it measures: `speed -evp` re-initialises the cipher context (and for GCM the key
+//! schedule) for every message, which understates OpenSSL at small sizes; the in-process
+//! `libcrypto` peer sets the key once. Public-key figures come from `openssl speed ALG`, which
+//! measures raw sign/verify/derive without key generation. `-seconds` is whole seconds.
+
+use std::process::Command;
+use std::time::Duration;
+
+use regula::Algorithm;
+
+use crate::workload::Operation;
+
+/// The OpenSSL command-line tool found on PATH.
+pub struct OpensslCli {
+    pub version: String,
+}
+
+impl OpensslCli {
+    /// Finds `openssl`, or explains how to install it.
+    pub fn locate() -> Result<OpensslCli, String> {
+        let output = Command::new("openssl").arg("version").output().map_err(|_| {
+            "`openssl` not found: install the OpenSSL command-line tool (Debian: apt-get install openssl)".to_string()
+        })?;
+        Ok(OpensslCli {
+            version: String::from_utf8_lossy(&output.stdout).trim().to_string(),
+        })
+    }
+
+    /// MB/s for one buffer size, or `None` when `openssl speed` has no such algorithm.
+    pub fn symmetric(
+        &self,
+        algorithm: Algorithm,
+        size: usize,
+        duration: Duration,
+    ) -> Result<Option<f64>, String> {
+        let Some(selector) = symmetric_selector(algorithm) else {
+            return Ok(None);
+        };
+        let mut args = selector;
+        args.extend(["-bytes".to_string(), size.to_string()]);
+        let output = self.speed(&args, duration)?;
+        parse_symmetric(&output)
+            .map(|bytes_per_second| Some(bytes_per_second / 1e6))
+            .ok_or_else(|| format!("could not parse `openssl speed {}` output", args.join(" ")))
+    }
+
+    /// Operations per second, or `None` when `openssl speed` does not measure this operation.
+    pub fn public_key(
+        &self,
+        algorithm: Algorithm,
+        operation: Operation,
+        duration: Duration,
+    ) -> Result<Option<f64>, String> {
+        let Some(name) = public_key_name(algorithm) else {
+            return Ok(None);
+        };
+        if !matches!(
+            operation,
+            Operation::Sign | Operation::Verify | Operation::Derive
+        ) {
+            return Ok(None);
+        }
+        let output = self.speed(&[name.to_string()], duration)?;
+        Ok(parse_public_key(&output, operation))
+    }
+
+    fn speed(&self, args: &[String], duration: Duration) -> Result<String, String> {
+        let seconds = duration.as_secs_f64().ceil().max(1.0) as u64;
+        let output = Command::new("openssl")
+            .arg("speed")
+            .args(["-seconds", &seconds.to_string(), "-mr"])
+            .args(args)
+            .output()
+            .map_err(|error| format!("cannot run openssl speed: {error}"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "`openssl speed {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            ));
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+/// The `openssl speed` arguments that measure the same algorithm.
+pub fn symmetric_selector(algorithm: Algorithm) -> Option<Vec<String>> {
+    let evp = |name: &str| Some(vec!["-evp".to_string(), name.to_string()]);
+    match algorithm {
+        Algorithm::Aes128Gcm
+        | Algorithm::Aes256Gcm
+        | Algorithm::ChaCha20Poly1305
+        | Algorithm::Aes128Ctr
+        | Algorithm::Aes256Ctr
+        | Algorithm::Aes128Cbc
+        | Algorithm::Aes256Cbc
+        | Algorithm::Sha1
+        | Algorithm::Sha224
+        | Algorithm::Sha256
+        | Algorithm::Sha384
+        | Algorithm::Sha512
+        | Algorithm::Sha3_256
+        | Algorithm::Sha3_384
+        | Algorithm::Sha3_512 => evp(algorithm.name()),
+        Algorithm::HmacSha224 => Some(vec!["-hmac".into(), "sha224".into()]),
+        Algorithm::HmacSha256 => Some(vec!["-hmac".into(), "sha256".into()]),
+        Algorithm::HmacSha384 => Some(vec!["-hmac".into(), "sha384".into()]),
+        Algorithm::HmacSha512 => Some(vec!["-hmac".into(), "sha512".into()]),
+        Algorithm::Aes128Cmac => Some(vec!["-cmac".into(), "aes-128-cbc".into()]),
+        Algorithm::Aes256Cmac => Some(vec!["-cmac".into(), "aes-256-cbc".into()]),
+        _ => None,
+    }
+}
+
+/// `openssl speed` algorithm names for public-key operations. RSA is measured at 2048 bits, as
+/// in Regula's benchmark; OpenSSL's RSA sign is PKCS#1 v1.5 for PSS rows too.
+pub fn public_key_name(algorithm: Algorithm) -> Option<&'static str> {
+    match algorithm {
+        Algorithm::EcdsaP256 => Some("ecdsap256"),
+        Algorithm::EcdsaP384 => Some("ecdsap384"),
+        Algorithm::Ed25519 => Some("ed25519"),
+        Algorithm::RsaPssSha256
+        | Algorithm::RsaPssSha384
+        | Algorithm::RsaPssSha512
+        | Algorithm::RsaPkcs1Sha256
+        | Algorithm::RsaPkcs1Sha384
+        | Algorithm::RsaPkcs1Sha512 => Some("rsa2048"),
+        Algorithm::EcdhP256 => Some("ecdhp256"),
+        Algorithm::EcdhP384 => Some("ecdhp384"),
+        Algorithm::X25519 => Some("ecdhx25519"),
+        _ => None,
+    }
+}
+
+/// The `+F` result lines of `-mr` output, split on `:`.
+fn result_lines(output: &str) -> impl Iterator<Item = Vec<&str>> {
+    output
+        .lines()
+        .filter(|line| line.starts_with("+F"))
+        .map(|line| line.split(':').collect())
+}
+
+/// Bytes per second from `+F:<index>:<name>:<rate>` (one rate per `-bytes` size; one size here).
+pub fn parse_symmetric(output: &str) -> Option<f64> {
+    result_lines(output)
+        .find(|fields| fields[0] == "+F")
+        .and_then(|fields| fields.last()?.parse().ok())
+}
+
+/// Operations per second from the public-key result lines:
+/// `+F2`/`+F4` (RSA, ECDSA): index, bits, sign/s, verify/s; `+F5` (ECDH): index, bits, ops/s,
+/// seconds/op; `+F6` (EdDSA): index, bits, name, sign/s, verify/s.
+pub fn parse_public_key(output: &str, operation: Operation) -> Option<f64> {
+    let fields = result_lines(output).next()?;
+    let number = |index: usize| fields.get(index)?.parse::<f64>().ok();
+    match (fields[0], operation) {
+        ("+F2" | "+F4", Operation::Sign) => number(3),
+        ("+F2" | "+F4", Operation::Verify) => number(4),
+        ("+F5", Operation::Derive) => number(3),
+        ("+F6", Operation::Sign) => number(4),
+        ("+F6", Operation::Verify) => number(5),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Recorded on the development machine with OpenSSL 3.0.19 (see tests/data/).
+    const GCM: &str = include_str!("../../tests/data/openssl-speed-evp-aes-256-gcm-8192.txt");
+    const HMAC: &str = include_str!("../../tests/data/openssl-speed-hmac-sha256-16.txt");
+    const CMAC: &str = include_str!("../../tests/data/openssl-speed-cmac.txt");
+
+    #[test]
+    fn parses_symmetric_rates() {
+        assert_eq!(parse_symmetric(GCM), Some(3814864213.33));
+        assert_eq!(parse_symmetric(HMAC), Some(73484900.00));
+        assert_eq!(parse_symmetric(CMAC), Some(156373846.91));
+        assert_eq!(
+            parse_symmetric("+DT:AES-256-GCM:1:16\n+R:1:AES-256-GCM:1.0\n"),
+            None
+        );
+        assert_eq!(parse_symmetric("+F:25:AES-256-GCM:not-a-number\n"), None);
+    }
+
+    #[test]
+    fn parses_each_public_key_line_shape() {
+        let rsa = "+DTP:2048:private:rsa:1\n+F2:2:2048:4246.153846:69440.579710\n";
+        assert_eq!(parse_public_key(rsa, Operation::Sign), Some(4246.153846));
+        assert_eq!(parse_public_key(rsa, Operation::Verify), Some(69440.579710));
+        let ecdsa = "+F4:3:256:51736.923077:20058.333333\n";
+        assert_eq!(
+            parse_public_key(ecdsa, Operation::Verify),
+            Some(20058.333333)
+        );
+        let ecdh = "+F5:22:253:31851.470588:0.000031\n";
+        assert_eq!(
+            parse_public_key(ecdh, Operation::Derive),
+            Some(31851.470588)
+        );
+        assert_eq!(parse_public_key(ecdh, Operation::Sign), None);
+        let eddsa = "+F6:0:253:Ed25519:35392.207792:14317.808219\n";
+        assert_eq!(parse_public_key(eddsa, Operation::Sign), Some(35392.207792));
+        assert_eq!(
+            parse_public_key(eddsa, Operation::Verify),
+            Some(14317.808219)
+        );
+    }
+
+    #[test]
+    fn parses_the_recorded_multi_algorithm_run() {
+        let recorded = include_str!("../../tests/data/openssl-speed-pk.txt");
+        // The first result line is RSA-2048 (`speed ecdsap256 rsa2048 …` prints RSA first).
+        assert_eq!(
+            parse_public_key(recorded, Operation::Sign),
+            Some(4246.153846)
+        );
+    }
+
+    #[test]
+    fn selectors_cover_what_openssl_speed_offers() {
+        assert_eq!(
+            symmetric_selector(Algorithm::Aes256Gcm),
+            Some(vec!["-evp".into(), "aes-256-gcm".into()])
+        );
+        assert_eq!(
+            symmetric_selector(Algorithm::HmacSha256),
+            Some(vec!["-hmac".into(), "sha256".into()])
+        );
+        assert_eq!(symmetric_selector(Algorithm::CtrDrbg), None);
+        assert_eq!(public_key_name(Algorithm::MlKem768), None);
+    }
+}

@@ -1,0 +1,228 @@
+//! Rendering a [`Report`]: a tcrypt-style text table with ratio rows, CSV, and JSON.
+
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+use crate::{Impl, Report, Row};
+
+/// The text table: one block per algorithm and operation, one line per implementation, then
+/// `regula/<peer>` ratio lines; columns are buffer sizes (MB/s) or a single ops/s column.
+pub fn text(report: &Report) -> String {
+    let mut out = String::new();
+    let groups: BTreeSet<(String, crate::Operation)> = report
+        .rows
+        .iter()
+        .map(|row| (row.algorithm.clone(), row.operation))
+        .collect();
+    let _ = writeln!(
+        out,
+        "backend: {}; CPU features: {}",
+        report.backend,
+        report.cpu_features.join(" ")
+    );
+    let _ = writeln!(
+        out,
+        "cells: median of the runs ±half the min–max range; ratios are regula/peer (> 1: regula faster)"
+    );
+    for (algorithm, operation) in groups {
+        let rows: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|row| row.algorithm == algorithm && row.operation == operation)
+            .collect();
+        let columns: Vec<Option<usize>> = rows
+            .iter()
+            .map(|row| row.bytes)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let implementations: Vec<Impl> = rows
+            .iter()
+            .map(|row| row.implementation)
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let cell = |implementation: Impl, column: Option<usize>| {
+            rows.iter()
+                .find(|row| row.implementation == implementation && row.bytes == column)
+                .copied()
+        };
+        let _ = write!(
+            out,
+            "\n{:<18} {:<11} {:<16}",
+            algorithm,
+            operation.name(),
+            rows[0].unit
+        );
+        for column in &columns {
+            let _ = write!(
+                out,
+                " {:>14}",
+                column.map_or("ops/s".to_string(), |bytes| format!("{bytes} B"))
+            );
+        }
+        out.push('\n');
+        for &implementation in &implementations {
+            let _ = write!(out, "{:<18} {:<11} {:<16}", "", "", implementation.name());
+            for &column in &columns {
+                let text = match cell(implementation, column) {
+                    Some(row) => {
+                        let spread = if row.median > 0.0 {
+                            (row.max - row.min) / 2.0 / row.median * 100.0
+                        } else {
+                            0.0
+                        };
+                        format!("{}±{spread:.0}%", number(row.median))
+                    }
+                    None => "—".to_string(),
+                };
+                let _ = write!(out, " {text:>14}");
+            }
+            out.push('\n');
+        }
+        for &peer in implementations
+            .iter()
+            .filter(|&&implementation| implementation != Impl::Regula)
+        {
+            let _ = write!(
+                out,
+                "{:<18} {:<11} {:<16}",
+                "",
+                "",
+                format!("regula/{}", peer.name())
+            );
+            for &column in &columns {
+                let ratio = match (cell(Impl::Regula, column), cell(peer, column)) {
+                    (Some(ours), Some(theirs)) if theirs.median > 0.0 => {
+                        format!("{:.2}×", ours.median / theirs.median)
+                    }
+                    _ => "—".to_string(),
+                };
+                let _ = write!(out, " {ratio:>14}");
+            }
+            out.push('\n');
+        }
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    for note in &report.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+fn number(value: f64) -> String {
+    if value >= 100.0 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.1}")
+    }
+}
+
+/// CSV with the same columns as the JSON rows.
+pub fn csv(report: &Report) -> String {
+    let mut out = String::from("algorithm,operation,bytes,impl,runs,median,min,max,unit\n");
+    for row in &report.rows {
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{:.3},{:.3},{:.3},{}",
+            row.algorithm,
+            row.operation.name(),
+            row.bytes.map_or(String::new(), |bytes| bytes.to_string()),
+            row.implementation.name(),
+            row.runs,
+            row.median,
+            row.min,
+            row.max,
+            row.unit
+        );
+    }
+    out
+}
+
+/// JSON: the list of rows (`{"algorithm", "operation", "bytes", "impl", "runs", "median",
+/// "min", "max", "unit"}`).
+pub fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(&report.rows).unwrap_or_else(|_| "[]".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Operation;
+
+    fn row(implementation: Impl, bytes: Option<usize>, median: f64) -> Row {
+        Row {
+            algorithm: "aes-256-gcm".into(),
+            operation: Operation::Seal,
+            bytes,
+            implementation,
+            runs: 3,
+            median,
+            min: median * 0.9,
+            max: median * 1.1,
+            unit: "MB/s",
+        }
+    }
+
+    fn sample() -> Report {
+        Report {
+            rows: vec![
+                row(Impl::Regula, Some(16), 40.0),
+                row(Impl::Openssl, Some(16), 20.0),
+                row(Impl::Regula, Some(8192), 4000.0),
+            ],
+            ..Report::default()
+        }
+    }
+
+    #[test]
+    fn text_table_has_ratios_and_dashes_for_missing_peers() {
+        let table = text(&sample());
+        let ratio_line = table
+            .lines()
+            .find(|line| line.contains("regula/openssl"))
+            .unwrap();
+        assert!(ratio_line.contains("2.00×"), "{ratio_line}");
+        assert!(
+            ratio_line.contains('—'),
+            "8192 B has no OpenSSL figure: {ratio_line}"
+        );
+        assert!(table.contains("40.0±10%"), "{table}");
+    }
+
+    #[test]
+    fn json_rows_have_the_documented_keys() {
+        let rows: serde_json::Value = serde_json::from_str(&json(&sample())).unwrap();
+        let first = &rows[0];
+        for key in [
+            "algorithm",
+            "operation",
+            "bytes",
+            "impl",
+            "runs",
+            "median",
+            "min",
+            "max",
+            "unit",
+        ] {
+            assert!(first.get(key).is_some(), "missing {key}");
+        }
+        assert_eq!(first["impl"], "regula");
+        assert_eq!(first["operation"], "seal");
+        assert_eq!(first["unit"], "MB/s");
+    }
+
+    #[test]
+    fn csv_has_a_header_and_a_line_per_row() {
+        let csv = csv(&sample());
+        assert_eq!(csv.lines().count(), 4);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with("aes-256-gcm,seal,16,regula,3,40.000")
+        );
+    }
+}

@@ -1,0 +1,577 @@
+//! What one measurement does: the same operation through Regula's public API and through raw
+//! aws-lc-rs, so that their ratio is the cost of Regula's own layer.
+
+use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
+use aws_lc_rs::cipher::{
+    EncryptingKey, EncryptionContext, PaddedBlockEncryptingKey, UnboundCipherKey,
+};
+use aws_lc_rs::iv::FixedLength;
+use aws_lc_rs::signature::{
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair, UnparsedPublicKey,
+};
+use aws_lc_rs::{agreement, cmac, digest, hmac, kem, rand};
+use regula::{Algorithm, Family, Module};
+use serde::Serialize;
+
+/// An operation the benchmark measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    /// AEAD encryption with a module-generated nonce.
+    Seal,
+    Encrypt,
+    Digest,
+    Mac,
+    /// DRBG output.
+    Generate,
+    Keygen,
+    Sign,
+    Verify,
+    Derive,
+    Encapsulate,
+    Decapsulate,
+}
+
+impl Operation {
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Seal => "seal",
+            Operation::Encrypt => "encrypt",
+            Operation::Digest => "digest",
+            Operation::Mac => "mac",
+            Operation::Generate => "generate",
+            Operation::Keygen => "keygen",
+            Operation::Sign => "sign",
+            Operation::Verify => "verify",
+            Operation::Derive => "derive",
+            Operation::Encapsulate => "encapsulate",
+            Operation::Decapsulate => "decapsulate",
+        }
+    }
+
+    /// Measured in MB/s over buffer sizes (true) or in operations per second (false).
+    pub fn is_throughput(self) -> bool {
+        matches!(
+            self,
+            Operation::Seal
+                | Operation::Encrypt
+                | Operation::Digest
+                | Operation::Mac
+                | Operation::Generate
+        )
+    }
+}
+
+/// The operations benchmarked for an algorithm; none for key derivation, which is not a
+/// throughput primitive.
+pub fn operations(algorithm: Algorithm) -> &'static [Operation] {
+    match algorithm.family() {
+        Family::Aead => &[Operation::Seal],
+        Family::Cipher => &[Operation::Encrypt],
+        Family::Digest => &[Operation::Digest],
+        Family::Mac => &[Operation::Mac],
+        Family::Random => &[Operation::Generate],
+        Family::Signature => &[Operation::Keygen, Operation::Sign, Operation::Verify],
+        Family::KeyAgreement => &[Operation::Keygen, Operation::Derive],
+        Family::Kem => &[
+            Operation::Keygen,
+            Operation::Encapsulate,
+            Operation::Decapsulate,
+        ],
+        _ => &[],
+    }
+}
+
+/// A prepared measurement: each call performs one operation.
+pub type Work = Box<dyn FnMut() -> Result<(), String>>;
+
+const MESSAGE: &[u8] = b"Regula benchmark message: 64 bytes of data to sign and to verify.";
+/// RSA keys in the benchmark: the common TLS size and OpenSSL `speed rsa2048`'s.
+const RSA_BITS: u32 = 2048;
+
+fn key_len(algorithm: Algorithm) -> usize {
+    match algorithm {
+        Algorithm::Aes128Gcm
+        | Algorithm::Aes128Ctr
+        | Algorithm::Aes128Cbc
+        | Algorithm::Aes128Cmac => 16,
+        Algorithm::HmacSha224
+        | Algorithm::HmacSha256
+        | Algorithm::HmacSha384
+        | Algorithm::HmacSha512 => 32,
+        _ => 32,
+    }
+}
+
+fn failed(what: &str) -> impl Fn(regula::Error) -> String + '_ {
+    move |error| format!("{what}: {error}")
+}
+
+/// The operation through Regula's public API, policy check and indicator included. `Err`
+/// explains why it cannot run (e.g. the policy refuses it).
+pub fn regula(
+    module: &Module,
+    algorithm: Algorithm,
+    operation: Operation,
+    size: usize,
+) -> Result<Work, String> {
+    let key = vec![0x5a; key_len(algorithm)];
+    let data = vec![0xa5; size];
+    let fail = failed(algorithm.name());
+    Ok(match operation {
+        Operation::Seal => {
+            let key = module.aead_key(algorithm, &key).map_err(&fail)?;
+            let mut buffer = data;
+            Box::new(move || {
+                key.seal_in_place(&[], &mut buffer)
+                    .map_err(|error| error.to_string())?;
+                buffer.truncate(size);
+                Ok(())
+            })
+        }
+        Operation::Encrypt => {
+            let key = module.cipher_key(algorithm, &key).map_err(&fail)?;
+            let iv = [7u8; 16];
+            Box::new(move || {
+                key.encrypt(Some(&iv), &data)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Digest => {
+            module.digest(algorithm, &data).map_err(&fail)?;
+            let module = module.clone();
+            Box::new(move || {
+                module
+                    .digest(algorithm, &data)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Mac => {
+            let key = module.mac_key(algorithm, &key).map_err(&fail)?;
+            Box::new(move || key.sign(&data).map(drop).map_err(|error| error.to_string()))
+        }
+        Operation::Generate => {
+            let module = module.clone();
+            let mut buffer = data;
+            module.fill_random(&mut buffer).map_err(&fail)?;
+            Box::new(move || {
+                module
+                    .fill_random(&mut buffer)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Keygen => {
+            let module = module.clone();
+            let family = algorithm.family();
+            let generate = move || -> Result<(), regula::Error> {
+                match family {
+                    Family::Signature => module
+                        .generate_signing_key(algorithm, Some(RSA_BITS))
+                        .map(drop),
+                    Family::KeyAgreement => module.generate_agreement_key(algorithm).map(drop),
+                    _ => module.generate_kem_key(algorithm).map(drop),
+                }
+            };
+            generate().map_err(&fail)?;
+            Box::new(move || generate().map_err(|error| error.to_string()))
+        }
+        Operation::Sign => {
+            let key = module
+                .generate_signing_key(algorithm, Some(RSA_BITS))
+                .map_err(&fail)?
+                .into_value();
+            Box::new(move || {
+                key.sign(MESSAGE)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Verify => {
+            let key = module
+                .generate_signing_key(algorithm, Some(RSA_BITS))
+                .map_err(&fail)?
+                .into_value();
+            let public_key = key.public_key_der().map_err(&fail)?;
+            let signature = key.sign(MESSAGE).map_err(&fail)?.into_value();
+            let module = module.clone();
+            Box::new(move || {
+                module
+                    .verify(algorithm, &public_key, MESSAGE, &signature)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Derive => {
+            let own = module
+                .generate_agreement_key(algorithm)
+                .map_err(&fail)?
+                .into_value();
+            let peer = module
+                .generate_agreement_key(algorithm)
+                .map_err(&fail)?
+                .into_value();
+            let peer_public = peer.public_key().map_err(&fail)?;
+            Box::new(move || {
+                own.agree(&peer_public)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Encapsulate => {
+            let key = module
+                .generate_kem_key(algorithm)
+                .map_err(&fail)?
+                .into_value();
+            let public_key = key.encapsulation_key().map_err(&fail)?;
+            let module = module.clone();
+            Box::new(move || {
+                module
+                    .encapsulate(algorithm, &public_key)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Decapsulate => {
+            let key = module
+                .generate_kem_key(algorithm)
+                .map_err(&fail)?
+                .into_value();
+            let public_key = key.encapsulation_key().map_err(&fail)?;
+            let ciphertext = module
+                .encapsulate(algorithm, &public_key)
+                .map_err(&fail)?
+                .into_value()
+                .ciphertext;
+            Box::new(move || {
+                key.decapsulate(&ciphertext)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+    })
+}
+
+fn raw_failed(what: &'static str) -> impl Fn(aws_lc_rs::error::Unspecified) -> String {
+    move |_| format!("aws-lc-rs {what} failed")
+}
+
+/// The same operation on aws-lc-rs directly, as an application without Regula would call it.
+pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Work, String> {
+    let key = vec![0x5a; key_len(algorithm)];
+    let data = vec![0xa5; size];
+    let unsupported = || {
+        Err(format!(
+            "no raw aws-lc-rs equivalent for {} {}",
+            algorithm.name(),
+            operation.name()
+        ))
+    };
+    Ok(match (operation, algorithm) {
+        (Operation::Seal, Algorithm::Aes128Gcm | Algorithm::Aes256Gcm) => {
+            let aws = if algorithm == Algorithm::Aes128Gcm {
+                &aead::AES_128_GCM
+            } else {
+                &aead::AES_256_GCM
+            };
+            let key = RandomizedNonceKey::new(aws, &key).map_err(raw_failed("key"))?;
+            let mut buffer = data;
+            Box::new(move || {
+                key.seal_in_place_append_tag(Aad::empty(), &mut buffer)
+                    .map_err(raw_failed("seal"))?;
+                buffer.truncate(size);
+                Ok(())
+            })
+        }
+        (Operation::Seal, Algorithm::ChaCha20Poly1305) => {
+            let key = LessSafeKey::new(
+                UnboundKey::new(&aead::CHACHA20_POLY1305, &key).map_err(raw_failed("key"))?,
+            );
+            let mut buffer = data;
+            Box::new(move || {
+                let mut nonce = [0u8; 12];
+                rand::fill(&mut nonce).map_err(raw_failed("rand"))?;
+                key.seal_in_place_append_tag(
+                    Nonce::assume_unique_for_key(nonce),
+                    Aad::empty(),
+                    &mut buffer,
+                )
+                .map_err(raw_failed("seal"))?;
+                buffer.truncate(size);
+                Ok(())
+            })
+        }
+        (Operation::Encrypt, _) => {
+            let aes = if key_len(algorithm) == 16 {
+                &aws_lc_rs::cipher::AES_128
+            } else {
+                &aws_lc_rs::cipher::AES_256
+            };
+            let unbound = UnboundCipherKey::new(aes, &key).map_err(raw_failed("key"))?;
+            let iv = [7u8; 16];
+            let context = move || EncryptionContext::Iv128(FixedLength::from(iv));
+            match algorithm {
+                Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => {
+                    let key = EncryptingKey::ctr(unbound).map_err(raw_failed("key"))?;
+                    Box::new(move || {
+                        let mut buffer = data.clone();
+                        key.less_safe_encrypt(&mut buffer, context())
+                            .map(drop)
+                            .map_err(raw_failed("encrypt"))
+                    })
+                }
+                _ => {
+                    let key =
+                        PaddedBlockEncryptingKey::cbc_pkcs7(unbound).map_err(raw_failed("key"))?;
+                    Box::new(move || {
+                        let mut buffer = data.clone();
+                        key.less_safe_encrypt(&mut buffer, context())
+                            .map(drop)
+                            .map_err(raw_failed("encrypt"))
+                    })
+                }
+            }
+        }
+        (Operation::Digest, _) => {
+            let aws = match algorithm {
+                Algorithm::Sha1 => &digest::SHA1_FOR_LEGACY_USE_ONLY,
+                Algorithm::Sha224 => &digest::SHA224,
+                Algorithm::Sha256 => &digest::SHA256,
+                Algorithm::Sha384 => &digest::SHA384,
+                Algorithm::Sha512 => &digest::SHA512,
+                Algorithm::Sha3_256 => &digest::SHA3_256,
+                Algorithm::Sha3_384 => &digest::SHA3_384,
+                Algorithm::Sha3_512 => &digest::SHA3_512,
+                _ => return unsupported(),
+            };
+            Box::new(move || {
+                std::hint::black_box(digest::digest(aws, &data));
+                Ok(())
+            })
+        }
+        (Operation::Mac, Algorithm::Aes128Cmac | Algorithm::Aes256Cmac) => {
+            let aws = if algorithm == Algorithm::Aes128Cmac {
+                cmac::AES_128
+            } else {
+                cmac::AES_256
+            };
+            let key = cmac::Key::new(aws, &key).map_err(raw_failed("key"))?;
+            Box::new(move || {
+                cmac::sign(&key, &data)
+                    .map(drop)
+                    .map_err(raw_failed("cmac"))
+            })
+        }
+        (Operation::Mac, _) => {
+            let aws = match algorithm {
+                Algorithm::HmacSha224 => hmac::HMAC_SHA224,
+                Algorithm::HmacSha256 => hmac::HMAC_SHA256,
+                Algorithm::HmacSha384 => hmac::HMAC_SHA384,
+                Algorithm::HmacSha512 => hmac::HMAC_SHA512,
+                _ => return unsupported(),
+            };
+            let key = hmac::Key::new(aws, &key);
+            Box::new(move || {
+                std::hint::black_box(hmac::sign(&key, &data));
+                Ok(())
+            })
+        }
+        (Operation::Generate, _) => {
+            let mut buffer = data;
+            Box::new(move || rand::fill(&mut buffer).map_err(raw_failed("rand")))
+        }
+        (Operation::Sign | Operation::Verify | Operation::Keygen, _) => {
+            raw_signature(algorithm, operation)?
+        }
+        (Operation::Derive, _) => {
+            let aws = agreement_algorithm(algorithm).ok_or("not a key-agreement algorithm")?;
+            let own = agreement::PrivateKey::generate(aws).map_err(raw_failed("keygen"))?;
+            let peer = agreement::PrivateKey::generate(aws).map_err(raw_failed("keygen"))?;
+            let peer_public = peer
+                .compute_public_key()
+                .map_err(raw_failed("public key"))?
+                .as_ref()
+                .to_vec();
+            Box::new(move || {
+                agreement::agree(
+                    &own,
+                    agreement::UnparsedPublicKey::new(aws, &peer_public),
+                    "aws-lc-rs agree failed".to_string(),
+                    |secret| {
+                        std::hint::black_box(secret);
+                        Ok(())
+                    },
+                )
+            })
+        }
+        (Operation::Encapsulate | Operation::Decapsulate, _) => {
+            let aws = kem_algorithm(algorithm).ok_or("not a KEM algorithm")?;
+            let key = kem::DecapsulationKey::generate(aws).map_err(raw_failed("keygen"))?;
+            let public_key = key.encapsulation_key().map_err(raw_failed("public key"))?;
+            if operation == Operation::Encapsulate {
+                Box::new(move || {
+                    public_key
+                        .encapsulate()
+                        .map(drop)
+                        .map_err(raw_failed("encapsulate"))
+                })
+            } else {
+                let (ciphertext, _) = public_key
+                    .encapsulate()
+                    .map_err(raw_failed("encapsulate"))?;
+                let ciphertext = ciphertext.as_ref().to_vec();
+                Box::new(move || {
+                    key.decapsulate(kem::Ciphertext::from(ciphertext.as_slice()))
+                        .map(drop)
+                        .map_err(raw_failed("decapsulate"))
+                })
+            }
+        }
+        _ => return unsupported(),
+    })
+}
+
+fn agreement_algorithm(algorithm: Algorithm) -> Option<&'static agreement::Algorithm> {
+    match algorithm {
+        Algorithm::EcdhP256 => Some(&agreement::ECDH_P256),
+        Algorithm::EcdhP384 => Some(&agreement::ECDH_P384),
+        Algorithm::X25519 => Some(&agreement::X25519),
+        _ => None,
+    }
+}
+
+fn kem_algorithm(algorithm: Algorithm) -> Option<&'static kem::Algorithm> {
+    match algorithm {
+        Algorithm::MlKem768 => Some(&kem::ML_KEM_768),
+        Algorithm::MlKem1024 => Some(&kem::ML_KEM_1024),
+        _ => None,
+    }
+}
+
+fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, String> {
+    if operation == Operation::Keygen {
+        if let Some(aws) = agreement_algorithm(algorithm) {
+            return Ok(Box::new(move || {
+                agreement::PrivateKey::generate(aws)
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            }));
+        }
+        if let Some(aws) = kem_algorithm(algorithm) {
+            return Ok(Box::new(move || {
+                kem::DecapsulationKey::generate(aws)
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            }));
+        }
+    }
+    use signature as s;
+    let rng = rand::SystemRandom::new();
+    enum Signer {
+        Ecdsa(&'static s::EcdsaSigningAlgorithm),
+        Ed25519,
+        Rsa(&'static dyn s::RsaEncoding),
+    }
+    let (signer, verification): (Signer, &'static dyn s::VerificationAlgorithm) = match algorithm {
+        Algorithm::EcdsaP256 => (
+            Signer::Ecdsa(&s::ECDSA_P256_SHA256_ASN1_SIGNING),
+            &s::ECDSA_P256_SHA256_ASN1,
+        ),
+        Algorithm::EcdsaP384 => (
+            Signer::Ecdsa(&s::ECDSA_P384_SHA384_ASN1_SIGNING),
+            &s::ECDSA_P384_SHA384_ASN1,
+        ),
+        Algorithm::Ed25519 => (Signer::Ed25519, &s::ED25519),
+        Algorithm::RsaPssSha256 => (
+            Signer::Rsa(&s::RSA_PSS_SHA256),
+            &s::RSA_PSS_2048_8192_SHA256,
+        ),
+        Algorithm::RsaPssSha384 => (
+            Signer::Rsa(&s::RSA_PSS_SHA384),
+            &s::RSA_PSS_2048_8192_SHA384,
+        ),
+        Algorithm::RsaPssSha512 => (
+            Signer::Rsa(&s::RSA_PSS_SHA512),
+            &s::RSA_PSS_2048_8192_SHA512,
+        ),
+        Algorithm::RsaPkcs1Sha256 => (
+            Signer::Rsa(&s::RSA_PKCS1_SHA256),
+            &s::RSA_PKCS1_2048_8192_SHA256,
+        ),
+        Algorithm::RsaPkcs1Sha384 => (
+            Signer::Rsa(&s::RSA_PKCS1_SHA384),
+            &s::RSA_PKCS1_2048_8192_SHA384,
+        ),
+        Algorithm::RsaPkcs1Sha512 => (
+            Signer::Rsa(&s::RSA_PKCS1_SHA512),
+            &s::RSA_PKCS1_2048_8192_SHA512,
+        ),
+        _ => {
+            return Err(format!(
+                "no raw aws-lc-rs equivalent for {}",
+                algorithm.name()
+            ));
+        }
+    };
+    let sign: Box<dyn Fn() -> Result<Vec<u8>, String>>;
+    let public_key: Vec<u8>;
+    let keygen: Work;
+    match signer {
+        Signer::Ecdsa(aws) => {
+            let key = EcdsaKeyPair::generate(aws).map_err(raw_failed("keygen"))?;
+            public_key = key.public_key().as_ref().to_vec();
+            sign = Box::new(move || {
+                Ok(key
+                    .sign(&rng, MESSAGE)
+                    .map_err(raw_failed("sign"))?
+                    .as_ref()
+                    .to_vec())
+            });
+            keygen = Box::new(move || {
+                EcdsaKeyPair::generate(aws)
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            });
+        }
+        Signer::Ed25519 => {
+            let key = Ed25519KeyPair::generate().map_err(raw_failed("keygen"))?;
+            public_key = key.public_key().as_ref().to_vec();
+            sign = Box::new(move || Ok(key.sign(MESSAGE).as_ref().to_vec()));
+            keygen = Box::new(|| {
+                Ed25519KeyPair::generate()
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            });
+        }
+        Signer::Rsa(encoding) => {
+            let key = RsaKeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048)
+                .map_err(raw_failed("keygen"))?;
+            public_key = key.public_key().as_ref().to_vec();
+            sign = Box::new(move || {
+                let mut signature = vec![0u8; key.public_modulus_len()];
+                key.sign(encoding, &rng, MESSAGE, &mut signature)
+                    .map_err(raw_failed("sign"))?;
+                Ok(signature)
+            });
+            keygen = Box::new(|| {
+                RsaKeyPair::generate(aws_lc_rs::rsa::KeySize::Rsa2048)
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            });
+        }
+    }
+    Ok(match operation {
+        Operation::Keygen => keygen,
+        Operation::Sign => Box::new(move || sign().map(drop)),
+        _ => {
+            let signature = sign()?;
+            Box::new(move || {
+                UnparsedPublicKey::new(verification, &public_key)
+                    .verify(MESSAGE, &signature)
+                    .map_err(|_| "aws-lc-rs verify failed".to_string())
+            })
+        }
+    })
+}
