@@ -869,3 +869,91 @@ fn help_documents_exit_codes() {
         );
     }
 }
+
+#[test]
+fn bench_json_rows_let_a_script_compute_ratios() {
+    let output = run(
+        &[
+            "bench",
+            "--alg",
+            "sha256,ed25519",
+            "--sizes",
+            "16,64",
+            "--seconds",
+            "0.01",
+            "--runs",
+            "2",
+            "--compare",
+            "raw",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    let find =
+        |algorithm: &str, operation: &str, bytes: serde_json::Value, implementation: &str| {
+            rows.iter().find(|row| {
+                row["algorithm"] == algorithm
+                    && row["operation"] == operation
+                    && row["bytes"] == bytes
+                    && row["impl"] == implementation
+            })
+        };
+    for bytes in [16, 64] {
+        let ours = find("sha256", "digest", bytes.into(), "regula").expect("regula row");
+        let raw = find("sha256", "digest", bytes.into(), "raw").expect("raw row");
+        assert_eq!(ours["unit"], "MB/s");
+        assert_eq!(ours["runs"], 2);
+        assert!(ours["median"].as_f64().unwrap() > 0.0 && raw["median"].as_f64().unwrap() > 0.0);
+        assert!(
+            ours["min"].as_f64() <= ours["median"].as_f64()
+                && ours["median"].as_f64() <= ours["max"].as_f64()
+        );
+    }
+    let sign = find("ed25519", "sign", serde_json::Value::Null, "regula")
+        .expect("public-key rows have no size");
+    assert_eq!(sign["unit"], "ops/s");
+}
+
+#[test]
+fn bench_argument_errors_exit_2() {
+    assert_fails(
+        &run(&["bench", "--alg", "sha-256"], b""),
+        2,
+        "unknown algorithm `sha-256`",
+    );
+    assert_fails(
+        &run(&["bench", "--alg", "sha256", "--compare", "boringssl"], b""),
+        2,
+        "unknown peer `boringssl`",
+    );
+    assert_fails(
+        &run(&["bench", "--alg", "sha256", "--seconds", "0"], b""),
+        2,
+        "--seconds",
+    );
+    assert_fails(
+        &run(&["bench", "--alg", "sha256", "--sizes", "0"], b""),
+        2,
+        "--sizes",
+    );
+    let output = run(
+        &[
+            "bench",
+            "--alg",
+            "sha256",
+            "--sizes",
+            "16",
+            "--seconds",
+            "0.01",
+            "--runs",
+            "1",
+            "--plot",
+            "out.png",
+        ],
+        b"",
+    );
+    assert_fails(&output, 2, "ending in .svg");
+}
