@@ -20,7 +20,7 @@ fn color(implementation: Impl) -> RGBColor {
     COLORS[implementation as usize % COLORS.len()]
 }
 
-/// Writes the SVG chart. Public-key rows (no buffer size) are not plotted.
+/// Writes the SVG chart to `path` (which must end in `.svg`).
 pub fn svg(report: &Report, path: &Path) -> Result<(), String> {
     if path.extension().and_then(|extension| extension.to_str()) != Some("svg") {
         return Err(format!(
@@ -28,6 +28,14 @@ pub fn svg(report: &Report, path: &Path) -> Result<(), String> {
             path.display()
         ));
     }
+    let drawing = svg_string(report)?;
+    std::fs::write(path, drawing)
+        .map_err(|error| format!("cannot write {}: {error}", path.display()))
+}
+
+/// The SVG chart as text, e.g. to inline in an HTML report. Public-key rows (no buffer size)
+/// are not plotted.
+pub fn svg_string(report: &Report) -> Result<String, String> {
     let panels: Vec<(String, crate::Operation)> = report
         .rows
         .iter()
@@ -42,70 +50,77 @@ pub fn svg(report: &Report, path: &Path) -> Result<(), String> {
     let columns = panels.len().min(3);
     let rows = panels.len().div_ceil(columns);
     let size = (420 * columns as u32, 300 * rows as u32);
-    let root = SVGBackend::new(path, size).into_drawing_area();
-    let draw_error =
-        |error: DrawingAreaErrorKind<_>| format!("cannot draw {}: {error}", path.display());
-    root.fill(&WHITE).map_err(draw_error)?;
-    for ((algorithm, operation), area) in panels.iter().zip(root.split_evenly((rows, columns))) {
-        let rows: Vec<_> = report
-            .rows
-            .iter()
-            .filter(|row| {
-                &row.algorithm == algorithm && row.operation == *operation && row.bytes.is_some()
-            })
-            .collect();
-        let max_bytes = rows.iter().filter_map(|row| row.bytes).max().unwrap_or(16) as f64;
-        let min_bytes = rows.iter().filter_map(|row| row.bytes).min().unwrap_or(16) as f64;
-        let max_rate = rows.iter().map(|row| row.max).fold(1.0, f64::max) * 1.1;
-        let mut chart = ChartBuilder::on(&area)
-            .caption(
-                format!("{algorithm} {} (MB/s)", operation.name()),
-                ("sans-serif", 16),
-            )
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(50)
-            .build_cartesian_2d((min_bytes..max_bytes * 1.05).log_scale(), 0.0..max_rate)
-            .map_err(draw_error)?;
-        chart
-            .configure_mesh()
-            .x_desc("bytes")
-            .x_label_formatter(&|bytes| format!("{bytes:.0}"))
-            .draw()
-            .map_err(draw_error)?;
-        let implementations: BTreeSet<Impl> = rows.iter().map(|row| row.implementation).collect();
-        for implementation in implementations {
-            let mut points: Vec<(f64, f64)> = rows
+    let mut drawing = String::new();
+    {
+        let root = SVGBackend::with_string(&mut drawing, size).into_drawing_area();
+        let draw_error = |error: DrawingAreaErrorKind<_>| format!("cannot draw the chart: {error}");
+        root.fill(&WHITE).map_err(draw_error)?;
+        for ((algorithm, operation), area) in panels.iter().zip(root.split_evenly((rows, columns)))
+        {
+            let rows: Vec<_> = report
+                .rows
                 .iter()
-                .filter(|row| row.implementation == implementation)
-                .map(|row| (row.bytes.unwrap_or(0) as f64, row.median))
+                .filter(|row| {
+                    &row.algorithm == algorithm
+                        && row.operation == *operation
+                        && row.bytes.is_some()
+                })
                 .collect();
-            points.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let style = color(implementation);
-            chart
-                .draw_series(LineSeries::new(points.clone(), style.stroke_width(2)))
-                .map_err(draw_error)?
-                .label(implementation.name())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], style.stroke_width(2))
-                });
-            chart
-                .draw_series(
-                    points
-                        .into_iter()
-                        .map(|point| Circle::new(point, 3, style.filled())),
+            let max_bytes = rows.iter().filter_map(|row| row.bytes).max().unwrap_or(16) as f64;
+            let min_bytes = rows.iter().filter_map(|row| row.bytes).min().unwrap_or(16) as f64;
+            let max_rate = rows.iter().map(|row| row.max).fold(1.0, f64::max) * 1.1;
+            let mut chart = ChartBuilder::on(&area)
+                .caption(
+                    format!("{algorithm} {} (MB/s)", operation.name()),
+                    ("sans-serif", 16),
                 )
+                .margin(8)
+                .x_label_area_size(30)
+                .y_label_area_size(50)
+                .build_cartesian_2d((min_bytes..max_bytes * 1.05).log_scale(), 0.0..max_rate)
+                .map_err(draw_error)?;
+            chart
+                .configure_mesh()
+                .x_desc("bytes")
+                .x_label_formatter(&|bytes| format!("{bytes:.0}"))
+                .draw()
+                .map_err(draw_error)?;
+            let implementations: BTreeSet<Impl> =
+                rows.iter().map(|row| row.implementation).collect();
+            for implementation in implementations {
+                let mut points: Vec<(f64, f64)> = rows
+                    .iter()
+                    .filter(|row| row.implementation == implementation)
+                    .map(|row| (row.bytes.unwrap_or(0) as f64, row.median))
+                    .collect();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                let style = color(implementation);
+                chart
+                    .draw_series(LineSeries::new(points.clone(), style.stroke_width(2)))
+                    .map_err(draw_error)?
+                    .label(implementation.name())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], style.stroke_width(2))
+                    });
+                chart
+                    .draw_series(
+                        points
+                            .into_iter()
+                            .map(|point| Circle::new(point, 3, style.filled())),
+                    )
+                    .map_err(draw_error)?;
+            }
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.8))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::UpperLeft)
+                .draw()
                 .map_err(draw_error)?;
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(draw_error)?;
+        root.present().map_err(draw_error)?;
     }
-    root.present().map_err(draw_error)
+    Ok(drawing)
 }
 
 #[cfg(test)]

@@ -16,11 +16,21 @@ const ALLOWED: &[&str] = &[
 #[test]
 fn regula_depends_only_on_the_allow_list() {
     let output = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("cargo metadata runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let metadata: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let regula = metadata["packages"]
         .as_array()
@@ -36,5 +46,8 @@ fn regula_depends_only_on_the_allow_list() {
         .map(|dependency| dependency["name"].as_str().unwrap())
         .collect();
     normal.sort_unstable();
-    assert_eq!(normal, ALLOWED, "regula's dependencies changed: review the module boundary");
+    assert_eq!(
+        normal, ALLOWED,
+        "regula's dependencies changed: review the module boundary"
+    );
 }

@@ -1,0 +1,409 @@
+//! Fail-closed behaviour, end to end: for every self-test in `regula::selftest::list()`, a
+//! child process of this test binary runs with `REGULA_BREAK_SELFTEST=<name>` and checks that
+//! the module refuses everything (CASTs at load; PCTs from the first key generation of a
+//! covered algorithm on). Go's `failfipscast` loop is the model.
+//!
+//! The child test is a no-op without the variable; the parent checks that it really ran by
+//! looking for its marker line on stdout.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::process::Command;
+use std::time::Instant;
+
+use common::{exercise, unhex};
+use regula::selftest::{self, SelfTestKind};
+use regula::{
+    Algorithm, BREAK_SELFTEST_ENV, Error, Family, IndicatorState, Module, ModuleState, Policy,
+    Profile,
+};
+
+/// The child test's name, for `--exact`.
+const CHILD: &str = "child_with_broken_selftest";
+/// For a PCT: the algorithm whose key generation must trip it.
+const ENV_ALGORITHM: &str = "REGULA_TEST_PCT_ALGORITHM";
+/// The built-in profile the child loads (default: `default`, which serves everything).
+const ENV_PROFILE: &str = "REGULA_TEST_PROFILE";
+/// `operational` when the broken test must not run at all under the child's profile.
+const ENV_EXPECT: &str = "REGULA_TEST_EXPECT";
+const MARKER: &str = "REGULA-BREAK-SELFTEST-CHILD-OK";
+
+/// RFC 8410 PKCS#8 of the RFC 8032 test 1 seed: a key to import in the error state.
+const ED25519_PKCS8: &str = "302e020100300506032b657004220420\
+                             9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60";
+
+fn assert_in_error_state(error: Error, name: &str, what: &str) {
+    assert_eq!(
+        error,
+        Error::ModuleInErrorState {
+            failed_test: name.to_string()
+        },
+        "{what}"
+    );
+}
+
+/// Every entry point of every family refuses with `ModuleInErrorState` naming the test.
+fn assert_refuses_everything(module: &Module, name: &str) {
+    assert_eq!(module.state(), ModuleState::Error);
+    assert_eq!(module.failed_test(), Some(name));
+    for algorithm in Algorithm::ALL {
+        match exercise(module, algorithm) {
+            Err(error) => assert_in_error_state(error, name, algorithm.name()),
+            Ok(indicators) => panic!("{algorithm} was served in the error state: {indicators:?}"),
+        }
+    }
+    let refusals: Vec<(&str, Error)> = vec![
+        (
+            "digest_context",
+            // DigestContext has no Debug, so no unwrap_err.
+            module
+                .digest_context(Algorithm::Sha256)
+                .err()
+                .expect("digest_context refused"),
+        ),
+        (
+            "signing_key_from_pkcs8",
+            module
+                .signing_key_from_pkcs8(Algorithm::Ed25519, &unhex(ED25519_PKCS8))
+                .unwrap_err(),
+        ),
+        (
+            "verify",
+            module
+                .verify(Algorithm::Ed25519, &[0; 32], b"", &[0; 64])
+                .unwrap_err(),
+        ),
+        (
+            "encapsulate",
+            module
+                .encapsulate(Algorithm::MlKem768, &[0; 1184])
+                .unwrap_err(),
+        ),
+        ("fill_random", module.fill_random(&mut [0; 8]).unwrap_err()),
+    ];
+    for (what, error) in refusals {
+        assert_in_error_state(error, name, what);
+    }
+    // Other handles on the same module refuse too.
+    let scope = module.scope();
+    assert_in_error_state(
+        scope.digest(Algorithm::Sha256, b"abc").unwrap_err(),
+        name,
+        "a fresh scope",
+    );
+    assert_eq!(scope.indicator_state(), IndicatorState::Unset);
+}
+
+fn generate(module: &Module, algorithm: Algorithm) -> Result<(), Error> {
+    match algorithm.family() {
+        Family::Signature => module.generate_signing_key(algorithm, Some(2048)).map(drop),
+        Family::KeyAgreement => module.generate_agreement_key(algorithm).map(drop),
+        Family::Kem => module.generate_kem_key(algorithm).map(drop),
+        other => panic!("{algorithm} ({other}) has no key generation"),
+    }
+}
+
+fn child_cast(module: &Module, name: &str) {
+    assert_eq!(
+        module.state(),
+        ModuleState::Error,
+        "CAST {name} did not fail"
+    );
+    assert_eq!(module.failed_test(), Some(name));
+    let results = module.self_test_results();
+    let broken: Vec<_> = results.iter().filter(|result| !result.passed).collect();
+    assert_eq!(broken.len(), 1, "{results:?}");
+    assert_eq!(broken[0].name, name);
+    assert_refuses_everything(module, name);
+    assert!(module.counters().is_empty());
+    assert_eq!(module.indicator_state(), IndicatorState::Unset);
+}
+
+/// A generated key of `family` whose generation does not run the PCT under test.
+fn unrelated(family: Family, covered: &[Algorithm]) -> Option<Algorithm> {
+    Algorithm::ALL
+        .into_iter()
+        .find(|algorithm| algorithm.family() == family && !covered.contains(algorithm))
+}
+
+fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algorithm]) {
+    assert_eq!(
+        module.state(),
+        ModuleState::Operational,
+        "PCT {name} at load"
+    );
+    assert_eq!(module.failed_test(), None);
+    assert!(
+        module
+            .self_test_results()
+            .iter()
+            .all(|result| result.passed)
+    );
+    // Services work until the PCT runs, including key generation not covered by it.
+    module.digest(Algorithm::Sha256, b"abc").unwrap();
+    let signature_algorithm = unrelated(Family::Signature, covered).expect("a signature");
+    let earlier_key = module
+        .generate_signing_key(signature_algorithm, Some(2048))
+        .unwrap()
+        .into_value();
+    earlier_key.sign(b"before").unwrap();
+    // Keys and contexts bound before the failure.
+    let mut digest = module.digest_context(Algorithm::Sha256).unwrap();
+    digest.update(b"started before the failure");
+    let mac = module.mac_key(Algorithm::HmacSha256, &[1; 32]).unwrap();
+    let aead = module.aead_key(Algorithm::Aes256Gcm, &[2; 32]).unwrap();
+    let sealed = aead.seal(b"", b"before").unwrap().into_value();
+    let cipher = module.cipher_key(Algorithm::Aes128Cbc, &[3; 16]).unwrap();
+    let encrypted = cipher.encrypt(None, b"before").unwrap().into_value();
+    let agreement = unrelated(Family::KeyAgreement, covered)
+        .map(|other| module.generate_agreement_key(other).unwrap().into_value());
+    let kem = unrelated(Family::Kem, covered)
+        .map(|other| module.generate_kem_key(other).unwrap().into_value());
+
+    let error = generate(module, algorithm).unwrap_err();
+    assert_in_error_state(error, name, "the key generation that ran the PCT");
+
+    assert_in_error_state(digest.finish().unwrap_err(), name, "digest started before");
+    assert_in_error_state(mac.sign(b"m").unwrap_err(), name, "mac key");
+    assert_in_error_state(aead.seal(b"", b"m").unwrap_err(), name, "aead seal");
+    let mut buffer = sealed.ciphertext.clone();
+    assert_in_error_state(
+        aead.open_in_place(&sealed.nonce, b"", &mut buffer)
+            .unwrap_err(),
+        name,
+        "aead open",
+    );
+    assert!(
+        buffer.is_empty(),
+        "no plaintext released in the error state"
+    );
+    assert_in_error_state(
+        cipher
+            .decrypt(&encrypted.iv, &encrypted.ciphertext)
+            .unwrap_err(),
+        name,
+        "cipher decrypt",
+    );
+    if let Some(agreement) = agreement {
+        let peer = agreement.public_key().unwrap();
+        assert_in_error_state(agreement.agree(&peer).unwrap_err(), name, "agree");
+    }
+    if let Some(kem) = kem {
+        assert_in_error_state(
+            kem.decapsulate(&[0; 1088]).unwrap_err(),
+            name,
+            "decapsulate",
+        );
+    }
+
+    assert_refuses_everything(module, name);
+    assert_in_error_state(
+        earlier_key.sign(b"after").unwrap_err(),
+        name,
+        "a key generated before the failure",
+    );
+    assert_in_error_state(
+        generate(module, algorithm).unwrap_err(),
+        name,
+        "a second key generation",
+    );
+}
+
+/// Runs only as a child of the tests below (see the module docs).
+#[test]
+fn child_with_broken_selftest() {
+    let Some(name) = std::env::var(BREAK_SELFTEST_ENV)
+        .ok()
+        .filter(|name| !name.is_empty())
+    else {
+        return;
+    };
+    let profile_name = std::env::var(ENV_PROFILE).unwrap_or_else(|_| "default".to_string());
+    let profile = Profile::from_name(&profile_name).expect("known profile");
+    let module = Module::load(Policy::builtin(profile));
+    let algorithm = std::env::var(ENV_ALGORITHM).ok();
+    if std::env::var(ENV_EXPECT).as_deref() == Ok("operational") {
+        assert_eq!(module.state(), ModuleState::Operational);
+        assert_eq!(module.failed_test(), None);
+    } else {
+        let info = selftest::list()
+            .into_iter()
+            .find(|info| info.name == name)
+            .unwrap_or_else(|| panic!("{name} is not in selftest::list()"));
+        match info.kind {
+            SelfTestKind::Cast => child_cast(&module, &name),
+            SelfTestKind::Pct => {
+                let algorithm = algorithm
+                    .as_deref()
+                    .and_then(Algorithm::from_name)
+                    .expect("PCT child needs an algorithm");
+                assert!(info.algorithms.contains(&algorithm));
+                child_pct(&module, &name, algorithm, &info.algorithms);
+            }
+        }
+    }
+    println!(
+        "{MARKER} {name} {} {profile_name}",
+        algorithm.as_deref().unwrap_or("-")
+    );
+}
+
+/// Spawns the child and checks it ran and passed.
+fn run_child(name: &str, algorithm: Option<Algorithm>, profile: &str, expect_operational: bool) {
+    let exe = std::env::current_exe().expect("current test binary");
+    let mut command = Command::new(exe);
+    command
+        .args(["--exact", CHILD, "--nocapture", "--test-threads=1"])
+        .env(BREAK_SELFTEST_ENV, name)
+        .env(ENV_PROFILE, profile)
+        .env_remove(ENV_ALGORITHM)
+        .env_remove(ENV_EXPECT);
+    if let Some(algorithm) = algorithm {
+        command.env(ENV_ALGORITHM, algorithm.name());
+    }
+    if expect_operational {
+        command.env(ENV_EXPECT, "operational");
+    }
+    let output = command.output().expect("spawn child test");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let label = format!(
+        "{name} / {} / {profile}",
+        algorithm.map_or("-", Algorithm::name)
+    );
+    assert!(
+        output.status.success(),
+        "child for {label} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    let marker = format!(
+        "{MARKER} {name} {} {profile}",
+        algorithm.map_or("-", Algorithm::name)
+    );
+    assert!(
+        // libtest prints "test NAME ... " before the child's output on the same line.
+        stdout.contains(&format!("{marker}\n")),
+        "child for {label} did not run its checks (no marker):\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn every_selftest_break_fails_closed() {
+    if std::env::var_os(BREAK_SELFTEST_ENV).is_some() {
+        return; // We are a child.
+    }
+    let tests = selftest::list();
+    let casts = tests
+        .iter()
+        .filter(|info| info.kind == SelfTestKind::Cast)
+        .count();
+    let pcts = tests.len() - casts;
+    assert!(casts > 0 && pcts > 0, "{tests:?}");
+    let started = Instant::now();
+    let mut children = 0;
+    for info in &tests {
+        assert!(!info.algorithms.is_empty(), "{} covers nothing", info.name);
+        match info.kind {
+            SelfTestKind::Cast => {
+                run_child(info.name, None, "default", false);
+                children += 1;
+            }
+            SelfTestKind::Pct => {
+                for &algorithm in &info.algorithms {
+                    run_child(info.name, Some(algorithm), "default", false);
+                    children += 1;
+                }
+            }
+        }
+    }
+    println!(
+        "{children} children ({casts} CASTs, {pcts} PCTs) in {:?}",
+        started.elapsed()
+    );
+}
+
+/// Every key-generating algorithm is covered by some PCT, and every algorithm by some CAST.
+#[test]
+fn every_algorithm_is_covered() {
+    let tests = selftest::list();
+    for algorithm in Algorithm::ALL {
+        let cast = tests
+            .iter()
+            .any(|info| info.kind == SelfTestKind::Cast && info.algorithms.contains(&algorithm));
+        assert!(cast, "{algorithm} has no CAST");
+        if matches!(
+            algorithm.family(),
+            Family::Signature | Family::KeyAgreement | Family::Kem
+        ) {
+            let pct = tests
+                .iter()
+                .any(|info| info.kind == SelfTestKind::Pct && info.algorithms.contains(&algorithm));
+            assert!(pct, "{algorithm} has no PCT");
+        }
+    }
+}
+
+/// A CAST only runs for what the policy serves, so breaking one the policy does not need
+/// leaves the module operational; an unknown name breaks nothing.
+#[test]
+fn breaking_a_test_the_policy_does_not_run_changes_nothing() {
+    if std::env::var_os(BREAK_SELFTEST_ENV).is_some() {
+        return;
+    }
+    for name in ["SHA-1", "CHACHA20-POLY1305", "X25519"] {
+        run_child(name, None, "fips-140-3", true);
+    }
+    run_child("AES-GCM", None, "gm", true);
+    run_child("NO-SUCH-TEST", None, "default", true);
+    // And the same break under a profile that serves the algorithm does fail.
+    run_child("SHA-1", None, "default", false);
+}
+
+/// Without a break every built-in profile loads operational, running exactly the CASTs for
+/// what it serves. Timing is printed, never asserted.
+#[test]
+fn no_break_is_operational_under_every_profile() {
+    if std::env::var_os(BREAK_SELFTEST_ENV).is_some() {
+        return;
+    }
+    let all_casts: BTreeSet<&str> = selftest::list()
+        .iter()
+        .filter(|info| info.kind == SelfTestKind::Cast)
+        .map(|info| info.name)
+        .collect();
+    // FIPS 140-3 serves neither SHA-1 (legacy), ChaCha20-Poly1305 nor X25519; GM/T serves
+    // nothing this module implements yet.
+    let fips_skips: BTreeSet<&str> = ["SHA-1", "CHACHA20-POLY1305", "X25519"].into();
+    for profile in Profile::ALL {
+        let started = Instant::now();
+        let module = Module::load(Policy::builtin(profile));
+        let elapsed = started.elapsed();
+        assert_eq!(module.state(), ModuleState::Operational, "{profile}");
+        assert_eq!(module.failed_test(), None);
+        let results = module.self_test_results();
+        assert!(results.iter().all(|result| result.passed), "{results:?}");
+        let ran: BTreeSet<&str> = results.iter().map(|result| result.name).collect();
+        assert_eq!(ran.len(), results.len(), "{profile}: a CAST ran twice");
+        let expected: BTreeSet<&str> = match profile {
+            Profile::Default => all_casts.clone(),
+            Profile::Fips1403 => all_casts.difference(&fips_skips).copied().collect(),
+            _ => BTreeSet::new(),
+        };
+        assert_eq!(ran, expected, "{profile}");
+        let micros: u64 = results.iter().map(|result| result.micros).sum();
+        let mut slowest: Vec<_> = results.iter().collect();
+        slowest.sort_by_key(|result| std::cmp::Reverse(result.micros));
+        let slowest: Vec<String> = slowest
+            .iter()
+            .take(3)
+            .map(|result| format!("{} {} µs", result.name, result.micros))
+            .collect();
+        println!(
+            "POST {profile}: {} CASTs, {micros} µs in the tests, {elapsed:?} for Module::load; \
+             slowest: {}",
+            results.len(),
+            slowest.join(", ")
+        );
+    }
+}
