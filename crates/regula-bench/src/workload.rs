@@ -89,6 +89,11 @@ const MESSAGE: &[u8] = b"Regula benchmark message: 64 bytes of data to sign and 
 /// RSA keys in the benchmark: the common TLS size and OpenSSL `speed rsa2048`'s.
 const RSA_BITS: u32 = 2048;
 
+/// The key-size argument of key generation: RSA's modulus, nothing for fixed-size keys.
+fn key_bits(algorithm: Algorithm) -> Option<u32> {
+    algorithm.name().starts_with("rsa-").then_some(RSA_BITS)
+}
+
 fn key_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Aes128Gcm
@@ -169,7 +174,7 @@ pub fn regula(
             let generate = move || -> Result<(), regula::Error> {
                 match family {
                     Family::Signature => module
-                        .generate_signing_key(algorithm, Some(RSA_BITS))
+                        .generate_signing_key(algorithm, key_bits(algorithm))
                         .map(drop),
                     Family::KeyAgreement => module.generate_agreement_key(algorithm).map(drop),
                     _ => module.generate_kem_key(algorithm).map(drop),
@@ -180,7 +185,7 @@ pub fn regula(
         }
         Operation::Sign => {
             let key = module
-                .generate_signing_key(algorithm, Some(RSA_BITS))
+                .generate_signing_key(algorithm, key_bits(algorithm))
                 .map_err(&fail)?
                 .into_value();
             Box::new(move || {
@@ -191,7 +196,7 @@ pub fn regula(
         }
         Operation::Verify => {
             let key = module
-                .generate_signing_key(algorithm, Some(RSA_BITS))
+                .generate_signing_key(algorithm, key_bits(algorithm))
                 .map_err(&fail)?
                 .into_value();
             let public_key = key.public_key_der().map_err(&fail)?;

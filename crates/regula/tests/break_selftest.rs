@@ -95,9 +95,16 @@ fn assert_refuses_everything(module: &Module, name: &str) {
     assert_eq!(scope.indicator_state(), IndicatorState::Unset);
 }
 
+/// The key size to ask for: RSA's modulus; fixed-size keys take none.
+fn rsa_bits(algorithm: Algorithm) -> Option<u32> {
+    algorithm.name().starts_with("rsa-").then_some(2048)
+}
+
 fn generate(module: &Module, algorithm: Algorithm) -> Result<(), Error> {
     match algorithm.family() {
-        Family::Signature => module.generate_signing_key(algorithm, Some(2048)).map(drop),
+        Family::Signature => module
+            .generate_signing_key(algorithm, rsa_bits(algorithm))
+            .map(drop),
         Family::KeyAgreement => module.generate_agreement_key(algorithm).map(drop),
         Family::Kem => module.generate_kem_key(algorithm).map(drop),
         other => panic!("{algorithm} ({other}) has no key generation"),
@@ -144,7 +151,7 @@ fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algor
     module.digest(Algorithm::Sha256, b"abc").unwrap();
     let signature_algorithm = unrelated(Family::Signature, covered).expect("a signature");
     let earlier_key = module
-        .generate_signing_key(signature_algorithm, Some(2048))
+        .generate_signing_key(signature_algorithm, rsa_bits(signature_algorithm))
         .unwrap()
         .into_value();
     earlier_key.sign(b"before").unwrap();
@@ -186,8 +193,13 @@ fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algor
         "cipher decrypt",
     );
     if let Some(agreement) = agreement {
-        let peer = agreement.public_key().unwrap();
-        assert_in_error_state(agreement.agree(&peer).unwrap_err(), name, "agree");
+        // Not even public keys leave a module in its error state.
+        assert_in_error_state(
+            agreement.public_key().unwrap_err(),
+            name,
+            "public key export",
+        );
+        assert_in_error_state(agreement.agree(&[4; 65]).unwrap_err(), name, "agree");
     }
     if let Some(kem) = kem {
         assert_in_error_state(
@@ -202,6 +214,16 @@ fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algor
         earlier_key.sign(b"after").unwrap_err(),
         name,
         "a key generated before the failure",
+    );
+    assert_in_error_state(
+        earlier_key.to_pkcs8_der().unwrap_err(),
+        name,
+        "private key export",
+    );
+    assert_in_error_state(
+        earlier_key.public_key_der().unwrap_err(),
+        name,
+        "public key export",
     );
     assert_in_error_state(
         generate(module, algorithm).unwrap_err(),
@@ -227,10 +249,18 @@ fn child_with_broken_selftest() {
         assert_eq!(module.state(), ModuleState::Operational);
         assert_eq!(module.failed_test(), None);
     } else {
-        let info = selftest::list()
-            .into_iter()
-            .find(|info| info.name == name)
-            .unwrap_or_else(|| panic!("{name} is not in selftest::list()"));
+        let Some(info) = selftest::list().into_iter().find(|info| info.name == name) else {
+            // A break switch naming no self-test fails closed, so a typo cannot make a
+            // failure-path test pass without testing anything.
+            assert_eq!(module.state(), ModuleState::Error);
+            assert!(module.failed_test().unwrap_or("").contains("unknown name"));
+            assert!(matches!(
+                module.digest(Algorithm::Sha256, b"abc"),
+                Err(Error::ModuleInErrorState { .. })
+            ));
+            println!("{MARKER} {name} - {profile_name}");
+            return;
+        };
         match info.kind {
             SelfTestKind::Cast => child_cast(&module, &name),
             SelfTestKind::Pct => {
@@ -355,7 +385,8 @@ fn breaking_a_test_the_policy_does_not_run_changes_nothing() {
         run_child(name, None, "fips-140-3", true);
     }
     run_child("AES-GCM", None, "gm", true);
-    run_child("NO-SUCH-TEST", None, "default", true);
+    // An unknown name is a typo, not a test the policy skips: it fails closed.
+    run_child("NO-SUCH-TEST", None, "default", false);
     // And the same break under a profile that serves the algorithm does fail.
     run_child("SHA-1", None, "default", false);
 }

@@ -109,6 +109,7 @@ pub fn run_sign(global: &GlobalOptions, args: SignArgs) -> Result<(), Failure> {
     let key_file = Zeroizing::new(input::read_all(&args.key)?);
     let pkcs8 = Zeroizing::new(input::pem_or_der(&key_file, &["PRIVATE KEY"], &args.key)?);
     let key = module.signing_key_from_pkcs8(algorithm, &pkcs8)?;
+    input::report(global, &key);
     let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
     let signature = key.sign(&message)?;
     input::report(global, &signature);

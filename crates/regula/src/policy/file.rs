@@ -55,7 +55,7 @@ impl std::error::Error for PolicyFileError {}
 #[serde(deny_unknown_fields)]
 struct PolicyFile {
     base: Spanned<String>,
-    name: Option<String>,
+    name: Option<Spanned<String>>,
     mode: Option<Spanned<String>>,
     allow: Option<Vec<Spanned<String>>>,
     #[serde(default)]
@@ -128,9 +128,20 @@ pub fn parse(text: &str, origin: &str) -> Result<Policy, PolicyFileError> {
     })?;
     let mut policy = Policy::builtin(profile);
     policy.origin = origin.to_string();
-    policy.name = file
-        .name
-        .unwrap_or_else(|| format!("{origin} (based on {profile})"));
+    policy.name = match file.name {
+        // Indicators carry the policy name; a file must not pass itself off as a built-in.
+        Some(name) if Profile::from_name(name.get_ref()).is_some() => {
+            return Err(error_at(
+                Some(name.span()),
+                format!(
+                    "name `{}` is a built-in profile's; choose another name",
+                    name.get_ref()
+                ),
+            ));
+        }
+        Some(name) => name.into_inner(),
+        None => format!("{origin} (based on {profile})"),
+    };
 
     if let Some(mode) = &file.mode {
         policy.mode = match mode.get_ref().as_str() {
@@ -322,6 +333,13 @@ mod tests {
 
         let error = parse("mode = \"strict\"\n", "bad.toml").unwrap_err();
         assert!(error.message.contains("base"), "{error}");
+    }
+
+    #[test]
+    fn a_file_cannot_take_a_built_in_name() {
+        let error = parse("base = \"default\"\nname = \"fips-140-3\"\n", "p.toml").unwrap_err();
+        assert_eq!(error.line, Some(2));
+        assert!(error.message.contains("built-in profile"), "{error}");
     }
 
     #[test]

@@ -64,6 +64,7 @@ impl AgreementKey {
 
     /// The public key: an uncompressed point (ECDH) or 32 bytes (X25519).
     pub fn public_key(&self) -> Result<Vec<u8>> {
+        self.module.ensure_operational()?;
         let public_key = self
             .key
             .compute_public_key()

@@ -40,6 +40,14 @@ impl Module {
     }
 }
 
+impl std::fmt::Debug for DigestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DigestContext")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
 impl DigestContext {
     pub fn update(&mut self, data: &[u8]) {
         self.context.update(data);

@@ -79,6 +79,7 @@ impl KemPrivateKey {
 
     /// The encoded encapsulation (public) key to hand to peers.
     pub fn encapsulation_key(&self) -> Result<Vec<u8>> {
+        self.module.ensure_operational()?;
         let key = self
             .key
             .encapsulation_key()

@@ -106,6 +106,14 @@ impl MacKey {
     }
 }
 
+impl std::fmt::Debug for MacContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MacContext")
+            .field("algorithm", &self.key.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
 impl MacContext<'_> {
     pub fn update(&mut self, data: &[u8]) -> Result<()> {
         match &mut self.context {

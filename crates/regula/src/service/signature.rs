@@ -67,9 +67,14 @@ impl Module {
         rsa_bits: Option<u32>,
     ) -> Result<Served<SigningKey>> {
         let scheme = awslc::signature(algorithm)?;
-        let key_bits = match scheme {
-            SignatureScheme::Rsa(..) => rsa_bits.unwrap_or(3072),
-            _ => curve_bits(algorithm),
+        let key_bits = match (scheme, rsa_bits) {
+            (SignatureScheme::Rsa(..), bits) => bits.unwrap_or(3072),
+            (_, None) => curve_bits(algorithm),
+            (_, Some(_)) => {
+                return Err(Error::invalid_input(format!(
+                    "a key size applies to RSA only, not to {algorithm}"
+                )));
+            }
         };
         let usage = Usage {
             key_bits: Some(key_bits),
@@ -104,9 +109,14 @@ impl Module {
         Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
     }
 
-    /// Imports a PKCS#8 (DER) private key for `algorithm`.
-    pub fn signing_key_from_pkcs8(&self, algorithm: Algorithm, pkcs8: &[u8]) -> Result<SigningKey> {
-        self.ensure_operational()?;
+    /// Imports a PKCS#8 (DER) private key for `algorithm`. The policy is consulted before the
+    /// key is parsed, and again with its size.
+    pub fn signing_key_from_pkcs8(
+        &self,
+        algorithm: Algorithm,
+        pkcs8: &[u8],
+    ) -> Result<Served<SigningKey>> {
+        self.authorize(algorithm, Family::Signature, &Usage::default())?;
         let scheme = awslc::signature(algorithm)?;
         let rejected = |error: aws_lc_rs::error::KeyRejected| {
             Error::invalid_key(
@@ -134,13 +144,14 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
-        Ok(SigningKey {
+        let key = SigningKey {
             module: self.clone(),
             algorithm,
             approval,
             key_bits,
             key,
-        })
+        };
+        Ok(self.serve(algorithm, Service::KeyImport, approval, key))
     }
 
     /// Verifies `signature` over `message` with a public key given as DER SubjectPublicKeyInfo
@@ -194,6 +205,7 @@ impl SigningKey {
 
     /// The public key as DER SubjectPublicKeyInfo.
     pub fn public_key_der(&self) -> Result<Vec<u8>> {
+        self.module.ensure_operational()?;
         let der: Result<PublicKeyX509Der<'static>, _> = match &self.key {
             KeyPairInner::Ecdsa(key) => key.public_key().as_der(),
             KeyPairInner::Ed25519(key) => key.public_key().as_der(),
@@ -204,6 +216,8 @@ impl SigningKey {
 
     /// The private key as PKCS#8 v1 DER, wiped from memory when dropped.
     pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>> {
+        // No key leaves a module in its error state.
+        self.module.ensure_operational()?;
         let der = match &self.key {
             KeyPairInner::Ecdsa(key) => key.to_pkcs8v1().map(|document| document.as_ref().to_vec()),
             KeyPairInner::Ed25519(key) => {

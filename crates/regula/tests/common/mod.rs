@@ -89,9 +89,13 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
                 // it while a self-test is being broken; a module in its error state refuses
                 // before parsing the key anyway.
                 _ if module.state() == ModuleState::Error => {
-                    module.signing_key_from_pkcs8(algorithm, &[])?
+                    module.signing_key_from_pkcs8(algorithm, &[])?.into_value()
                 }
-                _ => module.signing_key_from_pkcs8(algorithm, rsa2048_pkcs8())?,
+                _ => {
+                    let imported = module.signing_key_from_pkcs8(algorithm, rsa2048_pkcs8())?;
+                    indicators.push(imported.indicator());
+                    imported.into_value()
+                }
             };
             let signature = key.sign(MESSAGE)?;
             indicators.push(signature.indicator());
