@@ -84,10 +84,10 @@ pub fn report<T>(global: &GlobalOptions, served: &Served<T>) {
 }
 
 pub fn report_indicator(global: &GlobalOptions, indicator: Indicator) {
-    if global.indicator {
-        if let Ok(line) = serde_json::to_string(&indicator) {
-            eprintln!("{line}");
-        }
+    if global.indicator
+        && let Ok(line) = serde_json::to_string(&indicator)
+    {
+        eprintln!("{line}");
     }
 }
 

@@ -66,10 +66,10 @@ impl Module {
         }
         // Fail closed on a typo: a break switch naming no self-test would otherwise let a
         // failure-path test pass without testing anything.
-        if let Some(name) = &broken_test {
-            if !selftest::list().iter().any(|test| test.name == name) {
-                let _ = failure.set(format!("{name} (unknown name in {BREAK_SELFTEST_ENV})"));
-            }
+        if let Some(name) = &broken_test
+            && !selftest::list().iter().any(|test| test.name == name)
+        {
+            let _ = failure.set(format!("{name} (unknown name in {BREAK_SELFTEST_ENV})"));
         }
         let core = Core {
             policy_name: intern(policy.name()),

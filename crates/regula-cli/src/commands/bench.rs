@@ -106,13 +106,13 @@ pub fn run(global: &GlobalOptions, args: BenchArgs) -> Result<(), Failure> {
             "--runs must be at least 1 and --sizes must list sizes above 0",
         ));
     }
-    if let Some(path) = &args.plot {
-        if path.extension().and_then(|extension| extension.to_str()) != Some("svg") {
-            return Err(Failure::input(format!(
-                "{}: --plot writes SVG; give a file name ending in .svg",
-                path.display()
-            )));
-        }
+    if let Some(path) = &args.plot
+        && path.extension().and_then(|extension| extension.to_str()) != Some("svg")
+    {
+        return Err(Failure::input(format!(
+            "{}: --plot writes SVG; give a file name ending in .svg",
+            path.display()
+        )));
     }
     let config = Config {
         algorithms,

@@ -161,12 +161,12 @@ impl Limits {
             }
         }
         at_least("key", "bits", usage.key_bits, min_key_bits)?;
-        if let (Some(actual), Some(max)) = (usage.key_bits, max_key_bits) {
-            if actual > max {
-                return Err(format!(
-                    "key of {actual} bits is above the maximum of {max} bits"
-                ));
-            }
+        if let (Some(actual), Some(max)) = (usage.key_bits, max_key_bits)
+            && actual > max
+        {
+            return Err(format!(
+                "key of {actual} bits is above the maximum of {max} bits"
+            ));
         }
         if usage.caller_nonce && !caller_nonce_approved {
             return Err(

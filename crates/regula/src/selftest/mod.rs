@@ -30,10 +30,10 @@ impl Fault {
 
     /// Flips one bit of `bytes` when this test is the one being broken.
     pub(crate) fn corrupt(self, bytes: &mut [u8]) {
-        if self.0 {
-            if let Some(first) = bytes.first_mut() {
-                *first ^= 0x01;
-            }
+        if self.0
+            && let Some(first) = bytes.first_mut()
+        {
+            *first ^= 0x01;
         }
     }
 }

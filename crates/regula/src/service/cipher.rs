@@ -117,7 +117,7 @@ impl CipherKey {
         let plaintext_len = match &self.keys {
             Keys::Ctr(_, key) => key.decrypt(&mut buffer, context).map(|plain| plain.len()),
             Keys::Cbc(_, key) => {
-                if buffer.is_empty() || buffer.len() % IV_LEN != 0 {
+                if buffer.is_empty() || !buffer.len().is_multiple_of(IV_LEN) {
                     return Err(Error::invalid_input(format!(
                         "CBC ciphertext must be a non-zero multiple of {IV_LEN} bytes, got {}",
                         buffer.len()

@@ -1,0 +1,17 @@
+//! Native implementations of the Chinese commercial cryptography ("SM") algorithms for Regula.
+//!
+//! This first part provides the SM4 block cipher (GB/T 32907-2016) with CPU-dispatched backends
+//! and the simple modes of operation (ECB, CBC, CTR). See [`sm4`].
+//!
+//! The crate knows nothing about policies: approval decisions live in the `regula` core crate.
+
+#![cfg_attr(
+    any(not(target_arch = "x86_64"), sm4_backend = "soft"),
+    forbid(unsafe_code)
+)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+#![warn(missing_docs)]
+
+pub mod sm4;
+
+pub use sm4::{Error, Sm4};

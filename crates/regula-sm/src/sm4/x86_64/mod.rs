@@ -1,0 +1,176 @@
+//! x86-64 SIMD backends and the S-box constants they share.
+//!
+//! Both backends compute the SM4 S-box through inversion in the AES field GF(2^8)/0x11B, which
+//! x86 exposes in hardware (`aesenclast`, `gf2p8affineinv`). SM4's S-box is
+//! `S(x) = A·(A·x + 0xD3)^-1 + 0xD3` over GF(2^8)/0x1F5 (see `soft.rs`). The field isomorphism
+//! phi: GF(2^8)/0x1F5 -> GF(2^8)/0x11B sends x to beta = 0x23, a root of
+//! x^8+x^7+x^6+x^5+x^4+x^2+1 in the AES field, and commutes with inversion, so
+//!
+//! * `S(x) = (A·phi^-1)·inv_aes(phi·A·x + phi(0xD3)) + 0xD3` — the GFNI form, and
+//! * with `SubBytes(y) = M_aes·inv_aes(y) + 0x63` (FIPS 197, 5.1.1),
+//!   `S(x) = (A·phi^-1·M_aes^-1)·(SubBytes(phi·A·x + phi(0xD3)) + 0x63) + 0xD3` — the AES-NI form.
+//!
+//! The matrices below are those products; the unit test at the bottom re-derives every S-box
+//! entry from them and compares with the portable implementation.
+
+pub(crate) mod aesni;
+pub(crate) mod gfni;
+
+/// An affine map on bytes over GF(2): `rows[i]` selects the input bits whose parity is output
+/// bit i (bit 0 = least significant), then `constant` is added.
+pub(super) struct Affine {
+    rows: [u8; 8],
+    constant: u8,
+}
+
+impl Affine {
+    /// Applies the map to one byte.
+    const fn apply(&self, x: u8) -> u8 {
+        let mut out = self.constant;
+        let mut bit = 0;
+        while bit < 8 {
+            out ^= (((self.rows[bit] & x).count_ones() & 1) as u8) << bit;
+            bit += 1;
+        }
+        out
+    }
+
+    /// `pshufb` table for the low nibble: entry n is `apply(n)` (constant included).
+    pub(super) const fn low_nibble_table(&self) -> [u8; 16] {
+        let mut table = [0u8; 16];
+        let mut n = 0;
+        while n < 16 {
+            table[n] = self.apply(n as u8);
+            n += 1;
+        }
+        table
+    }
+
+    /// `pshufb` table for the high nibble: entry n is the linear part applied to `n << 4`.
+    pub(super) const fn high_nibble_table(&self) -> [u8; 16] {
+        let mut table = [0u8; 16];
+        let mut n = 0;
+        while n < 16 {
+            table[n] = self.apply((n as u8) << 4) ^ self.constant;
+            n += 1;
+        }
+        table
+    }
+
+    /// The matrix operand of `gf2p8affine(inv)_epi64_epi8`: output bit i uses byte 7 - i.
+    pub(super) const fn gfni_matrix(&self) -> i64 {
+        let mut matrix = 0u64;
+        let mut bit = 0;
+        while bit < 8 {
+            matrix |= (self.rows[bit] as u64) << (8 * (7 - bit));
+            bit += 1;
+        }
+        matrix as i64
+    }
+
+    /// The additive constant, as the `imm8` of the GFNI instructions.
+    pub(super) const fn gfni_constant(&self) -> i32 {
+        self.constant as i32
+    }
+}
+
+/// `x -> phi·A·x + phi(0xD3)`: SM4's input affine map, carried into the AES field.
+pub(super) const SM4_TO_AES_FIELD: Affine = Affine {
+    rows: [0x4c, 0x28, 0x7d, 0xb9, 0x1a, 0x22, 0x50, 0x5d],
+    constant: 0x3e,
+};
+
+/// `y -> A·phi^-1·y + 0xD3`: from an AES-field inverse to the SM4 S-box output (GFNI form).
+pub(super) const AES_INVERSE_TO_SM4: Affine = Affine {
+    rows: [0xf3, 0xab, 0x34, 0xa9, 0x74, 0xa6, 0xb5, 0x89],
+    constant: 0xd3,
+};
+
+/// `z -> A·phi^-1·M_aes^-1·(z + 0x63) + 0xD3`: from an AES S-box output to the SM4 S-box output.
+pub(super) const AES_SBOX_TO_SM4: Affine = Affine {
+    rows: [0x48, 0x0e, 0x4c, 0x47, 0x65, 0x1d, 0xba, 0xd3],
+    constant: 0x6c,
+};
+
+/// Splits 16 bytes into the (high, low) little-endian halves `_mm_set_epi64x` takes.
+pub(super) const fn halves(bytes: [u8; 16]) -> (i64, i64) {
+    let mut low = [0u8; 8];
+    let mut high = [0u8; 8];
+    let mut i = 0;
+    while i < 8 {
+        low[i] = bytes[i];
+        high[i] = bytes[8 + i];
+        i += 1;
+    }
+    (i64::from_le_bytes(high), i64::from_le_bytes(low))
+}
+
+/// `pshufb` control that byte-swaps each 32-bit word: SM4 words are big-endian (GB/T 32907, 5.1).
+pub(super) const BSWAP_WORDS: [u8; 16] = [3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Multiplication in the AES field GF(2^8)/0x11B (FIPS 197, 4.2).
+    fn aes_field_mul(mut a: u8, mut b: u8) -> u8 {
+        let mut product = 0;
+        while b != 0 {
+            if b & 1 != 0 {
+                product ^= a;
+            }
+            a = (a << 1) ^ if a & 0x80 != 0 { 0x1b } else { 0 };
+            b >>= 1;
+        }
+        product
+    }
+
+    fn aes_field_inv(a: u8) -> u8 {
+        (0..254).fold(1, |acc, _| aes_field_mul(acc, a))
+    }
+
+    /// AES SubBytes (FIPS 197, 5.1.1).
+    fn aes_sbox(y: u8) -> u8 {
+        const M_AES: Affine = Affine {
+            rows: [0xf1, 0xe3, 0xc7, 0x8f, 0x1f, 0x3e, 0x7c, 0xf8],
+            constant: 0x63,
+        };
+        M_AES.apply(aes_field_inv(y))
+    }
+
+    fn sm4_sbox(x: u8) -> u8 {
+        crate::sm4::soft::tau(u32::from(x)) as u8
+    }
+
+    #[test]
+    fn aes_sbox_model_matches_fips197() {
+        assert_eq!(aes_sbox(0x00), 0x63);
+        assert_eq!(aes_sbox(0x53), 0xed);
+    }
+
+    #[test]
+    fn gfni_decomposition_gives_sm4_sbox() {
+        for x in 0..=255u8 {
+            let inverse = aes_field_inv(SM4_TO_AES_FIELD.apply(x));
+            assert_eq!(AES_INVERSE_TO_SM4.apply(inverse), sm4_sbox(x), "{x:#04x}");
+        }
+    }
+
+    #[test]
+    fn aesni_decomposition_gives_sm4_sbox() {
+        let (low_in, high_in) = (
+            SM4_TO_AES_FIELD.low_nibble_table(),
+            SM4_TO_AES_FIELD.high_nibble_table(),
+        );
+        let (low_out, high_out) = (
+            AES_SBOX_TO_SM4.low_nibble_table(),
+            AES_SBOX_TO_SM4.high_nibble_table(),
+        );
+        for x in 0..=255u8 {
+            let y = low_in[usize::from(x & 15)] ^ high_in[usize::from(x >> 4)];
+            let z = aes_sbox(y);
+            let s = low_out[usize::from(z & 15)] ^ high_out[usize::from(z >> 4)];
+            assert_eq!(s, sm4_sbox(x), "{x:#04x}");
+        }
+    }
+}
