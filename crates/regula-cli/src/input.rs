@@ -14,6 +14,17 @@ pub fn module(global: &GlobalOptions) -> Result<Module, Failure> {
     Ok(Module::load_named(&global.policy)?)
 }
 
+/// [`module`], refusing (exit code 4) when a self-test failed: for commands that would otherwise
+/// report every operation as refused one by one.
+pub fn operational_module(global: &GlobalOptions) -> Result<Module, Failure> {
+    let module = module(global)?;
+    if module.state() != regula::ModuleState::Operational {
+        let failed_test = module.failed_test().unwrap_or("unknown").to_string();
+        return Err(regula::Error::ModuleInErrorState { failed_test }.into());
+    }
+    Ok(module)
+}
+
 /// Parses an algorithm name and checks it belongs to one of the families the command serves.
 pub fn algorithm(name: &str, families: &[Family]) -> Result<Algorithm, Failure> {
     let algorithm = Algorithm::from_name(name).ok_or_else(|| regula::Error::UnknownAlgorithm {

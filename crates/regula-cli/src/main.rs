@@ -4,6 +4,7 @@
 
 mod commands;
 mod failure;
+mod html;
 mod input;
 
 use std::process::ExitCode;
@@ -51,6 +52,10 @@ pub struct GlobalOptions {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The main job: self-tests, the built-in vector pass, a short benchmark, the backend and
+    /// CPU, and a verdict; optionally an HTML report.
+    #[command(after_help = commands::check::AFTER_HELP)]
+    Check(commands::check::CheckArgs),
     /// Run the power-on self-tests of the policy and report each one.
     #[command(after_help = EXIT_CODES)]
     Selftest(commands::selftest::SelftestArgs),
@@ -83,6 +88,10 @@ enum Command {
     /// Verify a signature over a file or stdin with a public key.
     #[command(after_help = EXIT_CODES)]
     Verify(commands::sign::VerifyArgs),
+    /// Run test vectors (NIST CAVP, cryptography-vectors, evp_test, Wycheproof) through the
+    /// module under the policy; report passed/failed/skipped per file.
+    #[command(after_help = commands::vectors::AFTER_HELP)]
+    Vectors(commands::vectors::VectorsArgs),
     /// Measure throughput (MB/s) and operation rates beside OpenSSL, GnuTLS, libcrypto and raw
     /// aws-lc-rs, in the same run, as ratios.
     #[command(after_help = commands::bench::AFTER_HELP)]
@@ -92,6 +101,8 @@ enum Command {
 fn run(cli: Cli) -> Result<(), Failure> {
     let global = &cli.global;
     match cli.command {
+        Command::Check(args) => commands::check::run(global, args),
+        Command::Vectors(args) => commands::vectors::run(global, args),
         Command::Selftest(args) => commands::selftest::run(global, args),
         Command::Info(args) => commands::info::run(args),
         Command::Policy(command) => commands::policy::run(global, command),

@@ -957,3 +957,186 @@ fn bench_argument_errors_exit_2() {
     );
     assert_fails(&output, 2, "ending in .svg");
 }
+
+#[test]
+fn check_passes_under_gm_and_fips_with_a_readable_summary() {
+    for policy in ["gm", "fips-140-3", "default"] {
+        let output = run(&["check", "--policy", policy, "--no-bench"], b"");
+        assert_eq!(
+            code(&output),
+            0,
+            "{policy}: {}{}",
+            stdout(&output),
+            stderr(&output)
+        );
+        let summary = stdout(&output);
+        assert!(summary.contains(&format!(
+            "Verdict: PASS — every self-test and every known-answer vector passed under {policy}"
+        )));
+        for section in ["module", "self-tests", "vectors", "benchmark", "CPU"] {
+            assert!(
+                summary.contains(&format!("  {section}")),
+                "{policy}: no {section} line in\n{summary}"
+            );
+        }
+    }
+}
+
+#[test]
+fn check_json_and_failure_exit_codes() {
+    let output = run(
+        &["check", "--policy", "fips-140-3", "--no-bench", "--json"],
+        b"",
+    );
+    let result: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["verdict"], "PASS");
+    assert_eq!(result["module_state"], "operational");
+    assert_eq!(result["vector_totals"]["failed"], 0);
+    assert!(result["vector_totals"]["passed"].as_u64().unwrap() > 1000);
+    assert!(result["benchmark"].is_null());
+
+    let env = [("REGULA_BREAK_SELFTEST", "AES-GCM")];
+    let output = run_env(
+        &["check", "--policy", "fips-140-3", "--no-bench"],
+        b"",
+        &env,
+    );
+    assert_eq!(code(&output), 4);
+    assert!(
+        stdout(&output).contains("Verdict: FAIL — self-test AES-GCM failed"),
+        "{}",
+        stdout(&output)
+    );
+
+    assert_fails(
+        &run(&["check", "--report", "report.pdf"], b""),
+        2,
+        "ending in .html",
+    );
+}
+
+/// Renders the HTML report in headless Chromium and checks the screenshot shows something.
+#[test]
+fn check_html_report_renders_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.html");
+    let output = run(
+        &[
+            "check",
+            "--policy",
+            "fips-140-3",
+            "--report",
+            report.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("<svg") && html.contains("PASS"));
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "no external resources"
+    );
+    assert!(
+        !html.contains("<script") && !html.contains("<link"),
+        "the report must be self-contained"
+    );
+
+    if Command::new("chromium").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: chromium not installed (scripts/setup installs it)");
+        return;
+    }
+    let screenshot = dir.path().join("report.png");
+    let profile = dir.path().join("chromium-profile");
+    let rendered = Command::new("chromium")
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,1600",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--screenshot={}", screenshot.display()))
+        .arg(format!("file://{}", report.display()))
+        .output()
+        .unwrap();
+    assert!(
+        screenshot.exists(),
+        "chromium wrote no screenshot: {}",
+        String::from_utf8_lossy(&rendered.stderr)
+    );
+    let decoder = png::Decoder::new(std::io::BufReader::new(
+        std::fs::File::open(&screenshot).unwrap(),
+    ));
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    let bytes_per_pixel = frame.line_size / frame.width as usize;
+    let pixels: Vec<&[u8]> = pixels[..frame.buffer_size()]
+        .chunks(bytes_per_pixel)
+        .collect();
+    let background = pixels[pixels.len() - 1];
+    let drawn = pixels.iter().filter(|pixel| **pixel != background).count();
+    let mut colors: Vec<&[u8]> = pixels.clone();
+    colors.sort_unstable();
+    colors.dedup();
+    assert!(
+        drawn * 50 > pixels.len(),
+        "only {drawn} of {} pixels differ from the background",
+        pixels.len()
+    );
+    assert!(
+        colors.len() > 20,
+        "only {} distinct colours: the page looks blank",
+        colors.len()
+    );
+    // The PASS badge is green: some pixels must be clearly green.
+    assert!(
+        pixels
+            .iter()
+            .any(|pixel| pixel[1] > 100 && pixel[0] < 80 && pixel[2] < 80),
+        "no green PASS badge"
+    );
+}
+
+#[test]
+fn vectors_command_reports_and_fails_on_a_wrong_vector() {
+    let dir = tempfile::tempdir().unwrap();
+    // FIPS 180-4 example, once right and once with a flipped last digit.
+    let good = dir.path().join("good.txt");
+    std::fs::write(
+        &good,
+        format!("Digest = SHA256\nInput = 616263\nOutput = {SHA256_ABC}\n"),
+    )
+    .unwrap();
+    let output = run(&["vectors", good.to_str().unwrap()], b"");
+    assert_eq!(code(&output), 0, "{}{}", stdout(&output), stderr(&output));
+    assert!(
+        stdout(&output).contains("passed 1  failed 0"),
+        "{}",
+        stdout(&output)
+    );
+
+    let bad = dir.path().join("bad.txt");
+    let wrong = format!("{}c", &SHA256_ABC[..63]);
+    std::fs::write(
+        &bad,
+        format!("Digest = SHA256\nInput = 616263\nOutput = {wrong}\n"),
+    )
+    .unwrap();
+    let output = run(&["vectors", bad.to_str().unwrap()], b"");
+    assert_eq!(code(&output), 1, "{}", stdout(&output));
+    assert!(stdout(&output).contains("FAIL"));
+
+    let malformed = dir.path().join("malformed.txt");
+    std::fs::write(&malformed, "Digest = SHA256\nInput = 6162zz\nOutput = 00\n").unwrap();
+    let output = run(&["vectors", malformed.to_str().unwrap()], b"");
+    assert_fails(&output, 2, "malformed.txt:2");
+
+    assert_fails(&run(&["vectors"], b""), 2, "--suite");
+}

@@ -59,13 +59,7 @@ pub struct BenchArgs {
 }
 
 pub fn run(global: &GlobalOptions, args: BenchArgs) -> Result<(), Failure> {
-    let module = input::module(global)?;
-    if module.state() != regula::ModuleState::Operational {
-        return Err(regula::Error::ModuleInErrorState {
-            failed_test: module.failed_test().unwrap_or("?").to_string(),
-        }
-        .into());
-    }
+    let module = input::operational_module(global)?;
     let algorithms: Vec<Algorithm> = if args.alg == "all" {
         Algorithm::ALL
             .into_iter()

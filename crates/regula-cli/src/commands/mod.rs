@@ -1,6 +1,7 @@
 //! One file per command group.
 
 pub mod bench;
+pub mod check;
 pub mod cipher;
 pub mod dgst;
 pub mod info;
@@ -9,3 +10,4 @@ pub mod mac;
 pub mod policy;
 pub mod selftest;
 pub mod sign;
+pub mod vectors;

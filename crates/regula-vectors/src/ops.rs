@@ -1,0 +1,381 @@
+//! One vector through Regula's public API, whatever file it came from.
+
+use regula::{Algorithm, Error, Module};
+
+use crate::tally::{Outcome, attempt};
+
+/// The nonce length every Regula AEAD takes (SP 800-38D §8.2, RFC 8439).
+pub(crate) const AEAD_NONCE_LEN: usize = 12;
+/// The only tag length Regula's AEAD API produces and checks.
+pub(crate) const AEAD_TAG_LEN: usize = 16;
+
+/// Looks an algorithm up by its Regula name; a name the module does not know is a skip.
+pub(crate) fn algorithm(name: &str) -> Result<Algorithm, Outcome> {
+    Algorithm::from_name(name).ok_or_else(|| Outcome::not_offered(name))
+}
+
+pub(crate) struct AeadVector<'a> {
+    pub key: &'a [u8],
+    pub nonce: &'a [u8],
+    pub aad: &'a [u8],
+    pub plaintext: &'a [u8],
+    pub ciphertext: &'a [u8],
+    pub tag: &'a [u8],
+}
+
+impl AeadVector<'_> {
+    fn sealed(&self) -> Vec<u8> {
+        let mut sealed = self.ciphertext.to_vec();
+        sealed.extend_from_slice(self.tag);
+        sealed
+    }
+
+    /// Why the API cannot express this vector's shape, if it cannot.
+    fn unsupported_shape(&self, nonce_kind: &str) -> Option<Outcome> {
+        if self.nonce.len() != AEAD_NONCE_LEN {
+            return Some(Outcome::unsupported(format!(
+                "{}-bit {nonce_kind}",
+                self.nonce.len() * 8
+            )));
+        }
+        if self.tag.len() < AEAD_TAG_LEN {
+            return Some(Outcome::unsupported("truncated tag"));
+        }
+        if self.tag.len() > AEAD_TAG_LEN {
+            return Some(Outcome::unsupported(format!(
+                "{}-bit tag",
+                self.tag.len() * 8
+            )));
+        }
+        None
+    }
+}
+
+/// Checks an AEAD vector by decrypting (tag and plaintext must match) and, where the policy
+/// lets the caller choose the nonce, by encrypting too.
+///
+/// A nonce or tag of a length the API does not take makes the vector a skip — unless
+/// `shape_is_the_flaw`, i.e. the vector must be rejected *because of* that length, in which
+/// case it runs and must be refused.
+pub(crate) fn aead_check(
+    module: &Module,
+    name: &str,
+    vector: &AeadVector<'_>,
+    nonce_kind: &str,
+    shape_is_the_flaw: bool,
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    if !shape_is_the_flaw && let Some(skip) = vector.unsupported_shape(nonce_kind) {
+        return skip;
+    }
+    attempt(|| {
+        let key = module.aead_key(algorithm, vector.key)?;
+        let sealed = vector.sealed();
+        let plaintext = key.open(vector.nonce, vector.aad, &sealed)?.into_value();
+        if plaintext != vector.plaintext {
+            return Ok(Outcome::WrongOutput(
+                "decryption succeeded but the plaintext differs from the vector".to_string(),
+            ));
+        }
+        match key.seal_with_nonce(vector.nonce, vector.aad, vector.plaintext) {
+            Ok(ciphertext) if *ciphertext != sealed => Ok(Outcome::WrongOutput(
+                "encryption with the vector's nonce gives a different ciphertext or tag"
+                    .to_string(),
+            )),
+            // A policy that refuses caller-chosen nonces leaves the decryption check alone.
+            Ok(_) | Err(Error::NotApproved { .. }) => Ok(Outcome::Accepted),
+            Err(error) => Ok(Outcome::WrongOutput(format!(
+                "encryption with the vector's nonce failed: {error}"
+            ))),
+        }
+    })
+}
+
+/// An encryption-only vector (CAVP `gcmEncryptExtIV`): needs a caller-chosen nonce.
+pub(crate) fn aead_seal(module: &Module, name: &str, vector: &AeadVector<'_>) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    if let Some(skip) = vector.unsupported_shape("GCM IV") {
+        return skip;
+    }
+    attempt(|| {
+        let key = module.aead_key(algorithm, vector.key)?;
+        let sealed = key
+            .seal_with_nonce(vector.nonce, vector.aad, vector.plaintext)?
+            .into_value();
+        Ok(if sealed == vector.sealed() {
+            Outcome::Accepted
+        } else {
+            Outcome::WrongOutput("ciphertext or tag differs from the vector".to_string())
+        })
+    })
+}
+
+pub(crate) fn digest(module: &Module, name: &str, message: &[u8], expected: &[u8]) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let output = module.digest(algorithm, message)?.into_value();
+        Ok(compare_output(&output, expected, "digest"))
+    })
+}
+
+fn compare_output(output: &[u8], expected: &[u8], what: &str) -> Outcome {
+    if output == expected {
+        Outcome::Accepted
+    } else {
+        Outcome::WrongOutput(format!("{what} differs from the vector"))
+    }
+}
+
+/// The SHAVS / SHA3VS Monte Carlo step from `seed`: 1000 chained digests (SHA-1/SHA-2:
+/// `MDi = H(MDi-3 || MDi-2 || MDi-1)`; SHA-3: `MDi = H(MDi-1)`), each through the module.
+pub(crate) fn monte(module: &Module, name: &str, seed: &[u8], expected: &[u8]) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    let sha3 = name.starts_with("sha3-");
+    attempt(|| {
+        let output = if sha3 {
+            let mut md = seed.to_vec();
+            for _ in 0..1000 {
+                md = module.digest(algorithm, &md)?.into_value();
+            }
+            md
+        } else {
+            let mut window = [seed.to_vec(), seed.to_vec(), seed.to_vec()];
+            for _ in 3..1003 {
+                let message = window.concat();
+                let next = module.digest(algorithm, &message)?.into_value();
+                window = [
+                    std::mem::take(&mut window[1]),
+                    std::mem::take(&mut window[2]),
+                    next,
+                ];
+            }
+            std::mem::take(&mut window[2])
+        };
+        Ok(compare_output(&output, expected, "Monte Carlo checkpoint"))
+    })
+}
+
+/// A MAC tag check. Full-length tags go through `MacKey::verify`; a shorter (truncated) tag is
+/// compared with the same-length prefix of `MacKey::sign`.
+pub(crate) fn mac(module: &Module, name: &str, key: &[u8], message: &[u8], tag: &[u8]) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let mac_key = module.mac_key(algorithm, key)?;
+        let full = mac_key.sign(message)?.into_value();
+        if tag.len() == full.len() {
+            mac_key.verify(message, tag)?;
+            return Ok(Outcome::Accepted);
+        }
+        if tag.is_empty() || tag.len() > full.len() {
+            return Ok(Outcome::Rejected(format!(
+                "a {}-byte tag cannot be a {}-byte {name} tag",
+                tag.len(),
+                full.len()
+            )));
+        }
+        Ok(Outcome::compare(full[..tag.len()] == *tag, "truncated tag"))
+    })
+}
+
+pub(crate) fn hkdf(
+    module: &Module,
+    name: &str,
+    ikm: &[u8],
+    salt: &[u8],
+    info: &[u8],
+    expected: &[u8],
+    len: usize,
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let okm = module.hkdf(algorithm, ikm, salt, info, len)?.into_value();
+        Ok(compare_output(&okm, expected, "derived key"))
+    })
+}
+
+pub(crate) fn pbkdf2(
+    module: &Module,
+    name: &str,
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    expected: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let derived = module
+            .pbkdf2(algorithm, password, salt, iterations, expected.len())?
+            .into_value();
+        Ok(compare_output(&derived, expected, "derived key"))
+    })
+}
+
+/// Signature verification with a public key the module parses (SPKI DER or raw point).
+pub(crate) fn verify(
+    module: &Module,
+    name: &str,
+    public_key: &[u8],
+    message: &[u8],
+    signature: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        module.verify(algorithm, public_key, message, signature)?;
+        Ok(Outcome::Accepted)
+    })
+}
+
+/// Public-key validation (CAVP PKV) through the only door the API has for a bare public key:
+/// `Module::verify` parses and validates the key before it looks at the signature, so
+/// `InvalidKey` means the key was rejected and `BadSignature` means it was accepted.
+pub(crate) fn public_key_check(module: &Module, name: &str, public_key: &[u8]) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    let placeholder = der_signature(&[1], &[1]);
+    match module.verify(algorithm, public_key, b"", &placeholder) {
+        Ok(_) | Err(Error::BadSignature) => Outcome::Accepted,
+        Err(error @ Error::InvalidKey { .. }) => Outcome::Rejected(error.to_string()),
+        Err(error) => Outcome::from_error(&error),
+    }
+}
+
+/// Block-cipher modes the API has: CTR both ways; CBC encryption (the API pads with PKCS#7,
+/// so unpadded CBC vectors are checked on the ciphertext prefix).
+pub(crate) fn cipher(
+    module: &Module,
+    name: &str,
+    key: &[u8],
+    iv: &[u8],
+    plaintext: &[u8],
+    ciphertext: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    let ctr = name.ends_with("-ctr");
+    if !ctr && !name.ends_with("-cbc") {
+        return Outcome::unsupported(format!("{name} mode"));
+    }
+    if !ctr && (!plaintext.len().is_multiple_of(16) || plaintext.len() != ciphertext.len()) {
+        return Outcome::unsupported("CBC without padding on a partial block");
+    }
+    attempt(|| {
+        let cipher_key = module.cipher_key(algorithm, key)?;
+        let encrypted = cipher_key.encrypt(Some(iv), plaintext)?.into_value();
+        if encrypted.ciphertext.get(..ciphertext.len()) != Some(ciphertext) {
+            return Ok(Outcome::WrongOutput(
+                "ciphertext differs from the vector".to_string(),
+            ));
+        }
+        if ctr {
+            let decrypted = cipher_key.decrypt(iv, ciphertext)?.into_value();
+            if decrypted != plaintext {
+                return Ok(Outcome::WrongOutput(
+                    "decrypted plaintext differs from the vector".to_string(),
+                ));
+            }
+        }
+        Ok(Outcome::Accepted)
+    })
+}
+
+/// DER `SEQUENCE { INTEGER r, INTEGER s }` from big-endian r and s.
+pub(crate) fn der_signature(r: &[u8], s: &[u8]) -> Vec<u8> {
+    let mut body = der_integer(r);
+    body.extend(der_integer(s));
+    let mut out = vec![0x30];
+    out.extend(der_length(body.len()));
+    out.extend(body);
+    out
+}
+
+fn der_integer(value: &[u8]) -> Vec<u8> {
+    let start = value
+        .iter()
+        .position(|&byte| byte != 0)
+        .unwrap_or(value.len());
+    let mut content = value[start..].to_vec();
+    if content.first().is_none_or(|&byte| byte & 0x80 != 0) {
+        content.insert(0, 0);
+    }
+    let mut out = vec![0x02];
+    out.extend(der_length(content.len()));
+    out.extend(content);
+    out
+}
+
+fn der_length(len: usize) -> Vec<u8> {
+    if len < 0x80 {
+        return vec![len as u8];
+    }
+    let bytes: Vec<u8> = len
+        .to_be_bytes()
+        .into_iter()
+        .skip_while(|&byte| byte == 0)
+        .collect();
+    let mut out = vec![0x80 | bytes.len() as u8];
+    out.extend(bytes);
+    out
+}
+
+/// The uncompressed SEC 1 point `04 || X || Y`, coordinates left-padded to the field size.
+pub(crate) fn uncompressed_point(x: &[u8], y: &[u8], field_len: usize) -> Vec<u8> {
+    let pad = |coordinate: &[u8]| {
+        let mut out = vec![0u8; field_len.saturating_sub(coordinate.len())];
+        out.extend_from_slice(coordinate);
+        out
+    };
+    let mut point = vec![0x04];
+    point.extend(pad(x));
+    point.extend(pad(y));
+    point
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn der_encoding_of_integers_and_lengths() {
+        assert_eq!(
+            der_signature(&[1], &[0x80]),
+            [0x30, 7, 2, 1, 1, 2, 2, 0, 0x80]
+        );
+        assert_eq!(der_integer(&[0, 0, 5]), [2, 1, 5]);
+        assert_eq!(der_integer(&[]), [2, 1, 0]);
+        assert_eq!(der_length(200), [0x81, 200]);
+        assert_eq!(der_length(300), [0x82, 1, 44]);
+    }
+
+    #[test]
+    fn points_are_padded() {
+        assert_eq!(uncompressed_point(&[1], &[2, 3], 3), [4, 0, 0, 1, 0, 2, 3]);
+    }
+}
