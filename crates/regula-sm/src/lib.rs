@@ -1,7 +1,8 @@
 //! Native implementations of the Chinese commercial cryptography ("SM") algorithms for Regula.
 //!
-//! This first part provides the SM4 block cipher (GB/T 32907-2016) with CPU-dispatched backends
-//! and the simple modes of operation (ECB, CBC, CTR). See [`sm4`].
+//! - [`sm4`]: the SM4 block cipher (GB/T 32907-2016) with CPU-dispatched backends and the simple
+//!   modes of operation (ECB, CBC, CTR).
+//! - [`sm3`]: the SM3 hash (GB/T 32905-2016) and HMAC-SM3.
 //!
 //! The crate knows nothing about policies: approval decisions live in the `regula` core crate.
 
@@ -12,6 +13,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
+pub mod sm3;
 pub mod sm4;
 
 pub use sm4::{Error, Sm4};

@@ -61,11 +61,17 @@ pub enum Algorithm {
     MlKem1024,
     // Random bit generation.
     CtrDrbg,
+    // Chinese commercial cryptography (GM/T), served by regula-sm.
+    Sm3,
+    HmacSm3,
+    Sm4Ecb,
+    Sm4Cbc,
+    Sm4Ctr,
 }
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 42] = [
+    pub const ALL: [Algorithm; 47] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::ChaCha20Poly1305,
@@ -108,6 +114,11 @@ impl Algorithm {
         Algorithm::MlKem768,
         Algorithm::MlKem1024,
         Algorithm::CtrDrbg,
+        Algorithm::Sm3,
+        Algorithm::HmacSm3,
+        Algorithm::Sm4Ecb,
+        Algorithm::Sm4Cbc,
+        Algorithm::Sm4Ctr,
     ];
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.

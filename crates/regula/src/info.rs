@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::algorithm::Algorithm;
-use crate::provider::awslc;
+use crate::provider::{awslc, sm};
 use crate::registry::{self, Provider};
 
 /// A snapshot of the build and the machine.
@@ -80,6 +80,7 @@ pub fn build_info() -> BuildInfo {
                 algorithm,
                 implementation: match registry::entry(algorithm).provider {
                     Provider::AwsLc => backend.clone(),
+                    Provider::RegulaSm => sm::implementation(algorithm),
                 },
             })
             .collect(),

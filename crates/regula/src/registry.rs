@@ -9,6 +9,8 @@ use crate::policy::{Limits, Profile, Rule};
 pub enum Provider {
     /// AWS-LC through aws-lc-rs (the validated module in a `fips` build).
     AwsLc,
+    /// Regula's own SM implementations (crate regula-sm), outside any FIPS boundary.
+    RegulaSm,
 }
 
 /// One algorithm's row.
@@ -91,14 +93,23 @@ const SHA1_LEGACY: Rule = Rule::not_approved(
 /// GM/T approves only the SM algorithms (GM/T 0002 SM4, 0003 SM2, 0004 SM3).
 const GM_NOT_SM: Rule = Rule::not_approved("the GM/T profile approves only SM2, SM3 and SM4", None);
 
+/// FIPS 140-3 approves no SM algorithm (SP 800-140C); a permissive FIPS-based policy may still
+/// serve them, flagged.
+const FIPS_NOT_SM: Rule =
+    Rule::not_approved("SM algorithms are not FIPS-approved (SP 800-140C)", None);
+
 macro_rules! row {
     ($algorithm:ident, $name:literal, $family:ident, $test:literal, pct: $pct:expr,
+     default: $default:expr, fips: $fips:expr, gm: $gm:expr $(,)?) => {
+        row!($algorithm, $name, $family, AwsLc, $test, pct: $pct, default: $default, fips: $fips, gm: $gm)
+    };
+    ($algorithm:ident, $name:literal, $family:ident, $provider:ident, $test:literal, pct: $pct:expr,
      default: $default:expr, fips: $fips:expr, gm: $gm:expr $(,)?) => {
         Entry {
             algorithm: Algorithm::$algorithm,
             name: $name,
             family: Family::$family,
-            provider: Provider::AwsLc,
+            provider: Provider::$provider,
             self_test: $test,
             pct: $pct,
             default: $default,
@@ -216,6 +227,20 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     row!(CtrDrbg, "ctr-drbg", Random, "CTR_DRBG", pct: None,
         default: APPROVED, fips: APPROVED,
         gm: Rule::not_approved("GM/T 0105 random number generation is not offered yet", None)),
+    // GB/T 32905-2016 (GM/T 0004-2012).
+    row!(Sm3, "sm3", Digest, RegulaSm, "SM3", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GM/T 0042-2015 (HMAC with SM3).
+    row!(HmacSm3, "hmac-sm3", Mac, RegulaSm, "HMAC-SM3", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GB/T 32907-2016 (GM/T 0002-2012) with the modes of GB/T 17964-2021. ECB here takes whole
+    // blocks without padding; CBC pads with PKCS#7 like aes-*-cbc.
+    row!(Sm4Ecb, "sm4-ecb", Cipher, RegulaSm, "SM4-ECB", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4Cbc, "sm4-cbc", Cipher, RegulaSm, "SM4-CBC", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4Ctr, "sm4-ctr", Cipher, RegulaSm, "SM4-CTR", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
 ];
 
 #[cfg(test)]

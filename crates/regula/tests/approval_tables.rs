@@ -75,6 +75,11 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::MlKem768, A, A, R),
     (Algorithm::MlKem1024, A, A, R),
     (Algorithm::CtrDrbg, A, A, R),
+    (Algorithm::Sm3, A, R, A),
+    (Algorithm::HmacSm3, A, R, A),
+    (Algorithm::Sm4Ecb, A, R, A),
+    (Algorithm::Sm4Cbc, A, R, A),
+    (Algorithm::Sm4Ctr, A, R, A),
 ];
 
 fn expected(profile: Profile, algorithm: Algorithm) -> Expect {

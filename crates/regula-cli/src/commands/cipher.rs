@@ -13,7 +13,8 @@ use crate::GlobalOptions;
 use crate::failure::Failure;
 use crate::input;
 
-const ALGORITHMS: &str = "aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr, aes-128-cbc, aes-256-cbc (PKCS#7)";
+const ALGORITHMS: &str = "aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr, \
+     aes-128-cbc, aes-256-cbc (PKCS#7), sm4-ecb (whole blocks), sm4-cbc (PKCS#7), sm4-ctr";
 
 #[derive(Args)]
 pub struct EncArgs {
@@ -30,7 +31,7 @@ pub struct DecArgs {
 #[derive(Args)]
 struct CipherArgs {
     /// Algorithm: aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr,
-    /// aes-128-cbc, aes-256-cbc.
+    /// aes-128-cbc, aes-256-cbc, sm4-ecb, sm4-cbc, sm4-ctr.
     #[arg(short, long)]
     algorithm: String,
     /// The key, in hex.
@@ -132,10 +133,19 @@ pub fn run_dec(global: &GlobalOptions, args: DecArgs) -> Result<(), Failure> {
         aad,
         input,
     } = prepare(global, args.common)?;
-    let prefix_len = if algorithm.family() == Family::Aead {
-        NONCE_LEN
-    } else {
-        IV_LEN
+    let aead_key = match algorithm.family() {
+        Family::Aead => Some(module.aead_key(algorithm, &key)?),
+        _ => None,
+    };
+    let cipher_key = match algorithm.family() {
+        Family::Cipher => Some(module.cipher_key(algorithm, &key)?),
+        _ => None,
+    };
+    // The nonce/IV `enc` put in front when the module chose it; ECB has none.
+    let prefix_len = match &cipher_key {
+        None => NONCE_LEN,
+        Some(key) if key.takes_iv() => IV_LEN,
+        Some(_) => 0,
     };
     let (iv, body) = match &iv {
         Some(iv) => (iv.as_slice(), input.as_slice()),
@@ -149,10 +159,10 @@ pub fn run_dec(global: &GlobalOptions, args: DecArgs) -> Result<(), Failure> {
             input.split_at(prefix_len)
         }
     };
-    let plaintext = if algorithm.family() == Family::Aead {
-        module.aead_key(algorithm, &key)?.open(iv, &aad, body)?
-    } else {
-        module.cipher_key(algorithm, &key)?.decrypt(iv, body)?
+    let plaintext = match (aead_key, cipher_key) {
+        (Some(key), _) => key.open(iv, &aad, body)?,
+        (None, Some(key)) => key.decrypt(iv, body)?,
+        (None, None) => return Err(Failure::input(format!("{algorithm} is not a cipher"))),
     };
     input::report(global, &plaintext);
     input::write_stdout(&plaintext)

@@ -52,7 +52,7 @@ impl Profile {
             Profile::Fips1403 => {
                 "FIPS 140-3: only SP 800-140C/D approved functions, within their limits"
             }
-            Profile::Gm => "GM/T commercial cryptography: SM2/SM3/SM4 only (SM suite pending)",
+            Profile::Gm => "GM/T commercial cryptography: SM3, HMAC-SM3, SM4 (SM2 pending)",
         }
     }
 

@@ -1,1 +1,2 @@
 pub mod awslc;
+pub mod sm;

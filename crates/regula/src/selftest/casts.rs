@@ -13,6 +13,9 @@ use aws_lc_rs::signature::{
 };
 use aws_lc_rs::{agreement, cmac, digest, hkdf, hmac, kem, pbkdf2, rand};
 
+use regula_sm::Sm4;
+use regula_sm::sm4::modes as sm4_modes;
+
 use super::vectors as v;
 use super::{Cast, Fault};
 
@@ -20,111 +23,42 @@ type Outcome = Result<(), ()>;
 
 /// Every CAST, in the order they run.
 pub(crate) static ALL_CASTS: &[Cast] = &[
-    Cast {
-        name: "AES-GCM",
-        run: aes_gcm,
-    },
-    Cast {
-        name: "CHACHA20-POLY1305",
-        run: chacha20_poly1305,
-    },
-    Cast {
-        name: "AES-CTR",
-        run: aes_ctr,
-    },
-    Cast {
-        name: "AES-CBC",
-        run: aes_cbc,
-    },
-    Cast {
-        name: "SHA-1",
-        run: sha1,
-    },
-    Cast {
-        name: "SHA2-224",
-        run: sha224,
-    },
-    Cast {
-        name: "SHA2-256",
-        run: sha256,
-    },
-    Cast {
-        name: "SHA2-384",
-        run: sha384,
-    },
-    Cast {
-        name: "SHA2-512",
-        run: sha512,
-    },
-    Cast {
-        name: "SHA3-256",
-        run: sha3_256,
-    },
-    Cast {
-        name: "SHA3-384",
-        run: sha3_384,
-    },
-    Cast {
-        name: "SHA3-512",
-        run: sha3_512,
-    },
-    Cast {
-        name: "HMAC-SHA2-224",
-        run: hmac_sha224,
-    },
-    Cast {
-        name: "HMAC-SHA2-256",
-        run: hmac_sha256,
-    },
-    Cast {
-        name: "HMAC-SHA2-384",
-        run: hmac_sha384,
-    },
-    Cast {
-        name: "HMAC-SHA2-512",
-        run: hmac_sha512,
-    },
-    Cast {
-        name: "AES-CMAC",
-        run: aes_cmac,
-    },
-    Cast {
-        name: "HKDF-SHA2-256",
-        run: hkdf_sha256,
-    },
-    Cast {
-        name: "PBKDF2",
-        run: pbkdf2_sha256,
-    },
-    Cast {
-        name: "ECDSA-P256-SHA2-256",
-        run: ecdsa_p256,
-    },
-    Cast {
-        name: "ED25519",
-        run: ed25519,
-    },
-    Cast {
-        name: "RSA-SHA2-256",
-        run: rsa_pkcs1_sha256,
-    },
-    Cast {
-        name: "ECDH-P256",
-        run: ecdh_p256,
-    },
-    Cast {
-        name: "X25519",
-        run: x25519,
-    },
-    Cast {
-        name: "ML-KEM-768",
-        run: ml_kem_768,
-    },
-    Cast {
-        name: "CTR_DRBG",
-        run: ctr_drbg,
-    },
+    cast("AES-GCM", aes_gcm),
+    cast("CHACHA20-POLY1305", chacha20_poly1305),
+    cast("AES-CTR", aes_ctr),
+    cast("AES-CBC", aes_cbc),
+    cast("SHA-1", sha1),
+    cast("SHA2-224", sha224),
+    cast("SHA2-256", sha256),
+    cast("SHA2-384", sha384),
+    cast("SHA2-512", sha512),
+    cast("SHA3-256", sha3_256),
+    cast("SHA3-384", sha3_384),
+    cast("SHA3-512", sha3_512),
+    cast("HMAC-SHA2-224", hmac_sha224),
+    cast("HMAC-SHA2-256", hmac_sha256),
+    cast("HMAC-SHA2-384", hmac_sha384),
+    cast("HMAC-SHA2-512", hmac_sha512),
+    cast("AES-CMAC", aes_cmac),
+    cast("HKDF-SHA2-256", hkdf_sha256),
+    cast("PBKDF2", pbkdf2_sha256),
+    cast("ECDSA-P256-SHA2-256", ecdsa_p256),
+    cast("ED25519", ed25519),
+    cast("RSA-SHA2-256", rsa_pkcs1_sha256),
+    cast("ECDH-P256", ecdh_p256),
+    cast("X25519", x25519),
+    cast("ML-KEM-768", ml_kem_768),
+    cast("CTR_DRBG", ctr_drbg),
+    cast("SM3", sm3),
+    cast("HMAC-SM3", hmac_sm3),
+    cast("SM4-ECB", sm4_ecb),
+    cast("SM4-CBC", sm4_cbc),
+    cast("SM4-CTR", sm4_ctr),
 ];
+
+const fn cast(name: &'static str, run: fn(Fault) -> Outcome) -> Cast {
+    Cast { name, run }
+}
 
 /// Corrupts (if asked) and compares; the only place a CAST decides pass or fail on bytes.
 fn expect(fault: Fault, mut actual: Vec<u8>, expected: &[u8]) -> Outcome {
@@ -537,4 +471,54 @@ fn ctr_drbg(fault: Fault) -> Result<(), ()> {
         second = first;
     }
     if first == second { Err(()) } else { Ok(()) }
+}
+
+fn sm3(fault: Fault) -> Result<(), ()> {
+    expect(
+        fault,
+        regula_sm::sm3::sm3(v::SHA_MSG_ABC).to_vec(),
+        v::SM3_ABC,
+    )
+}
+
+fn hmac_sm3(fault: Fault) -> Result<(), ()> {
+    let mut mac = regula_sm::sm3::HmacSm3::new(v::HMAC_SM3_KEY).map_err(drop)?;
+    mac.update(v::HMAC_SM3_MESSAGE_HALF);
+    mac.update(v::HMAC_SM3_MESSAGE_HALF);
+    expect(fault, mac.finalize().to_vec(), v::HMAC_SM3_TAG)
+}
+
+fn sm4_key() -> Result<Sm4, ()> {
+    Ok(Sm4::new(v::SM4_KEY.try_into().map_err(drop)?))
+}
+
+fn sm4_iv() -> Result<[u8; 16], ()> {
+    v::SM4_IV.try_into().map_err(drop)
+}
+
+/// The block cipher both ways (GB/T 32907 example 1 uses the key as plaintext).
+fn sm4_ecb(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut block = v::SM4_KEY.to_vec();
+    sm4_modes::ecb_encrypt(&cipher, &mut block).map_err(drop)?;
+    expect(fault, block.clone(), v::SM4_EXAMPLE1_CIPHERTEXT)?;
+    sm4_modes::ecb_decrypt(&cipher, &mut block).map_err(drop)?;
+    expect(fault, block, v::SM4_KEY)
+}
+
+/// The CBC core; PKCS#7 padding is a framing step on top of it, as for AES-CBC.
+fn sm4_cbc(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut buffer = v::SM4_CBC_PLAINTEXT.to_vec();
+    sm4_modes::cbc_encrypt(&cipher, &sm4_iv()?, &mut buffer).map_err(drop)?;
+    expect(fault, buffer.clone(), v::SM4_CBC_CIPHERTEXT)?;
+    sm4_modes::cbc_decrypt(&cipher, &sm4_iv()?, &mut buffer).map_err(drop)?;
+    expect(fault, buffer, v::SM4_CBC_PLAINTEXT)
+}
+
+fn sm4_ctr(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut buffer = v::SM4_CTR_PLAINTEXT.to_vec();
+    sm4_modes::ctr_apply_keystream(&cipher, &sm4_iv()?, &mut buffer);
+    expect(fault, buffer, v::SM4_CTR_CIPHERTEXT)
 }

@@ -449,3 +449,48 @@ pub(super) const ML_KEM_768_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 );
 pub(super) const ML_KEM_768_SHARED_SECRET: &[u8] =
     &hex_literal::hex!("773a208caa08fb98d71ed2002b48fde1dc737884827f99e45a8726d84b9ac920");
+
+// ---------------------------------------------------------------------------------------------
+// SM3.
+// Source: GB/T 32905-2016 (GM/T 0004-2012) Appendix A, example 1: the message "abc".
+pub(super) const SM3_ABC: &[u8] =
+    &hex_literal::hex!("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0");
+
+// ---------------------------------------------------------------------------------------------
+// HMAC-SM3.
+// Source: GM/T 0042-2015 Appendix D.3, first example (as carried in Tongsuo's evp test data,
+// ../shared/vectors/hmac-sm3-evp.txt): a 32-byte key and the 112-byte ASCII message
+// "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq" repeated twice.
+pub(super) const HMAC_SM3_KEY: &[u8] =
+    &hex_literal::hex!("0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20");
+pub(super) const HMAC_SM3_MESSAGE_HALF: &[u8] =
+    b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+pub(super) const HMAC_SM3_TAG: &[u8] =
+    &hex_literal::hex!("ca05e144ed05d1857840d1f318a4a8669e559fc8391f414485bfdf7bb408963a");
+
+// ---------------------------------------------------------------------------------------------
+// SM4 block cipher (ECB: one block).
+// Source: GB/T 32907-2016 Appendix A, example 1: key and plaintext 0123456789abcdeffedcba9876543210.
+pub(super) const SM4_KEY: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
+pub(super) const SM4_EXAMPLE1_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("681edf34d206965e86b3e94f536e4246");
+
+// ---------------------------------------------------------------------------------------------
+// SM4-CBC and SM4-CTR, with the same key as above and IV = 0123456789abcdeffedcba9876543210.
+// Source: draft-ribose-cfrg-sm4-10, Appendix A.2.2.1 (CBC, two blocks) and A.2.5.1 (CTR), as
+// carried in Tongsuo's evp test data (../shared/vectors/sm4-evp.txt).
+pub(super) const SM4_IV: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
+pub(super) const SM4_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "0123456789abcdeffedcba9876543210" "0123456789abcdeffedcba9876543210"
+);
+pub(super) const SM4_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "2677f46b09c122cc975533105bd4a22a" "f6125f7275ce552c3a2bbcf533de8a3b"
+);
+pub(super) const SM4_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
+    "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa"
+);
+pub(super) const SM4_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "c2b4759e78ac3cf43d0852f4e8d5f9fd7256e8a5fcb65a350ee00630912e4449"
+    "2a0b17e1b85b060d0fba612d8a95831638b361fd5ffacd942f081485a83ca35d"
+);

@@ -1,6 +1,7 @@
 //! Message authentication: HMAC-SHA-2 and AES-CMAC.
 
 use aws_lc_rs::{cmac, constant_time, hmac};
+use regula_sm::sm3::HmacSm3;
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
@@ -13,11 +14,14 @@ use crate::provider::awslc::{self, MacAlgorithm};
 enum Key {
     Hmac(Box<hmac::Key>),
     Cmac(cmac::Key),
+    /// Keyed once; each message works on a clone of this state.
+    HmacSm3(Box<HmacSm3>),
 }
 
 enum Context {
     Hmac(Box<hmac::Context>),
     Cmac(cmac::Context),
+    HmacSm3(Box<HmacSm3>),
 }
 
 /// A MAC key bound to a module; AWS-LC wipes the key on drop.
@@ -52,6 +56,16 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Mac, &usage)?;
+        if algorithm == Algorithm::HmacSm3 {
+            let state = HmacSm3::new(key)
+                .map_err(|_| Error::invalid_key(algorithm, "rejected by regula-sm"))?;
+            return Ok(MacKey {
+                module: self.clone(),
+                algorithm,
+                approval,
+                key: Key::HmacSm3(Box::new(state)),
+            });
+        }
         let key = match awslc::mac(algorithm)? {
             MacAlgorithm::Hmac(hmac_algorithm) => {
                 Key::Hmac(Box::new(hmac::Key::new(hmac_algorithm, key)))
@@ -87,6 +101,7 @@ impl MacKey {
         let context = match &self.key {
             Key::Hmac(key) => Context::Hmac(Box::new(hmac::Context::with_key(key))),
             Key::Cmac(key) => Context::Cmac(cmac::Context::with_key(key)),
+            Key::HmacSm3(state) => Context::HmacSm3(state.clone()),
         };
         MacContext { key: self, context }
     }
@@ -119,6 +134,7 @@ impl MacContext<'_> {
         match &mut self.context {
             Context::Hmac(context) => context.update(data),
             Context::Cmac(context) => context.update(data).map_err(|_| Error::CryptoFailure)?,
+            Context::HmacSm3(state) => state.update(data),
         }
         Ok(())
     }
@@ -132,6 +148,7 @@ impl MacContext<'_> {
                 .map_err(|_| Error::CryptoFailure)?
                 .as_ref()
                 .to_vec()),
+            Context::HmacSm3(state) => Ok(state.finalize().to_vec()),
         }
     }
 
