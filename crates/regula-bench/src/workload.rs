@@ -99,11 +99,10 @@ fn key_len(algorithm: Algorithm) -> usize {
         Algorithm::Aes128Gcm
         | Algorithm::Aes128Ctr
         | Algorithm::Aes128Cbc
-        | Algorithm::Aes128Cmac => 16,
-        Algorithm::HmacSha224
-        | Algorithm::HmacSha256
-        | Algorithm::HmacSha384
-        | Algorithm::HmacSha512 => 32,
+        | Algorithm::Aes128Cmac
+        | Algorithm::Sm4Ecb
+        | Algorithm::Sm4Cbc
+        | Algorithm::Sm4Ctr => 16,
         _ => 32,
     }
 }
@@ -136,9 +135,10 @@ pub fn regula(
         }
         Operation::Encrypt => {
             let key = module.cipher_key(algorithm, &key).map_err(&fail)?;
-            let iv = [7u8; 16];
+            // ECB takes no IV.
+            let iv = key.takes_iv().then_some([7u8; 16]);
             Box::new(move || {
-                key.encrypt(Some(&iv), &data)
+                key.encrypt(iv.as_ref().map(|iv| &iv[..]), &data)
                     .map(drop)
                     .map_err(|error| error.to_string())
             })
@@ -305,6 +305,40 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                 )
                 .map_err(raw_failed("seal"))?;
                 buffer.truncate(size);
+                Ok(())
+            })
+        }
+        (Operation::Encrypt, Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr) => {
+            let cipher = regula_sm::Sm4::new(&[0x5a; 16]);
+            let iv = [7u8; 16];
+            let mut buffer = data;
+            match algorithm {
+                Algorithm::Sm4Ecb => Box::new(move || {
+                    regula_sm::sm4::modes::ecb_encrypt(&cipher, &mut buffer)
+                        .map_err(|error| error.to_string())
+                }),
+                Algorithm::Sm4Cbc => Box::new(move || {
+                    std::hint::black_box(regula_sm::sm4::modes::cbc_encrypt_padded(
+                        &cipher, &iv, &buffer,
+                    ));
+                    Ok(())
+                }),
+                _ => Box::new(move || {
+                    regula_sm::sm4::modes::ctr_apply_keystream(&cipher, &iv, &mut buffer);
+                    Ok(())
+                }),
+            }
+        }
+        (Operation::Digest, Algorithm::Sm3) => Box::new(move || {
+            std::hint::black_box(regula_sm::sm3::sm3(&data));
+            Ok(())
+        }),
+        (Operation::Mac, Algorithm::HmacSm3) => {
+            let keyed = regula_sm::sm3::HmacSm3::new(&key).map_err(|error| error.to_string())?;
+            Box::new(move || {
+                let mut mac = keyed.clone();
+                mac.update(&data);
+                std::hint::black_box(mac.finalize());
                 Ok(())
             })
         }

@@ -20,6 +20,9 @@ fn cipher(algorithm: Algorithm) -> Option<&'static CipherRef> {
         Algorithm::Aes256Ctr => Cipher::aes_256_ctr(),
         Algorithm::Aes128Cbc => Cipher::aes_128_cbc(),
         Algorithm::Aes256Cbc => Cipher::aes_256_cbc(),
+        Algorithm::Sm4Ecb => Cipher::sm4_ecb(),
+        Algorithm::Sm4Cbc => Cipher::sm4_cbc(),
+        Algorithm::Sm4Ctr => Cipher::sm4_ctr(),
         _ => return None,
     })
 }
@@ -34,6 +37,7 @@ fn digest(algorithm: Algorithm) -> Option<MessageDigest> {
         Algorithm::Sha3_256 => MessageDigest::sha3_256(),
         Algorithm::Sha3_384 => MessageDigest::sha3_384(),
         Algorithm::Sha3_512 => MessageDigest::sha3_512(),
+        Algorithm::Sm3 | Algorithm::HmacSm3 => MessageDigest::sm3(),
         _ => return None,
     })
 }

@@ -106,7 +106,12 @@ pub fn symmetric_selector(algorithm: Algorithm) -> Option<Vec<String>> {
         | Algorithm::Sha512
         | Algorithm::Sha3_256
         | Algorithm::Sha3_384
-        | Algorithm::Sha3_512 => evp(algorithm.name()),
+        | Algorithm::Sha3_512
+        | Algorithm::Sm3
+        | Algorithm::Sm4Ecb
+        | Algorithm::Sm4Cbc
+        | Algorithm::Sm4Ctr => evp(algorithm.name()),
+        Algorithm::HmacSm3 => Some(vec!["-hmac".into(), "sm3".into()]),
         Algorithm::HmacSha224 => Some(vec!["-hmac".into(), "sha224".into()]),
         Algorithm::HmacSha256 => Some(vec!["-hmac".into(), "sha256".into()]),
         Algorithm::HmacSha384 => Some(vec!["-hmac".into(), "sha384".into()]),
