@@ -171,6 +171,9 @@ pub fn run(
         )
         .collect();
     let total = plan.len() * implementations.len() * config.runs;
+    // Regula and raw aws-lc-rs are measured together, in alternating batches (see
+    // `measure::paired_ops_per_second`), so that their ratio survives a noisy machine.
+    let paired = implementations.contains(&Impl::Raw);
     let mut samples: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
     let mut skipped: BTreeMap<Key, String> = BTreeMap::new();
     let mut done = 0;
@@ -179,7 +182,21 @@ pub fn run(
             for &implementation in &implementations {
                 let key = (algorithm, operation, bytes, implementation);
                 done += 1;
-                if skipped.contains_key(&key) {
+                if skipped.contains_key(&key) || (paired && implementation == Impl::Raw) {
+                    progress(done, total);
+                    continue;
+                }
+                if paired && implementation == Impl::Regula {
+                    let raw_key = (algorithm, operation, bytes, Impl::Raw);
+                    let (ours, raw) = measure_pair(module, config.duration, key);
+                    for (side, result) in [(key, ours), (raw_key, raw)] {
+                        match result {
+                            Ok(rate) => samples.entry(side).or_default().push(rate),
+                            Err(reason) => {
+                                skipped.insert(side, reason);
+                            }
+                        }
+                    }
                     progress(done, total);
                     continue;
                 }
@@ -268,6 +285,36 @@ pub fn run(
     ));
     report.notes.dedup();
     Ok(report)
+}
+
+/// Regula and raw aws-lc-rs measured together; when only one side can run, it is measured
+/// alone. Each side's `Err` says why it could not run.
+fn measure_pair(
+    module: &Module,
+    duration: Duration,
+    (algorithm, operation, bytes, _): Key,
+) -> (Result<f64, String>, Result<f64, String>) {
+    let size = bytes.unwrap_or(0);
+    let rate = |ops_per_second: f64| {
+        if operation.is_throughput() {
+            ops_per_second * size as f64 / 1e6
+        } else {
+            ops_per_second
+        }
+    };
+    let alone = |work| measure::ops_per_second(duration, work).map(rate);
+    match (
+        workload::regula(module, algorithm, operation, size),
+        workload::raw(algorithm, operation, size),
+    ) {
+        (Ok(ours), Ok(raw)) => match measure::paired_ops_per_second(duration, ours, raw) {
+            Ok((ours, raw)) => (Ok(rate(ours)), Ok(rate(raw))),
+            Err(reason) => (Err(reason.clone()), Err(reason)),
+        },
+        (Ok(ours), Err(reason)) => (alone(ours), Err(reason)),
+        (Err(reason), Ok(raw)) => (Err(reason), alone(raw)),
+        (Err(ours), Err(raw)) => (Err(ours), Err(raw)),
+    }
 }
 
 /// One measurement; `Ok(None)` when the implementation lacks the operation.
