@@ -379,3 +379,29 @@ mod tests {
         assert_eq!(uncompressed_point(&[1], &[2, 3], 3), [4, 0, 0, 1, 0, 2, 3]);
     }
 }
+
+/// Key agreement with an imported private key: the secret must equal `shared`; an invalid
+/// public key must be refused.
+pub(crate) fn key_agreement(
+    module: &Module,
+    name: &str,
+    private_key: &[u8],
+    public_key: &[u8],
+    shared: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let key = module
+            .agreement_key_from_private_bytes(algorithm, private_key)?
+            .into_value();
+        let secret = key.agree(public_key)?;
+        Ok(if secret.as_slice() == shared {
+            Outcome::Accepted
+        } else {
+            Outcome::WrongOutput("shared secret differs from the vector".into())
+        })
+    })
+}

@@ -148,11 +148,11 @@ impl Case<'_> {
             }),
             "EcdsaBitcoinVerify" => Ok(Outcome::not_offered("ecdsa-secp256k1")),
             "EddsaVerify" => self.eddsa(),
-            "XdhComp" => Ok(match self.group_str("curve") {
-                "curve25519" => Outcome::unsupported_operation("X25519 with a given private key"),
-                other => Outcome::not_offered(&other.replace("curve", "x")),
-            }),
-            "EcdhTest" | "EcdhEcpointTest" => self.ecdh(group_type == "EcdhEcpointTest"),
+            "XdhComp" => match self.group_str("curve") {
+                "curve25519" => self.key_agreement("x25519", 32),
+                other => Ok(Outcome::not_offered(&other.replace("curve", "x"))),
+            },
+            "EcdhTest" | "EcdhEcpointTest" => self.ecdh(),
             "RsassaPkcs1Verify" => self.rsa_pkcs1(),
             "RsassaPssVerify" => self.rsa_pss(),
             "RsassaPssWithParametersVerify" => Ok(Outcome::unsupported(
@@ -331,30 +331,42 @@ impl Case<'_> {
         ))
     }
 
-    /// ECDH: the API cannot import the vector's private key, so valid tests are skipped; an
-    /// invalid public point (raw `ecpoint` encoding) must be refused by `AgreementKey::agree`
-    /// whatever the private key, so those run against a freshly generated key.
-    fn ecdh(&self, raw_point: bool) -> Result<Outcome, VectorError> {
-        let name = match self.group_str("curve") {
-            "secp256r1" => "ecdh-p256",
-            "secp384r1" => "ecdh-p384",
-            other => return Ok(Outcome::not_offered(&format!("ecdh-{other}"))),
-        };
-        let algorithm = match ops::algorithm(name) {
-            Ok(algorithm) => algorithm,
-            Err(skip) => return Ok(skip),
-        };
-        if !raw_point || self.expect != Expect::Invalid {
-            return Ok(Outcome::unsupported_operation(
-                "ECDH with a given private key",
+    /// ECDH: the vector's private key is imported and the shared secret compared. The public
+    /// key is a DER SubjectPublicKeyInfo (`EcdhTest`) or a raw point (`EcdhEcpointTest`);
+    /// invalid ones must be refused.
+    fn ecdh(&self) -> Result<Outcome, VectorError> {
+        match self.group_str("curve") {
+            "secp256r1" => self.key_agreement("ecdh-p256", 32),
+            "secp384r1" => self.key_agreement("ecdh-p384", 48),
+            other => Ok(Outcome::not_offered(&format!("ecdh-{other}"))),
+        }
+    }
+
+    /// Imports the vector's private key, agrees with its public key, compares the secret.
+    fn key_agreement(&self, name: &str, scalar_len: usize) -> Result<Outcome, VectorError> {
+        let private = self.test.hex("private")?;
+        let public = self.test.hex("public")?;
+        let shared = self.test.hex("shared")?;
+        // Wycheproof writes EC scalars as signed big-endian integers: strip or pad to size.
+        let significant = private
+            .iter()
+            .position(|&byte| byte != 0)
+            .unwrap_or(private.len());
+        let scalar = &private[significant.min(private.len().saturating_sub(scalar_len))..];
+        if scalar.len() > scalar_len {
+            return Ok(Outcome::Rejected(
+                "private key longer than the group's scalars".into(),
             ));
         }
-        let public_key = self.test.hex("public")?;
-        Ok(attempt(|| {
-            let key = self.module.generate_agreement_key(algorithm)?.into_value();
-            key.agree(&public_key)?;
-            Ok(Outcome::Accepted)
-        }))
+        let mut padded = vec![0u8; scalar_len - scalar.len()];
+        padded.extend_from_slice(scalar);
+        Ok(ops::key_agreement(
+            self.module,
+            name,
+            &padded,
+            &public,
+            &shared,
+        ))
     }
 
     fn rsa_pkcs1(&self) -> Result<Outcome, VectorError> {

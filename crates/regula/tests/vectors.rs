@@ -1003,6 +1003,71 @@ fn key_agreement_round_trips() {
     }
 }
 
+/// Known answers with imported private keys: RFC 7748 §6.1 (X25519, both directions) and
+/// RFC 5903 §8.1 (ECDH P-256, both directions; public keys as raw points and as
+/// SubjectPublicKeyInfo).
+#[test]
+fn key_agreement_known_answers_with_imported_keys() {
+    let module = module();
+    let x25519 = |private: &str, public: &str| {
+        let key = module
+            .agreement_key_from_private_bytes(Algorithm::X25519, &unhex(private))
+            .unwrap();
+        assert_eq!(key.indicator().service, regula::Service::KeyImport);
+        key.agree(&unhex(public)).unwrap().to_vec()
+    };
+    let alice = "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a";
+    let alice_public = "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a";
+    let bob = "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb";
+    let bob_public = "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f";
+    let shared = unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+    assert_eq!(x25519(alice, bob_public), shared);
+    assert_eq!(x25519(bob, alice_public), shared);
+
+    let ecdh = |private: &str, public: &[u8]| {
+        let key = module
+            .agreement_key_from_private_bytes(Algorithm::EcdhP256, &unhex(private))
+            .unwrap();
+        key.agree(public).unwrap().to_vec()
+    };
+    let i = "c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433";
+    let gi = unhex(
+        "04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c37725811805271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990bb3",
+    );
+    let r = "c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53";
+    let gr = unhex(
+        "04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf6356fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872ab",
+    );
+    let girx = unhex("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de");
+    assert_eq!(ecdh(i, &gr), girx);
+    assert_eq!(ecdh(r, &gi), girx);
+    // The same peer key as a namedCurve SubjectPublicKeyInfo (RFC 5480 §2).
+    let spki = [
+        unhex("3059301306072a8648ce3d020106082a8648ce3d030107034200"),
+        gr.clone(),
+    ]
+    .concat();
+    assert_eq!(ecdh(i, &spki), girx);
+    // A SubjectPublicKeyInfo for another curve is refused, not reinterpreted.
+    let key = module
+        .agreement_key_from_private_bytes(Algorithm::EcdhP256, &unhex(i))
+        .unwrap();
+    let p384_spki = [
+        unhex("3076301006072a8648ce3d020106052b81040022036200"),
+        vec![4; 97],
+    ]
+    .concat();
+    assert!(matches!(
+        key.agree(&p384_spki),
+        Err(Error::InvalidInput { .. })
+    ));
+    // A scalar of the wrong size is an invalid key.
+    assert!(matches!(
+        module.agreement_key_from_private_bytes(Algorithm::EcdhP256, &[1; 31]),
+        Err(Error::InvalidKey { .. })
+    ));
+}
+
 #[test]
 fn key_agreement_rejects_invalid_peer_keys() {
     let module = module();

@@ -27,6 +27,33 @@ impl std::fmt::Debug for AgreementKey {
     }
 }
 
+/// DER SubjectPublicKeyInfo up to the public key's bytes, for each group with a named curve
+/// (RFC 5480 §2 for P-256/P-384, RFC 8410 §4 for X25519).
+const P256_SPKI_PREFIX: &[u8] =
+    &hex_literal::hex!("3059301306072a8648ce3d020106082a8648ce3d030107034200");
+const P384_SPKI_PREFIX: &[u8] =
+    &hex_literal::hex!("3076301006072a8648ce3d020106052b81040022036200");
+const X25519_SPKI_PREFIX: &[u8] = &hex_literal::hex!("302a300506032b656e032100");
+
+/// The raw public key inside `peer_public_key`, which is either raw already or a DER
+/// SubjectPublicKeyInfo naming this group's curve. RFC 5480 §2.1.1 forbids explicit curve
+/// parameters; they are refused rather than compared.
+fn raw_public_key(algorithm: Algorithm, peer_public_key: &[u8]) -> Result<&[u8]> {
+    let (is_raw, prefix) = match algorithm {
+        Algorithm::X25519 => (peer_public_key.len() == 32, X25519_SPKI_PREFIX),
+        Algorithm::EcdhP384 => (peer_public_key.first() != Some(&0x30), P384_SPKI_PREFIX),
+        _ => (peer_public_key.first() != Some(&0x30), P256_SPKI_PREFIX),
+    };
+    if is_raw {
+        return Ok(peer_public_key);
+    }
+    peer_public_key.strip_prefix(prefix).ok_or_else(|| {
+        Error::invalid_input(format!(
+            "peer public key is neither a raw {algorithm} key nor a SubjectPublicKeyInfo naming its curve"
+        ))
+    })
+}
+
 fn shared_secret(
     key: &PrivateKey,
     algorithm: &'static agreement::Algorithm,
@@ -57,6 +84,27 @@ impl Module {
     }
 }
 
+impl Module {
+    /// Imports a private key: a big-endian scalar of the group's size (ECDH) or 32 bytes
+    /// (X25519). AWS-LC checks the scalar's range.
+    pub fn agreement_key_from_private_bytes(
+        &self,
+        algorithm: Algorithm,
+        private_key: &[u8],
+    ) -> Result<Served<AgreementKey>> {
+        let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
+        let key = PrivateKey::from_private_key(awslc::agreement(algorithm)?, private_key)
+            .map_err(|_| Error::invalid_key(algorithm, "not a private key of this group"))?;
+        let key = AgreementKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key,
+        };
+        Ok(self.serve(algorithm, Service::KeyImport, approval, key))
+    }
+}
+
 impl AgreementKey {
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
@@ -72,9 +120,11 @@ impl AgreementKey {
         Ok(public_key.as_ref().to_vec())
     }
 
-    /// The shared secret with a peer's public key (same encoding as [`AgreementKey::public_key`]).
+    /// The shared secret with a peer's public key: the encoding of [`AgreementKey::public_key`]
+    /// (for ECDH, a compressed point too), or a DER SubjectPublicKeyInfo naming the curve.
     pub fn agree(&self, peer_public_key: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {
         self.module.ensure_operational()?;
+        let peer_public_key = raw_public_key(self.algorithm, peer_public_key)?;
         let secret = shared_secret(
             &self.key,
             awslc::agreement(self.algorithm)?,
