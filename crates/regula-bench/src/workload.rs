@@ -476,6 +476,7 @@ fn agreement_algorithm(algorithm: Algorithm) -> Option<&'static agreement::Algor
     match algorithm {
         Algorithm::EcdhP256 => Some(&agreement::ECDH_P256),
         Algorithm::EcdhP384 => Some(&agreement::ECDH_P384),
+        Algorithm::EcdhP521 => Some(&agreement::ECDH_P521),
         Algorithm::X25519 => Some(&agreement::X25519),
         _ => None,
     }
@@ -521,6 +522,10 @@ fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, Str
         Algorithm::EcdsaP384 => (
             Signer::Ecdsa(&s::ECDSA_P384_SHA384_ASN1_SIGNING),
             &s::ECDSA_P384_SHA384_ASN1,
+        ),
+        Algorithm::EcdsaP521 => (
+            Signer::Ecdsa(&s::ECDSA_P521_SHA512_ASN1_SIGNING),
+            &s::ECDSA_P521_SHA512_ASN1,
         ),
         Algorithm::Ed25519 => (Signer::Ed25519, &s::ED25519),
         Algorithm::RsaPssSha256 => (

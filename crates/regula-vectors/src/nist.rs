@@ -709,6 +709,7 @@ fn ecdsa_for(curve: &str, hash: Option<&str>) -> Result<(&'static str, usize), O
     let (name, field_len, paired_hash) = match curve {
         "P-256" => ("ecdsa-p256", 32, "sha256"),
         "P-384" => ("ecdsa-p384", 48, "sha384"),
+        "P-521" => ("ecdsa-p521", 66, "sha512"),
         other => {
             let short: String = other
                 .chars()

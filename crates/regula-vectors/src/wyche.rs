@@ -287,6 +287,7 @@ impl Case<'_> {
         let (name, paired) = match curve {
             "secp256r1" => ("ecdsa-p256", "sha256"),
             "secp384r1" => ("ecdsa-p384", "sha384"),
+            "secp521r1" => ("ecdsa-p521", "sha512"),
             other => return Err(Outcome::not_offered(&format!("ecdsa-{other}"))),
         };
         if hash != paired {
@@ -338,6 +339,7 @@ impl Case<'_> {
         match self.group_str("curve") {
             "secp256r1" => self.key_agreement("ecdh-p256", 32),
             "secp384r1" => self.key_agreement("ecdh-p384", 48),
+            "secp521r1" => self.key_agreement("ecdh-p521", 66),
             other => Ok(Outcome::not_offered(&format!("ecdh-{other}"))),
         }
     }
@@ -547,17 +549,20 @@ const SETS: &[Set] = sets![
     Pbkdf2 "pbkdf2_hmacsha512" ["pbkdf2-sha512"] true,
     Ecdsa "ecdsa_secp256r1_sha256" ["ecdsa-p256"] true,
     Ecdsa "ecdsa_secp384r1_sha384" ["ecdsa-p384"] true,
+    Ecdsa "ecdsa_secp521r1_sha512" ["ecdsa-p521"] true,
     Ecdsa "ecdsa_secp256r1_sha512" ["ecdsa-p256"] false,
     Ecdsa "ecdsa_secp384r1_sha256" ["ecdsa-p384"] false,
     Ecdsa "ecdsa_secp384r1_sha512" ["ecdsa-p384"] false,
     Ecdsa "ecdsa_secp256r1_sha256_p1363" ["ecdsa-p256"] false,
     Ecdsa "ecdsa_secp384r1_sha384_p1363" ["ecdsa-p384"] false,
     Eddsa "ed25519" ["ed25519"] true,
-    Xdh "x25519" ["x25519"] false,
+    Xdh "x25519" ["x25519"] true,
     Ecdh "ecdh_secp256r1_ecpoint" ["ecdh-p256"] true,
     Ecdh "ecdh_secp384r1_ecpoint" ["ecdh-p384"] true,
-    Ecdh "ecdh_secp256r1" ["ecdh-p256"] false,
-    Ecdh "ecdh_secp384r1" ["ecdh-p384"] false,
+    Ecdh "ecdh_secp521r1_ecpoint" ["ecdh-p521"] true,
+    Ecdh "ecdh_secp256r1" ["ecdh-p256"] true,
+    Ecdh "ecdh_secp384r1" ["ecdh-p384"] true,
+    Ecdh "ecdh_secp521r1" ["ecdh-p521"] true,
     MlKem "mlkem_768_encaps" ["ml-kem-768"] true,
     MlKem "mlkem_1024_encaps" ["ml-kem-1024"] true,
     MlKem "mlkem_768" ["ml-kem-768"] false,

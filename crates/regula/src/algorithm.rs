@@ -45,6 +45,7 @@ pub enum Algorithm {
     // Signatures.
     EcdsaP256,
     EcdsaP384,
+    EcdsaP521,
     Ed25519,
     RsaPssSha256,
     RsaPssSha384,
@@ -55,6 +56,7 @@ pub enum Algorithm {
     // Key agreement.
     EcdhP256,
     EcdhP384,
+    EcdhP521,
     X25519,
     // Key encapsulation.
     MlKem768,
@@ -71,7 +73,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 47] = [
+    pub const ALL: [Algorithm; 49] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::ChaCha20Poly1305,
@@ -101,6 +103,7 @@ impl Algorithm {
         Algorithm::Pbkdf2Sha512,
         Algorithm::EcdsaP256,
         Algorithm::EcdsaP384,
+        Algorithm::EcdsaP521,
         Algorithm::Ed25519,
         Algorithm::RsaPssSha256,
         Algorithm::RsaPssSha384,
@@ -110,6 +113,7 @@ impl Algorithm {
         Algorithm::RsaPkcs1Sha512,
         Algorithm::EcdhP256,
         Algorithm::EcdhP384,
+        Algorithm::EcdhP521,
         Algorithm::X25519,
         Algorithm::MlKem768,
         Algorithm::MlKem1024,

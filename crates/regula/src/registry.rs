@@ -191,6 +191,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(EcdsaP384, "ecdsa-p384", Signature, "ECDSA-P256-SHA2-256", pct: Some("PCT-ECDSA"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(EcdsaP521, "ecdsa-p521", Signature, "ECDSA-P256-SHA2-256", pct: Some("PCT-ECDSA"),
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     // FIPS 186-5 §7 (EdDSA).
     row!(Ed25519, "ed25519", Signature, "ED25519", pct: Some("PCT-ED25519"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
@@ -211,6 +213,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     row!(EcdhP256, "ecdh-p256", KeyAgreement, "ECDH-P256", pct: Some("PCT-ECDH"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(EcdhP384, "ecdh-p384", KeyAgreement, "ECDH-P256", pct: Some("PCT-ECDH"),
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(EcdhP521, "ecdh-p521", KeyAgreement, "ECDH-P256", pct: Some("PCT-ECDH"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     // RFC 7748; SP 800-186 admits Curve25519 only for EdDSA, not for key agreement.
     row!(X25519, "x25519", KeyAgreement, "X25519", pct: Some("PCT-X25519"),

@@ -128,6 +128,7 @@ pub fn public_key_name(algorithm: Algorithm) -> Option<&'static str> {
     match algorithm {
         Algorithm::EcdsaP256 => Some("ecdsap256"),
         Algorithm::EcdsaP384 => Some("ecdsap384"),
+        Algorithm::EcdsaP521 => Some("ecdsap521"),
         Algorithm::Ed25519 => Some("ed25519"),
         Algorithm::RsaPssSha256
         | Algorithm::RsaPssSha384
@@ -137,6 +138,7 @@ pub fn public_key_name(algorithm: Algorithm) -> Option<&'static str> {
         | Algorithm::RsaPkcs1Sha512 => Some("rsa2048"),
         Algorithm::EcdhP256 => Some("ecdhp256"),
         Algorithm::EcdhP384 => Some("ecdhp384"),
+        Algorithm::EcdhP521 => Some("ecdhp521"),
         Algorithm::X25519 => Some("ecdhx25519"),
         _ => None,
     }

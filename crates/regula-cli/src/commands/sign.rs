@@ -11,7 +11,7 @@ use crate::failure::Failure;
 use crate::input;
 
 const SIGNATURE_ALGORITHMS: &str =
-    "ecdsa-p256, ecdsa-p384, ed25519, rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512";
+    "ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum KeyFormat {
@@ -21,7 +21,7 @@ enum KeyFormat {
 
 #[derive(Args)]
 pub struct KeygenArgs {
-    /// Signature algorithm: ecdsa-p256, ecdsa-p384, ed25519, rsa-pss-sha256, rsa-pss-sha384,
+    /// Signature algorithm: ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, rsa-pss-sha256, rsa-pss-sha384,
     /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512.
     #[arg(short, long)]
     algorithm: String,

@@ -136,6 +136,10 @@ pub(crate) fn signature(algorithm: Algorithm) -> Result<SignatureScheme> {
             &s::ECDSA_P384_SHA384_ASN1_SIGNING,
             &s::ECDSA_P384_SHA384_ASN1,
         )),
+        Algorithm::EcdsaP521 => Ok(SignatureScheme::Ecdsa(
+            &s::ECDSA_P521_SHA512_ASN1_SIGNING,
+            &s::ECDSA_P521_SHA512_ASN1,
+        )),
         Algorithm::Ed25519 => Ok(SignatureScheme::Ed25519),
         Algorithm::RsaPssSha256 => Ok(SignatureScheme::Rsa(
             &s::RSA_PSS_SHA256,
@@ -169,6 +173,7 @@ pub(crate) fn agreement(algorithm: Algorithm) -> Result<&'static agreement::Algo
     match algorithm {
         Algorithm::EcdhP256 => Ok(&agreement::ECDH_P256),
         Algorithm::EcdhP384 => Ok(&agreement::ECDH_P384),
+        Algorithm::EcdhP521 => Ok(&agreement::ECDH_P521),
         Algorithm::X25519 => Ok(&agreement::X25519),
         other => Err(wrong(other, Family::KeyAgreement)),
     }

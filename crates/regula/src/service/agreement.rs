@@ -28,11 +28,13 @@ impl std::fmt::Debug for AgreementKey {
 }
 
 /// DER SubjectPublicKeyInfo up to the public key's bytes, for each group with a named curve
-/// (RFC 5480 §2 for P-256/P-384, RFC 8410 §4 for X25519).
+/// (RFC 5480 §2 for P-256/P-384/P-521, RFC 8410 §4 for X25519).
 const P256_SPKI_PREFIX: &[u8] =
     &hex_literal::hex!("3059301306072a8648ce3d020106082a8648ce3d030107034200");
 const P384_SPKI_PREFIX: &[u8] =
     &hex_literal::hex!("3076301006072a8648ce3d020106052b81040022036200");
+const P521_SPKI_PREFIX: &[u8] =
+    &hex_literal::hex!("30819b301006072a8648ce3d020106052b8104002303818600");
 const X25519_SPKI_PREFIX: &[u8] = &hex_literal::hex!("302a300506032b656e032100");
 
 /// The raw public key inside `peer_public_key`, which is either raw already or a DER
@@ -42,6 +44,7 @@ fn raw_public_key(algorithm: Algorithm, peer_public_key: &[u8]) -> Result<&[u8]>
     let (is_raw, prefix) = match algorithm {
         Algorithm::X25519 => (peer_public_key.len() == 32, X25519_SPKI_PREFIX),
         Algorithm::EcdhP384 => (peer_public_key.first() != Some(&0x30), P384_SPKI_PREFIX),
+        Algorithm::EcdhP521 => (peer_public_key.first() != Some(&0x30), P521_SPKI_PREFIX),
         _ => (peer_public_key.first() != Some(&0x30), P256_SPKI_PREFIX),
     };
     if is_raw {

@@ -54,6 +54,7 @@ fn rsa_key_size(bits: u32) -> Option<KeySize> {
 fn curve_bits(algorithm: Algorithm) -> u32 {
     match algorithm {
         Algorithm::EcdsaP384 => 384,
+        Algorithm::EcdsaP521 => 521,
         _ => 256,
     }
 }

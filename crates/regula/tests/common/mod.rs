@@ -87,7 +87,10 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
         }
         Family::Signature => {
             let key = match algorithm {
-                Algorithm::EcdsaP256 | Algorithm::EcdsaP384 | Algorithm::Ed25519 => {
+                Algorithm::EcdsaP256
+                | Algorithm::EcdsaP384
+                | Algorithm::EcdsaP521
+                | Algorithm::Ed25519 => {
                     let generated = module.generate_signing_key(algorithm, None)?;
                     indicators.push(generated.indicator());
                     generated.into_value()
