@@ -358,28 +358,6 @@ pub(crate) fn uncompressed_point(x: &[u8], y: &[u8], field_len: usize) -> Vec<u8
     point
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn der_encoding_of_integers_and_lengths() {
-        assert_eq!(
-            der_signature(&[1], &[0x80]),
-            [0x30, 7, 2, 1, 1, 2, 2, 0, 0x80]
-        );
-        assert_eq!(der_integer(&[0, 0, 5]), [2, 1, 5]);
-        assert_eq!(der_integer(&[]), [2, 1, 0]);
-        assert_eq!(der_length(200), [0x81, 200]);
-        assert_eq!(der_length(300), [0x82, 1, 44]);
-    }
-
-    #[test]
-    fn points_are_padded() {
-        assert_eq!(uncompressed_point(&[1], &[2, 3], 3), [4, 0, 0, 1, 0, 2, 3]);
-    }
-}
-
 /// Key agreement with an imported private key: the secret must equal `shared`; an invalid
 /// public key must be refused.
 pub(crate) fn key_agreement(
@@ -404,4 +382,26 @@ pub(crate) fn key_agreement(
             Outcome::WrongOutput("shared secret differs from the vector".into())
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn der_encoding_of_integers_and_lengths() {
+        assert_eq!(
+            der_signature(&[1], &[0x80]),
+            [0x30, 7, 2, 1, 1, 2, 2, 0, 0x80]
+        );
+        assert_eq!(der_integer(&[0, 0, 5]), [2, 1, 5]);
+        assert_eq!(der_integer(&[]), [2, 1, 0]);
+        assert_eq!(der_length(200), [0x81, 200]);
+        assert_eq!(der_length(300), [0x82, 1, 44]);
+    }
+
+    #[test]
+    fn points_are_padded() {
+        assert_eq!(uncompressed_point(&[1], &[2, 3], 3), [4, 0, 0, 1, 0, 2, 3]);
+    }
 }
