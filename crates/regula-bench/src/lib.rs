@@ -94,6 +94,18 @@ pub struct Row {
     pub unit: &'static str,
 }
 
+impl Report {
+    /// The row measuring the same algorithm, operation and size as `row` on `peer`.
+    pub fn peer_row(&self, row: &Row, peer: Impl) -> Option<&Row> {
+        self.rows.iter().find(|other| {
+            other.implementation == peer
+                && other.algorithm == row.algorithm
+                && other.operation == row.operation
+                && other.bytes == row.bytes
+        })
+    }
+}
+
 /// Everything a benchmark produced.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
@@ -295,13 +307,7 @@ fn measure_pair(
     (algorithm, operation, bytes, _): Key,
 ) -> (Result<f64, String>, Result<f64, String>) {
     let size = bytes.unwrap_or(0);
-    let rate = |ops_per_second: f64| {
-        if operation.is_throughput() {
-            ops_per_second * size as f64 / 1e6
-        } else {
-            ops_per_second
-        }
-    };
+    let rate = |ops_per_second| operation.rate(ops_per_second, size);
     let alone = |work| measure::ops_per_second(duration, work).map(rate);
     match (
         workload::regula(module, algorithm, operation, size),
@@ -325,13 +331,7 @@ fn measure_one(
     (algorithm, operation, bytes, implementation): Key,
 ) -> Result<Option<f64>, String> {
     let size = bytes.unwrap_or(0);
-    let to_rate = |ops_per_second: f64| {
-        if operation.is_throughput() {
-            ops_per_second * size as f64 / 1e6
-        } else {
-            ops_per_second
-        }
-    };
+    let to_rate = |ops_per_second| operation.rate(ops_per_second, size);
     let work = match implementation {
         Impl::Regula => Some(workload::regula(module, algorithm, operation, size)?),
         Impl::Raw => Some(workload::raw(algorithm, operation, size)?),

@@ -49,6 +49,16 @@ impl Operation {
         }
     }
 
+    /// A measured rate in the operation's unit: MB/s (10^6 bytes/s) of `size`-byte buffers for
+    /// throughput operations, operations per second otherwise.
+    pub fn rate(self, ops_per_second: f64, size: usize) -> f64 {
+        if self.is_throughput() {
+            ops_per_second * size as f64 / 1e6
+        } else {
+            ops_per_second
+        }
+    }
+
     /// Measured in MB/s over buffer sizes (true) or in operations per second (false).
     pub fn is_throughput(self) -> bool {
         matches!(

@@ -140,12 +140,7 @@ pub fn report(result: &CheckResult) -> String {
                 .iter()
                 .filter(|row| row.implementation == Impl::Regula)
             {
-                let raw = benchmark.rows.iter().find(|other| {
-                    other.implementation == Impl::Raw
-                        && other.algorithm == row.algorithm
-                        && other.operation == row.operation
-                        && other.bytes == row.bytes
-                });
+                let raw = benchmark.peer_row(row, Impl::Raw);
                 let _ = writeln!(
                     html,
                     "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{:.1}</td>\

@@ -215,12 +215,7 @@ fn summary(result: &CheckResult) -> String {
                 .iter()
                 .filter(|row| row.implementation == Impl::Regula)
             {
-                let raw = benchmark.rows.iter().find(|other| {
-                    other.implementation == Impl::Raw
-                        && other.algorithm == row.algorithm
-                        && other.operation == row.operation
-                        && other.bytes == row.bytes
-                });
+                let raw = benchmark.peer_row(row, Impl::Raw);
                 if row.bytes.is_some_and(|bytes| bytes != 8192) {
                     continue;
                 }
