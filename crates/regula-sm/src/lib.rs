@@ -1,7 +1,9 @@
 //! Native implementations of the Chinese commercial cryptography ("SM") algorithms for Regula.
 //!
-//! - [`sm4`]: the SM4 block cipher (GB/T 32907-2016) with CPU-dispatched backends and the simple
-//!   modes of operation (ECB, CBC, CTR).
+//! - [`sm4`]: the SM4 block cipher (GB/T 32907-2016) with CPU-dispatched backends and its modes
+//!   ([`sm4::modes`]): ECB, CBC (with and without PKCS#7), CTR, GCM and CCM (RFC 8998), XTS in
+//!   both the IEEE 1619 and the GB/T 17964-2021 variants, CBC-CS3, and the MACs CMAC, XCBC-MAC
+//!   and CBC-MAC.
 //! - [`sm3`]: the SM3 hash (GB/T 32905-2016) and HMAC-SM3.
 //!
 //! The crate knows nothing about policies: approval decisions live in the `regula` core crate.

@@ -5,16 +5,35 @@
 //!   PKCS#7 padding (RFC 5652, 6.3).
 //! * CTR — the whole 16-byte IV is a 128-bit big-endian counter that wraps modulo 2^128 (as in
 //!   OpenSSL's `sm4-ctr`); any length; the keystream is made many blocks at a time.
+//! * GCM ([`Sm4Gcm`]) — NIST SP 800-38D with SM4 (RFC 8998): any IV length, tags of 16..=12, 8
+//!   or 4 bytes; GHASH by carry-less multiplication (RustCrypto `ghash`).
+//! * CCM ([`Sm4Ccm`]) — NIST SP 800-38C with SM4 (RFC 8998): 7..=13-byte nonces, even tags of
+//!   4..=16 bytes.
+//! * XTS ([`Xts`]) — IEEE Std 1619-2018 and GB/T 17964-2021 ([`XtsStandard`]), which differ in
+//!   the tweak's ⊗α; ciphertext stealing; tweaks batched through the wide backend.
+//! * CBC-CS3 ([`cbc_cs3_encrypt`]) — NIST SP 800-38A Addendum, as Linux `cts(cbc(sm4))`.
+//! * MACs: [`Cmac`] (NIST SP 800-38B), [`Xcbc`] (RFC 3566 construction), [`CbcMac`] (ISO/IEC
+//!   9797-1 algorithm 1, padding method 1; fixed-length messages only).
 //!
 //! Bad input lengths and bad padding are reported as [`Error`]s, never as panics.
 
 mod cbc;
+mod ccm;
+mod cs3;
 mod ctr;
 mod ecb;
+mod gcm;
+mod mac;
+mod xts;
 
 pub use cbc::{cbc_decrypt, cbc_decrypt_padded, cbc_encrypt, cbc_encrypt_padded};
+pub use ccm::Sm4Ccm;
+pub use cs3::{Cs3Error, cbc_cs3_decrypt, cbc_cs3_encrypt};
 pub use ctr::{Ctr, ctr_apply_keystream};
 pub use ecb::{ecb_decrypt, ecb_encrypt};
+pub use gcm::Sm4Gcm;
+pub use mac::{CbcMac, Cmac, MIN_TAG_SIZE, MacError, MacStream, TAG_SIZE, Xcbc};
+pub use xts::{XTS_KEY_SIZE, XTS_MAX_BLOCKS, Xts, XtsError, XtsStandard};
 
 use super::{BLOCK_SIZE, Block};
 
@@ -30,6 +49,24 @@ pub enum Error {
     },
     /// The decrypted PKCS#7 padding is malformed.
     BadPadding,
+    /// AEAD decryption: the tag does not match; no plaintext was released.
+    AuthenticationFailed,
+    /// AEAD: the nonce (IV) length is not allowed by the mode; `len` is the length given.
+    InvalidNonceLength {
+        /// The rejected nonce length in bytes.
+        len: usize,
+    },
+    /// AEAD: the tag length is not allowed by the mode; `len` is the length given.
+    InvalidTagLength {
+        /// The rejected tag length in bytes.
+        len: usize,
+    },
+    /// AEAD: the plaintext or associated data is longer than the mode allows (for CCM, with this
+    /// nonce length); `len` is the length given.
+    MessageTooLong {
+        /// The rejected length in bytes.
+        len: usize,
+    },
 }
 
 impl core::fmt::Display for Error {
@@ -40,6 +77,12 @@ impl core::fmt::Display for Error {
                 "input length {len} is not a whole number of {BLOCK_SIZE}-byte SM4 blocks"
             ),
             Error::BadPadding => f.write_str("invalid PKCS#7 padding"),
+            Error::AuthenticationFailed => f.write_str("authentication failed: tag mismatch"),
+            Error::InvalidNonceLength { len } => write!(f, "nonce length {len} is not allowed"),
+            Error::InvalidTagLength { len } => write!(f, "tag length {len} is not allowed"),
+            Error::MessageTooLong { len } => {
+                write!(f, "input length {len} exceeds the mode's limit")
+            }
         }
     }
 }

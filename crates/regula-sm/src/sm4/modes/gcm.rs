@@ -1,0 +1,439 @@
+//! Galois/Counter Mode (NIST SP 800-38D) with SM4 as the block cipher, as RFC 8998 uses it.
+//!
+//! * GHASH (SP 800-38D, 6.4) is RustCrypto's `ghash`: carry-less multiplication (PCLMULQDQ /
+//!   PMULL) chosen at run time, with a constant-time portable fallback.
+//! * GCTR (SP 800-38D, 6.5) runs through the wide SM4 backends many counter blocks at a time.
+//!   GCM increments only the low 32 bits of the counter block (inc32, SP 800-38D, 6.2), so a
+//!   batch is split where those bits wrap.
+//! * Encryption interleaves GCTR and GHASH chunk by chunk, so each chunk is hashed while it is
+//!   still in the L1 cache. Decryption hashes the whole ciphertext, checks the tag in constant
+//!   time, and only then decrypts: on failure the buffer is left as it was.
+//! * The last blocks of a message and E_K(J0), which masks the tag, are enciphered in one backend
+//!   call, so a short message (up to 62 blocks) costs a single wide pass.
+
+use ghash::GHash;
+use ghash::universal_hash::UniversalHash;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+use super::{Error, xor_block};
+use crate::sm4::backend::Backend;
+use crate::sm4::{BLOCK_SIZE, Block, KEY_SIZE, Sm4};
+
+/// Length of a full GCM tag.
+pub(crate) const TAG_SIZE: usize = 16;
+
+/// Length of the recommended nonce: J0 = IV || 0^31 || 1 (SP 800-38D, 7.1 step 2).
+const NONCE_SIZE_96: usize = 12;
+
+/// Bytes encrypted and then hashed per step: 256 blocks, four times the widest backend batch,
+/// small enough to stay in the L1 data cache between GCTR and GHASH.
+const CHUNK: usize = 256 * BLOCK_SIZE;
+
+/// Blocks enciphered by the one call that ends a message: the last keystream blocks (at most
+/// `FINAL_BLOCKS − 1`, including a partial one) together with E_K(J0). A short message thus costs
+/// a single pass through the wide backend; 64 is the widest backend's batch.
+const FINAL_BLOCKS: usize = 64;
+
+/// Longest plaintext: len(P) ≤ 2^39 − 256 bits (SP 800-38D, 5.2.1.1), i.e. 2^32 − 2 blocks, so
+/// the 32-bit counter never comes back to inc32(J0).
+const MAX_PLAINTEXT: u64 = (1 << 36) - 32;
+
+/// Longest associated data and IV: len(A), len(IV) ≤ 2^64 − 1 bits (SP 800-38D, 5.2.1.1).
+const MAX_AAD_OR_IV: u64 = (1 << 61) - 1;
+
+/// SM4-GCM with an expanded key and hash subkey.
+///
+/// Nonces may have any length from 1 byte (96 bits is the recommended and fastest case; other
+/// lengths derive J0 through GHASH). Tags are 16, 15, 14, 13, 12, 8 or 4 bytes (SP 800-38D,
+/// 5.2.1.2; the 8- and 4-byte tags only under the constraints of its Appendix C).
+///
+/// The SM4 key schedule and the hash subkey H (with its powers) are zeroized when the value is
+/// dropped.
+///
+/// ```
+/// use regula_sm::sm4::modes::Sm4Gcm;
+///
+/// let gcm = Sm4Gcm::new(&[0x42; 16]);
+/// let nonce = [7u8; 12];
+/// let mut data = *b"attack at dawn";
+/// let tag = gcm.encrypt(&nonce, b"header", &mut data)?;
+/// gcm.decrypt(&nonce, b"header", &mut data, &tag)?;
+/// assert_eq!(&data, b"attack at dawn");
+/// assert!(gcm.decrypt(&nonce, b"other header", &mut data, &tag).is_err());
+/// # Ok::<(), regula_sm::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Sm4Gcm {
+    cipher: Sm4,
+    /// GHASH keyed with the hash subkey H = E_K(0^128) (SP 800-38D, 7.1 step 1), with its
+    /// powers of H precomputed; each message hashes with a clone. `ghash` wipes its state
+    /// (including H) on drop.
+    ghash: GHash,
+}
+
+impl Sm4Gcm {
+    /// Expands `key` on the fastest SM4 backend this CPU supports.
+    pub fn new(key: &[u8; KEY_SIZE]) -> Self {
+        Self::from_cipher(Sm4::new(key))
+    }
+
+    /// Expands `key` on a forced SM4 backend; `None` when this CPU (or build) lacks it.
+    #[doc(hidden)]
+    pub fn with_backend(key: &[u8; KEY_SIZE], backend: Backend) -> Option<Self> {
+        Sm4::with_backend(key, backend).map(Self::from_cipher)
+    }
+
+    fn from_cipher(cipher: Sm4) -> Self {
+        let mut h = [0u8; BLOCK_SIZE];
+        cipher.encrypt_block(&mut h);
+        let ghash = GHash::new(&h.into());
+        h.zeroize();
+        Self { cipher, ghash }
+    }
+
+    /// The SM4 backend this instance runs on.
+    pub fn backend(&self) -> Backend {
+        self.cipher.backend()
+    }
+
+    /// Encrypts `in_out` in place and returns the full 16-byte tag (SP 800-38D, 7.1).
+    pub fn encrypt(&self, nonce: &[u8], aad: &[u8], in_out: &mut [u8]) -> Result<Block, Error> {
+        let mut tag = [0u8; TAG_SIZE];
+        self.encrypt_with_tag_len(nonce, aad, in_out, &mut tag)?;
+        Ok(tag)
+    }
+
+    /// Encrypts `in_out` in place and writes a tag of `tag.len()` bytes (MSB_t of the full tag,
+    /// SP 800-38D, 7.1 step 7). Nothing is written when an argument is rejected.
+    pub fn encrypt_with_tag_len(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<(), Error> {
+        check_tag_len(tag.len())?;
+        check_lengths(nonce, aad, in_out.len())?;
+
+        let j0 = self.pre_counter_block(nonce);
+        let mut ghash = self.ghash.clone();
+        ghash.update_padded(aad);
+        let text_len = in_out.len();
+        let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
+        let mut counter = Counter::after(&j0);
+        for chunk in body.chunks_mut(CHUNK) {
+            // `body` is whole blocks, and so is every chunk of it.
+            counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
+            ghash.update_padded(chunk);
+        }
+        let keystream = FinalKeystream::new(&self.cipher, &mut counter, last.len(), &j0);
+        keystream.apply(last);
+        ghash.update_padded(last);
+        let mut full = finish(ghash, keystream.mask(), aad.len(), text_len);
+        tag.copy_from_slice(&full[..tag.len()]);
+        full.zeroize();
+        Ok(())
+    }
+
+    /// Checks `tag` (16, 15, 14, 13, 12, 8 or 4 bytes) and decrypts `in_out` in place
+    /// (SP 800-38D, 7.2).
+    ///
+    /// The tag is compared in constant time before anything is decrypted; on any error `in_out`
+    /// is left unchanged.
+    pub fn decrypt(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        check_tag_len(tag.len())?;
+        check_lengths(nonce, aad, in_out.len())?;
+
+        let j0 = self.pre_counter_block(nonce);
+        let mut ghash = self.ghash.clone();
+        ghash.update_padded(aad);
+        ghash.update_padded(in_out);
+        let text_len = in_out.len();
+        let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
+        // E_K(J0) comes with the keystream for the last blocks, made before the check (it is
+        // keystream, not plaintext) and wiped when it goes out of scope.
+        let mut body_counter = Counter::after(&j0);
+        let mut last_counter = body_counter.skipping(body.len() / BLOCK_SIZE);
+        let keystream = FinalKeystream::new(&self.cipher, &mut last_counter, last.len(), &j0);
+        let mut expected = finish(ghash, keystream.mask(), aad.len(), text_len);
+        let matches = constant_time_eq(&expected[..tag.len()], tag);
+        expected.zeroize();
+        if !matches {
+            return Err(Error::AuthenticationFailed);
+        }
+        body_counter.xor_keystream(&self.cipher, body.as_chunks_mut().0);
+        keystream.apply(last);
+        Ok(())
+    }
+
+    /// J0 (SP 800-38D, 7.1 step 2): IV || 0^31 || 1 for a 96-bit IV, otherwise
+    /// GHASH_H(IV || 0^(s+64) || [len(IV)]_64).
+    fn pre_counter_block(&self, nonce: &[u8]) -> Block {
+        if nonce.len() == NONCE_SIZE_96 {
+            let mut j0 = [0u8; BLOCK_SIZE];
+            j0[..NONCE_SIZE_96].copy_from_slice(nonce);
+            j0[BLOCK_SIZE - 1] = 1;
+            return j0;
+        }
+        let mut ghash = self.ghash.clone();
+        ghash.update_padded(nonce);
+        let lengths = lengths_block(0, nonce.len());
+        ghash.update(&[lengths.into()]);
+        ghash.finalize().into()
+    }
+}
+
+/// The full tag E_K(J0) ^ GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64)
+/// (SP 800-38D, 7.1 steps 5–6), given GHASH over the padded A and C and `mask` = E_K(J0).
+fn finish(mut ghash: GHash, mask: &Block, aad_len: usize, text_len: usize) -> Block {
+    ghash.update(&[lengths_block(aad_len, text_len).into()]);
+    let mut tag: Block = ghash.finalize().into();
+    xor_block(&mut tag, mask);
+    tag
+}
+
+/// How many bytes at the end of a `text_len`-byte message go through [`FinalKeystream`]: the
+/// partial block, if any, and as many whole blocks as fit beside it and J0.
+fn final_len(text_len: usize) -> usize {
+    let tail = text_len % BLOCK_SIZE;
+    let room = FINAL_BLOCKS - 1 - usize::from(tail != 0);
+    tail + BLOCK_SIZE * (text_len / BLOCK_SIZE).min(room)
+}
+
+/// The GCTR keystream (SP 800-38D, 6.5) for the last bytes of a message, made in one call to
+/// the backend together with E_K(J0) (7.1 step 6). Wiped on drop.
+struct FinalKeystream {
+    blocks: [Block; FINAL_BLOCKS],
+    /// Keystream blocks before E_K(J0) in `blocks`.
+    len: usize,
+}
+
+impl FinalKeystream {
+    /// Keystream for `text_len` ≤ [`final_len`] bytes from `counter` on, and E_K(`j0`).
+    fn new(cipher: &Sm4, counter: &mut Counter, text_len: usize, j0: &Block) -> Self {
+        let len = text_len.div_ceil(BLOCK_SIZE);
+        // Built in place (not moved into `Self` at the end), so the 1 KiB array is not copied.
+        let mut this = Self {
+            blocks: [[0u8; BLOCK_SIZE]; FINAL_BLOCKS],
+            len,
+        };
+        for block in &mut this.blocks[..len] {
+            *block = counter.block();
+            counter.low = counter.low.wrapping_add(1);
+        }
+        this.blocks[len] = *j0;
+        cipher.encrypt_blocks(&mut this.blocks[..=len]);
+        this
+    }
+
+    /// XORs the keystream into `data` (at most the `text_len` bytes it was made for).
+    fn apply(&self, data: &mut [u8]) {
+        for (chunk, key) in data.chunks_mut(BLOCK_SIZE).zip(&self.blocks[..self.len]) {
+            for (byte, key) in chunk.iter_mut().zip(key) {
+                *byte ^= key;
+            }
+        }
+    }
+
+    /// E_K(J0), which masks the tag.
+    fn mask(&self) -> &Block {
+        &self.blocks[self.len]
+    }
+}
+
+impl Drop for FinalKeystream {
+    fn drop(&mut self) {
+        self.blocks[..=self.len].as_flattened_mut().zeroize();
+    }
+}
+
+// Both fields wipe themselves: `Sm4` its key schedule, `GHash` (feature `zeroize`) its state.
+impl ZeroizeOnDrop for Sm4Gcm {}
+
+impl core::fmt::Debug for Sm4Gcm {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Sm4Gcm")
+            .field("backend", &self.backend().name())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The GCM counter block CB_i: the 96 fixed high bits of J0 and a 32-bit counter that wraps
+/// modulo 2^32 (inc32, SP 800-38D, 6.2).
+struct Counter {
+    /// J0 with the low 32 bits cleared.
+    fixed: u128,
+    /// The low 32 bits of the next counter block.
+    low: u32,
+}
+
+impl Counter {
+    /// CB_1 = inc32(J0) (SP 800-38D, 7.1 step 3).
+    fn after(j0: &Block) -> Self {
+        let j0 = u128::from_be_bytes(*j0);
+        Self {
+            fixed: j0 & !u128::from(u32::MAX),
+            low: (j0 as u32).wrapping_add(1),
+        }
+    }
+
+    /// The counter `blocks` blocks further on (inc32 applied `blocks` times).
+    fn skipping(&self, blocks: usize) -> Self {
+        Self {
+            fixed: self.fixed,
+            // Modulo 2^32, like inc32.
+            low: self.low.wrapping_add(blocks as u32),
+        }
+    }
+
+    /// The current counter block.
+    fn block(&self) -> Block {
+        (self.fixed | u128::from(self.low)).to_be_bytes()
+    }
+
+    /// XORs E_K(CB_i), E_K(CB_{i+1}), ... into `blocks` and advances past them. The crate's
+    /// CTR primitive counts modulo 2^128, so each call is cut where the low 32 bits would
+    /// carry into the fixed bits.
+    fn xor_keystream(&mut self, cipher: &Sm4, mut blocks: &mut [Block]) {
+        while !blocks.is_empty() {
+            let before_wrap = (u64::from(u32::MAX - self.low) + 1).min(blocks.len() as u64);
+            // `before_wrap` ≤ blocks.len(), so it fits in a usize.
+            let (now, later) = blocks.split_at_mut(before_wrap as usize);
+            cipher.ctr_xor_blocks(self.fixed | u128::from(self.low), now);
+            // Truncation is the point: the counter is modulo 2^32.
+            self.low = self.low.wrapping_add(before_wrap as u32);
+            blocks = later;
+        }
+    }
+}
+
+/// [len(A)]_64 || [len(C)]_64, bit lengths as big-endian 64-bit integers (SP 800-38D, 7.1
+/// step 5). The callers checked the lengths, so the bit counts fit.
+fn lengths_block(aad_len: usize, text_len: usize) -> Block {
+    let bits = |len: usize| (len as u64).wrapping_mul(8);
+    ((u128::from(bits(aad_len)) << 64) | u128::from(bits(text_len))).to_be_bytes()
+}
+
+/// Tag lengths of SP 800-38D, 5.2.1.2: 128, 120, 112, 104, 96, and (Appendix C) 64 and 32 bits.
+fn check_tag_len(len: usize) -> Result<(), Error> {
+    match len {
+        4 | 8 | 12..=16 => Ok(()),
+        _ => Err(Error::InvalidTagLength { len }),
+    }
+}
+
+/// Input limits of SP 800-38D, 5.2.1.1.
+fn check_lengths(nonce: &[u8], aad: &[u8], text_len: usize) -> Result<(), Error> {
+    if nonce.is_empty() || nonce.len() as u64 > MAX_AAD_OR_IV {
+        return Err(Error::InvalidNonceLength { len: nonce.len() });
+    }
+    if aad.len() as u64 > MAX_AAD_OR_IV {
+        return Err(Error::MessageTooLong { len: aad.len() });
+    }
+    if text_len as u64 > MAX_PLAINTEXT {
+        return Err(Error::MessageTooLong { len: text_len });
+    }
+    Ok(())
+}
+
+/// Compares two equal-length byte strings without data-dependent branches or early exit.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    debug_assert_eq!(a.len(), b.len());
+    let difference = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
+    // Keep the compiler from turning the fold into a short-circuiting comparison.
+    core::hint::black_box(difference) == 0 && a.len() == b.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// inc32 keeps the high 96 bits and wraps the low 32 (SP 800-38D, 6.2), also inside a batch
+    /// handed to the wide backends: compare with one block at a time.
+    #[test]
+    fn counter_wraps_low_32_bits_only() {
+        for backend in crate::sm4::backend::available() {
+            let cipher = Sm4::with_backend(&[0x5a; KEY_SIZE], backend).unwrap();
+            for start in [u32::MAX - 70, u32::MAX - 1, u32::MAX, 0, 5] {
+                let mut j0 = [0xffu8; BLOCK_SIZE];
+                j0[..4].copy_from_slice(&[1, 2, 3, 4]);
+                j0[12..].copy_from_slice(&start.wrapping_sub(1).to_be_bytes());
+                let mut counter = Counter::after(&j0);
+                let mut batch = [[0u8; BLOCK_SIZE]; 150];
+                counter.xor_keystream(&cipher, &mut batch[..1]);
+                counter.xor_keystream(&cipher, &mut batch[1..]);
+
+                let mut expected = [[0u8; BLOCK_SIZE]; 150];
+                for (i, block) in expected.iter_mut().enumerate() {
+                    block[..12].copy_from_slice(&j0[..12]);
+                    block[12..].copy_from_slice(&start.wrapping_add(i as u32).to_be_bytes());
+                    cipher.encrypt_block(block);
+                }
+                assert_eq!(batch, expected, "{backend}, start {start:#x}");
+                assert_eq!(counter.low, start.wrapping_add(150));
+            }
+        }
+    }
+
+    /// The final batch counts like the bulk path, across the 32-bit wrap, and ends with E(J0).
+    #[test]
+    fn final_keystream_wraps_and_masks() {
+        for backend in crate::sm4::backend::available() {
+            let cipher = Sm4::with_backend(&[0xa5; KEY_SIZE], backend).unwrap();
+            let mut j0 = [0x11u8; BLOCK_SIZE];
+            j0[12..].copy_from_slice(&(u32::MAX - 3).to_be_bytes());
+            for text_len in [0, 1, 16, 17, 100, final_len(10_000), final_len(10_001)] {
+                let mut counter = Counter::after(&j0);
+                let keystream = FinalKeystream::new(&cipher, &mut counter, text_len, &j0);
+                let mut data = vec![0u8; text_len];
+                keystream.apply(&mut data);
+
+                let mut by_block = Counter::after(&j0);
+                let mut expected = vec![[0u8; BLOCK_SIZE]; text_len.div_ceil(BLOCK_SIZE)];
+                by_block.xor_keystream(&cipher, &mut expected);
+                assert_eq!(
+                    data,
+                    expected.as_flattened()[..text_len],
+                    "{backend} {text_len}"
+                );
+                assert_eq!(counter.low, by_block.low);
+                let mut mask = j0;
+                cipher.encrypt_block(&mut mask);
+                assert_eq!(*keystream.mask(), mask);
+            }
+            assert_eq!(final_len(10_001), 1 + 16 * 62);
+            assert_eq!(final_len(16 * 100), 16 * 63);
+            assert_eq!(final_len(5), 5);
+        }
+    }
+
+    #[test]
+    fn lengths_are_bits() {
+        assert_eq!(
+            lengths_block(20, 64),
+            hex_block("00000000000000a00000000000000200")
+        );
+    }
+
+    fn hex_block(text: &str) -> Block {
+        let mut block = [0u8; BLOCK_SIZE];
+        for (i, byte) in block.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&text[2 * i..2 * i + 2], 16).unwrap();
+        }
+        block
+    }
+
+    #[test]
+    fn constant_time_eq_compares() {
+        assert!(constant_time_eq(b"", b""));
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"\x80bc", b"abc"));
+    }
+}
