@@ -112,7 +112,13 @@ fn key_len(algorithm: Algorithm) -> usize {
         | Algorithm::Aes128Cmac
         | Algorithm::Sm4Ecb
         | Algorithm::Sm4Cbc
-        | Algorithm::Sm4Ctr => 16,
+        | Algorithm::Sm4Ctr
+        | Algorithm::Sm4CbcCs3
+        | Algorithm::Sm4Gcm
+        | Algorithm::Sm4Ccm
+        | Algorithm::Sm4Cmac
+        | Algorithm::Sm4XcbcMac
+        | Algorithm::Sm4CbcMac => 16,
         _ => 32,
     }
 }
@@ -129,7 +135,8 @@ pub fn regula(
     operation: Operation,
     size: usize,
 ) -> Result<Work, String> {
-    let key = vec![0x5a; key_len(algorithm)];
+    // Counting bytes: XTS refuses keys whose two halves are equal.
+    let key: Vec<u8> = (0..key_len(algorithm) as u8).collect();
     let data = vec![0xa5; size];
     let fail = failed(algorithm.name());
     Ok(match operation {
@@ -338,6 +345,62 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                     Ok(())
                 }),
             }
+        }
+        (Operation::Seal, Algorithm::Sm4Gcm | Algorithm::Sm4Ccm) => {
+            let gcm = regula_sm::sm4::modes::Sm4Gcm::new(&[0x5a; 16]);
+            let ccm = regula_sm::sm4::modes::Sm4Ccm::new(&[0x5a; 16]);
+            let mut buffer = data;
+            Box::new(move || {
+                let mut nonce = [0u8; 12];
+                rand::fill(&mut nonce).map_err(raw_failed("rand"))?;
+                let tag = if algorithm == Algorithm::Sm4Gcm {
+                    gcm.encrypt(&nonce, &[], &mut buffer)
+                } else {
+                    ccm.encrypt(&nonce, &[], &mut buffer)
+                };
+                std::hint::black_box(tag.map_err(|error| error.to_string())?);
+                Ok(())
+            })
+        }
+        (Operation::Encrypt, Algorithm::Sm4Xts | Algorithm::Sm4XtsGb) => {
+            let standard = if algorithm == Algorithm::Sm4Xts {
+                regula_sm::sm4::modes::XtsStandard::Ieee1619
+            } else {
+                regula_sm::sm4::modes::XtsStandard::GbT17964
+            };
+            let key: [u8; 32] = std::array::from_fn(|index| index as u8);
+            let xts = regula_sm::sm4::modes::Xts::new(&key, standard)
+                .map_err(|error| error.to_string())?;
+            let mut buffer = data;
+            Box::new(move || {
+                xts.encrypt(&[7; 16], &mut buffer)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        (Operation::Encrypt, Algorithm::Sm4CbcCs3) => {
+            let cipher = regula_sm::Sm4::new(&[0x5a; 16]);
+            let mut buffer = data;
+            Box::new(move || {
+                regula_sm::sm4::modes::cbc_cs3_encrypt(&cipher, &[7; 16], &mut buffer)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        (Operation::Mac, Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac) => {
+            use regula_sm::sm4::modes::{CbcMac, Cmac, Xcbc};
+            let (cmac, xcbc, cbc_mac) = (
+                Cmac::new(&[0x5a; 16]),
+                Xcbc::new(&[0x5a; 16]),
+                CbcMac::new(&[0x5a; 16]),
+            );
+            Box::new(move || {
+                let tag = match algorithm {
+                    Algorithm::Sm4Cmac => cmac.compute(&data),
+                    Algorithm::Sm4XcbcMac => xcbc.compute(&data),
+                    _ => cbc_mac.compute(&data),
+                };
+                std::hint::black_box(tag.map_err(|error| error.to_string())?);
+                Ok(())
+            })
         }
         (Operation::Digest, Algorithm::Sm3) => Box::new(move || {
             std::hint::black_box(regula_sm::sm3::sm3(&data));

@@ -363,13 +363,15 @@ fn builtin_pass_is_clean_under_every_policy() {
         }
         let passed: u64 = reports.iter().map(|report| report.passed).sum();
         if profile == Profile::Gm {
-            // HMAC-SM3 runs; SM4-GCM and SM4-CCM are skipped until the module offers them.
-            assert!(passed >= 174, "gm: only {passed} passed");
+            // HMAC-SM3, SM4-GCM and SM4-CCM run; the API takes 96-bit nonces and 128-bit tags
+            // only, so the other shapes are skipped with that reason.
+            // (All 174 HMAC-SM3 tests and most of the 104 SM4-GCM and 184 SM4-CCM ones.)
+            assert!(passed >= 300, "gm: only {passed} passed");
             assert!(reports.iter().all(|report| {
                 report
                     .skip_reasons
                     .keys()
-                    .all(|reason| reason.starts_with("algorithm not offered by this module: sm4-"))
+                    .all(|reason| reason.starts_with("unsupported parameter: "))
             }));
         } else {
             assert!(passed > 5000, "{profile}: only {passed} passed");

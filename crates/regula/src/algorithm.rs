@@ -69,11 +69,19 @@ pub enum Algorithm {
     Sm4Ecb,
     Sm4Cbc,
     Sm4Ctr,
+    Sm4Gcm,
+    Sm4Ccm,
+    Sm4Xts,
+    Sm4XtsGb,
+    Sm4CbcCs3,
+    Sm4Cmac,
+    Sm4XcbcMac,
+    Sm4CbcMac,
 }
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 49] = [
+    pub const ALL: [Algorithm; 57] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::ChaCha20Poly1305,
@@ -123,6 +131,14 @@ impl Algorithm {
         Algorithm::Sm4Ecb,
         Algorithm::Sm4Cbc,
         Algorithm::Sm4Ctr,
+        Algorithm::Sm4Gcm,
+        Algorithm::Sm4Ccm,
+        Algorithm::Sm4Xts,
+        Algorithm::Sm4XtsGb,
+        Algorithm::Sm4CbcCs3,
+        Algorithm::Sm4Cmac,
+        Algorithm::Sm4XcbcMac,
+        Algorithm::Sm4CbcMac,
     ];
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.

@@ -245,6 +245,27 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
     row!(Sm4Ctr, "sm4-ctr", Cipher, RegulaSm, "SM4-CTR", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // RFC 8998 §4: SM4-GCM and SM4-CCM (SP 800-38D / 38C constructions with SM4).
+    row!(Sm4Gcm, "sm4-gcm", Aead, RegulaSm, "SM4-GCM", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4Ccm, "sm4-ccm", Aead, RegulaSm, "SM4-CCM", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // XTS: IEEE Std 1619 and GB/T 17964-2021, which multiply the tweak differently.
+    row!(Sm4Xts, "sm4-xts", Cipher, RegulaSm, "SM4-XTS", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4XtsGb, "sm4-xts-gb", Cipher, RegulaSm, "SM4-XTS-GB", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // SP 800-38A Addendum CBC-CS3 (fscrypt file names).
+    row!(Sm4CbcCs3, "sm4-cbc-cs3", Cipher, RegulaSm, "SM4-CBC-CS3", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // SP 800-38B CMAC, RFC 3566 XCBC-MAC and ISO/IEC 9797-1 MAC algorithm 1 with SM4.
+    row!(Sm4Cmac, "sm4-cmac", Mac, RegulaSm, "SM4-CMAC", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4XcbcMac, "sm4-xcbc-mac", Mac, RegulaSm, "SM4-XCBC-MAC", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // CBC-MAC is secure only for messages of one fixed length; served for interoperability.
+    row!(Sm4CbcMac, "sm4-cbc-mac", Mac, RegulaSm, "SM4-CBC-MAC", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
 ];
 
 #[cfg(test)]

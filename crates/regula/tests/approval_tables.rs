@@ -82,6 +82,14 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Sm4Ecb, A, R, A),
     (Algorithm::Sm4Cbc, A, R, A),
     (Algorithm::Sm4Ctr, A, R, A),
+    (Algorithm::Sm4Gcm, A, R, A),
+    (Algorithm::Sm4Ccm, A, R, A),
+    (Algorithm::Sm4Xts, A, R, A),
+    (Algorithm::Sm4XtsGb, A, R, A),
+    (Algorithm::Sm4CbcCs3, A, R, A),
+    (Algorithm::Sm4Cmac, A, R, A),
+    (Algorithm::Sm4XcbcMac, A, R, A),
+    (Algorithm::Sm4CbcMac, A, R, A),
 ];
 
 fn expected(profile: Profile, algorithm: Algorithm) -> Expect {

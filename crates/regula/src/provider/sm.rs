@@ -12,6 +12,8 @@ pub(crate) enum Sm4Mode {
     /// CBC with PKCS#7 padding.
     CbcPkcs7,
     Ctr,
+    /// CBC with ciphertext stealing, variant CS3; at least one block.
+    CbcCs3,
 }
 
 pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
@@ -19,6 +21,7 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
         Algorithm::Sm4Ecb => Ok(Sm4Mode::Ecb),
         Algorithm::Sm4Cbc => Ok(Sm4Mode::CbcPkcs7),
         Algorithm::Sm4Ctr => Ok(Sm4Mode::Ctr),
+        Algorithm::Sm4CbcCs3 => Ok(Sm4Mode::CbcCs3),
         other => Err(Error::WrongFamily {
             algorithm: other,
             expected: Family::Cipher,
@@ -29,7 +32,20 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
 /// What serves an SM algorithm on this machine, for `regula info` (`sm4-gfni-avx512`, …).
 pub fn implementation(algorithm: Algorithm) -> String {
     match algorithm {
-        Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr => {
+        Algorithm::Sm4Gcm => format!(
+            "regula-sm {} + GHASH (RustCrypto ghash)",
+            regula_sm::sm4::backend::active().name()
+        ),
+        Algorithm::Sm4Ecb
+        | Algorithm::Sm4Cbc
+        | Algorithm::Sm4Ctr
+        | Algorithm::Sm4Ccm
+        | Algorithm::Sm4Xts
+        | Algorithm::Sm4XtsGb
+        | Algorithm::Sm4CbcCs3
+        | Algorithm::Sm4Cmac
+        | Algorithm::Sm4XcbcMac
+        | Algorithm::Sm4CbcMac => {
             format!("regula-sm {}", regula_sm::sm4::backend::active().name())
         }
         Algorithm::HmacSm3 => "regula-sm (HMAC and SM3 from RustCrypto)".to_string(),

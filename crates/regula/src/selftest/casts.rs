@@ -14,7 +14,7 @@ use aws_lc_rs::signature::{
 use aws_lc_rs::{agreement, cmac, digest, hkdf, hmac, kem, pbkdf2, rand};
 
 use regula_sm::Sm4;
-use regula_sm::sm4::modes as sm4_modes;
+use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 
 use super::vectors as v;
 use super::{Cast, Fault};
@@ -54,6 +54,14 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SM4-ECB", sm4_ecb),
     cast("SM4-CBC", sm4_cbc),
     cast("SM4-CTR", sm4_ctr),
+    cast("SM4-GCM", sm4_gcm),
+    cast("SM4-CCM", sm4_ccm),
+    cast("SM4-XTS", sm4_xts),
+    cast("SM4-XTS-GB", sm4_xts_gb),
+    cast("SM4-CBC-CS3", sm4_cbc_cs3),
+    cast("SM4-CMAC", sm4_cmac),
+    cast("SM4-XCBC-MAC", sm4_xcbc_mac),
+    cast("SM4-CBC-MAC", sm4_cbc_mac),
 ];
 
 const fn cast(name: &'static str, run: fn(Fault) -> Outcome) -> Cast {
@@ -521,4 +529,93 @@ fn sm4_ctr(fault: Fault) -> Result<(), ()> {
     let mut buffer = v::SM4_CTR_PLAINTEXT.to_vec();
     sm4_modes::ctr_apply_keystream(&cipher, &sm4_iv()?, &mut buffer);
     expect(fault, buffer, v::SM4_CTR_CIPHERTEXT)
+}
+
+fn sm4_key16() -> Result<[u8; 16], ()> {
+    v::SM4_KEY.try_into().map_err(drop)
+}
+
+/// RFC 8998's AEAD vectors, sealed and opened; `Aead` is SM4-GCM or SM4-CCM.
+macro_rules! sm4_aead_cast {
+    ($fault:expr, $aead:ty, $ciphertext:expr, $tag:expr) => {{
+        let aead = <$aead>::new(&sm4_key16()?);
+        let mut buffer = v::SM4_CTR_PLAINTEXT.to_vec();
+        let tag = aead
+            .encrypt(v::RFC8998_NONCE, v::RFC8998_AAD, &mut buffer)
+            .map_err(drop)?;
+        expect(
+            $fault,
+            [buffer.as_slice(), &tag].concat(),
+            &joined(&[$ciphertext, $tag]),
+        )?;
+        let mut buffer = $ciphertext.to_vec();
+        aead.decrypt(v::RFC8998_NONCE, v::RFC8998_AAD, &mut buffer, $tag)
+            .map_err(drop)?;
+        expect($fault, buffer, v::SM4_CTR_PLAINTEXT)
+    }};
+}
+
+fn sm4_gcm(fault: Fault) -> Result<(), ()> {
+    sm4_aead_cast!(
+        fault,
+        sm4_modes::Sm4Gcm,
+        v::SM4_GCM_CIPHERTEXT,
+        v::SM4_GCM_TAG
+    )
+}
+
+fn sm4_ccm(fault: Fault) -> Result<(), ()> {
+    sm4_aead_cast!(
+        fault,
+        sm4_modes::Sm4Ccm,
+        v::SM4_CCM_CIPHERTEXT,
+        v::SM4_CCM_TAG
+    )
+}
+
+fn xts(fault: Fault, standard: XtsStandard, expected: &[u8]) -> Outcome {
+    let xts = Xts::new(v::SM4_XTS_KEY.try_into().map_err(drop)?, standard).map_err(drop)?;
+    let tweak: [u8; 16] = v::SM4_XTS_TWEAK.try_into().map_err(drop)?;
+    let mut buffer = v::SM4_XTS_PLAINTEXT.to_vec();
+    xts.encrypt(&tweak, &mut buffer).map_err(drop)?;
+    expect(fault, buffer.clone(), expected)?;
+    xts.decrypt(&tweak, &mut buffer).map_err(drop)?;
+    expect(fault, buffer, v::SM4_XTS_PLAINTEXT)
+}
+
+fn sm4_xts(fault: Fault) -> Result<(), ()> {
+    xts(fault, XtsStandard::Ieee1619, v::SM4_XTS_IEEE_CIPHERTEXT)
+}
+
+fn sm4_xts_gb(fault: Fault) -> Result<(), ()> {
+    xts(fault, XtsStandard::GbT17964, v::SM4_XTS_GB_CIPHERTEXT)
+}
+
+fn sm4_cbc_cs3(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut buffer = v::SM4_CBC_PLAINTEXT.to_vec();
+    sm4_modes::cbc_cs3_encrypt(&cipher, &sm4_iv()?, &mut buffer).map_err(drop)?;
+    expect(fault, buffer.clone(), v::SM4_CBC_CS3_CIPHERTEXT)?;
+    sm4_modes::cbc_cs3_decrypt(&cipher, &sm4_iv()?, &mut buffer).map_err(drop)?;
+    expect(fault, buffer, v::SM4_CBC_PLAINTEXT)
+}
+
+fn sm4_cmac(fault: Fault) -> Result<(), ()> {
+    let mac = sm4_modes::Cmac::new(v::SM4_CMAC_KEY.try_into().map_err(drop)?);
+    let tag = mac.compute(v::SM4_CMAC_MESSAGE).map_err(drop)?;
+    expect(fault, tag.to_vec(), v::SM4_CMAC_TAG)
+}
+
+fn sm4_xcbc_mac(fault: Fault) -> Result<(), ()> {
+    let tag = sm4_modes::Xcbc::new(&sm4_key16()?)
+        .compute(v::SM4_KEY)
+        .map_err(drop)?;
+    expect(fault, tag.to_vec(), v::SM4_XCBC_TAG)
+}
+
+fn sm4_cbc_mac(fault: Fault) -> Result<(), ()> {
+    let tag = sm4_modes::CbcMac::new(&sm4_key16()?)
+        .compute(v::SM4_KEY)
+        .map_err(drop)?;
+    expect(fault, tag.to_vec(), v::SM4_EXAMPLE1_CIPHERTEXT)
 }

@@ -494,3 +494,68 @@ pub(super) const SM4_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "c2b4759e78ac3cf43d0852f4e8d5f9fd7256e8a5fcb65a350ee00630912e4449"
     "2a0b17e1b85b060d0fba612d8a95831638b361fd5ffacd942f081485a83ca35d"
 );
+
+// ---------------------------------------------------------------------------------------------
+// SM4-GCM and SM4-CCM, 96-bit nonce, 128-bit tag.
+// Source: RFC 8998 Appendix A.1 (SM4-GCM) and A.2 (SM4-CCM), as carried in Tongsuo's evp test
+// data (../shared/vectors/sm4-evp.txt). Key as SM4_KEY above; the plaintext is SM4_CTR_PLAINTEXT.
+pub(super) const RFC8998_NONCE: &[u8] = &hex_literal::hex!("00001234567800000000abcd");
+pub(super) const RFC8998_AAD: &[u8] =
+    &hex_literal::hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+pub(super) const SM4_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735"
+    "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d"
+);
+pub(super) const SM4_GCM_TAG: &[u8] = &hex_literal::hex!("83de3541e4c2b58177e065a9bf7b62ec");
+pub(super) const SM4_CCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "48af93501fa62adbcd414cce6034d895dda1bf8f132f042098661572e7483094"
+    "fd12e518ce062c98acee28d95df4416bed31a2f04476c18bb40c84a74b97dc5b"
+);
+pub(super) const SM4_CCM_TAG: &[u8] = &hex_literal::hex!("16842d4fa186f56ab33256971fa110f4");
+
+// ---------------------------------------------------------------------------------------------
+// SM4-XTS, IEEE Std 1619 and GB/T 17964-2021 variants: same key, tweak and 56-byte plaintext.
+// Source: OpenSSL test/recipes/30-test_evp_data/evpciph_sm4.txt (Apache-2.0), the SM4-XTS
+// stanzas with XTSStandard = IEEE and = GB. The first block agrees; the rest differ.
+pub(super) const SM4_XTS_KEY: &[u8] = &hex_literal::hex!(
+    "2b7e151628aed2a6abf7158809cf4f3c" "000102030405060708090a0b0c0d0e0f"
+);
+pub(super) const SM4_XTS_TWEAK: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+pub(super) const SM4_XTS_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
+    "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17"
+);
+pub(super) const SM4_XTS_IEEE_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "e9538251c71d7b80bbe4483fef497bd1b3db1a3e60408c575d63ff7db39f8326"
+    "0869f9e2585fec9f0b863bf8fd784b8627d16c0db6d2cfc7"
+);
+pub(super) const SM4_XTS_GB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "e9538251c71d7b80bbe4483fef497bd12c5c581bd6242fc51e08964fb4f60fdb"
+    "0ba42f63499279213d318d2c11f6886e903be7f93a1b3479"
+);
+
+// ---------------------------------------------------------------------------------------------
+// SM4-CBC-CS3 on exactly two blocks. By NIST SP 800-38A Addendum (CBC-CS3), a two-block message
+// is CBC-encrypted and its two ciphertext blocks are swapped; so the expected output is
+// SM4_CBC_CIPHERTEXT (draft-ribose-cfrg-sm4-10 A.2.2.1) with its blocks exchanged.
+pub(super) const SM4_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "f6125f7275ce552c3a2bbcf533de8a3b" "2677f46b09c122cc975533105bd4a22a"
+);
+
+// ---------------------------------------------------------------------------------------------
+// SM4-CMAC (SP 800-38B with SM4). Source: the OpenSSL 3.0 CLI as peer,
+// `printf <Msg> | openssl mac -cipher SM4-CBC -macopt hexkey:<Key> CMAC`
+// (crates/regula-sm/tests/data/sm4_cmac_openssl.txt).
+pub(super) const SM4_CMAC_KEY: &[u8] = &hex_literal::hex!("7778797a7b7c7d7e7f80818283848586");
+pub(super) const SM4_CMAC_MESSAGE: &[u8] =
+    &hex_literal::hex!("070a0d101316191c1f2225282b2e3134373a3d404346494c4f5255585b5e616467");
+pub(super) const SM4_CMAC_TAG: &[u8] = &hex_literal::hex!("e131d0e6bce1ad90f1b7c255ee45321d");
+
+// ---------------------------------------------------------------------------------------------
+// SM4-XCBC-MAC (RFC 3566 §4 with SM4) of the one-block message M = SM4_KEY under key SM4_KEY:
+// K1 = E(K, 0x01^16), K2 = E(K, 0x02^16), tag = E(K1, M xor K2). Each E computed by the OpenSSL
+// 3.0 CLI as peer (`openssl enc -sm4-ecb -nopad -K <key>`).
+pub(super) const SM4_XCBC_TAG: &[u8] = &hex_literal::hex!("d78b7d602e63d720ca98fe037362ac85");
+
+// SM4-CBC-MAC (ISO/IEC 9797-1 MAC algorithm 1, zero IV) of the one-block message M = SM4_KEY:
+// the single CBC step is E(K, M), i.e. GB/T 32907 example 1 (SM4_EXAMPLE1_CIPHERTEXT).

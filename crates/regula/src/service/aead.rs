@@ -1,7 +1,9 @@
-//! Authenticated encryption: AES-GCM and ChaCha20-Poly1305.
+//! Authenticated encryption: AES-GCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and SM4-CCM
+//! (regula-sm, RFC 8998's AEADs).
 
-use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
-use zeroize::Zeroize;
+use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
+use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
@@ -10,8 +12,11 @@ use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
 
-/// Every AEAD here uses 96-bit nonces (SP 800-38D §8.2, RFC 8439 §2.8).
-pub const NONCE_LEN: usize = aead::NONCE_LEN;
+/// Every AEAD here uses 96-bit nonces (SP 800-38D §8.2, RFC 8439 §2.8, RFC 8998 §4).
+pub const NONCE_LEN: usize = 12;
+
+/// Every AEAD here uses 128-bit tags.
+const TAG_LEN: usize = 16;
 
 /// Ciphertext with the nonce the module chose for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,17 +26,26 @@ pub struct Sealed {
     pub ciphertext: Vec<u8>,
 }
 
-/// An AEAD key bound to a module. Key material lives inside AWS-LC, which wipes it on drop.
+/// Who holds the key. AWS-LC and regula-sm both wipe their key material on drop.
+enum Backend {
+    AwsLc {
+        /// AWS-LC's random-nonce key: the nonce is generated inside the validated boundary, the
+        /// shape FIPS approves for AES-GCM (IG C.H). `None` for ChaCha20-Poly1305.
+        random_nonce: Option<RandomizedNonceKey>,
+        /// For decryption and for caller-chosen nonces.
+        caller_nonce: LessSafeKey,
+    },
+    Sm4Gcm(Box<Sm4Gcm>),
+    Sm4Ccm(Box<Sm4Ccm>),
+}
+
+/// An AEAD key bound to a module.
 pub struct AeadKey {
     module: Module,
     algorithm: Algorithm,
     /// Approval for encryption with a module-generated nonce.
     approval: Approval,
-    /// AWS-LC's random-nonce key: the nonce is generated inside the validated boundary, the
-    /// shape FIPS approves for AES-GCM (IG C.H). `None` for ChaCha20-Poly1305, which it lacks.
-    random_nonce: Option<RandomizedNonceKey>,
-    /// For decryption and for caller-chosen nonces.
-    caller_nonce: LessSafeKey,
+    backend: Backend,
 }
 
 impl std::fmt::Debug for AeadKey {
@@ -46,29 +60,45 @@ impl Module {
     /// Binds an AEAD key (16 or 32 bytes as the algorithm requires).
     pub fn aead_key(&self, algorithm: Algorithm, key: &[u8]) -> Result<AeadKey> {
         let approval = self.authorize(algorithm, Family::Aead, &Usage::default())?;
-        let aws_algorithm = awslc::aead(algorithm)?;
-        if key.len() != aws_algorithm.key_len() {
-            return Err(Error::invalid_key(
+        let wrong_length = |expected: usize| {
+            Error::invalid_key(
                 algorithm,
-                format!(
-                    "expected {} bytes, got {}",
-                    aws_algorithm.key_len(),
-                    key.len()
-                ),
-            ));
-        }
-        let bad_key = |_| Error::invalid_key(algorithm, "rejected by the backend");
-        let random_nonce = match algorithm {
-            Algorithm::ChaCha20Poly1305 => None,
-            _ => Some(RandomizedNonceKey::new(aws_algorithm, key).map_err(bad_key)?),
+                format!("expected {expected} bytes, got {}", key.len()),
+            )
         };
-        let caller_nonce = LessSafeKey::new(UnboundKey::new(aws_algorithm, key).map_err(bad_key)?);
+        let backend = match algorithm {
+            Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => {
+                let key: Zeroizing<[u8; 16]> =
+                    Zeroizing::new(key.try_into().map_err(|_| wrong_length(16))?);
+                if algorithm == Algorithm::Sm4Gcm {
+                    Backend::Sm4Gcm(Box::new(Sm4Gcm::new(&key)))
+                } else {
+                    Backend::Sm4Ccm(Box::new(Sm4Ccm::new(&key)))
+                }
+            }
+            _ => {
+                let aws_algorithm = awslc::aead(algorithm)?;
+                if key.len() != aws_algorithm.key_len() {
+                    return Err(wrong_length(aws_algorithm.key_len()));
+                }
+                let bad_key = |_| Error::invalid_key(algorithm, "rejected by the backend");
+                let random_nonce = match algorithm {
+                    Algorithm::ChaCha20Poly1305 => None,
+                    _ => Some(RandomizedNonceKey::new(aws_algorithm, key).map_err(bad_key)?),
+                };
+                let caller_nonce =
+                    LessSafeKey::new(UnboundKey::new(aws_algorithm, key).map_err(bad_key)?);
+                Backend::AwsLc {
+                    random_nonce,
+                    caller_nonce,
+                }
+            }
+        };
         Ok(AeadKey {
             module: self.clone(),
             algorithm,
             approval,
-            random_nonce,
-            caller_nonce,
+            backend,
         })
     }
 }
@@ -79,7 +109,7 @@ impl AeadKey {
     }
 
     pub fn tag_len(&self) -> usize {
-        self.caller_nonce.algorithm().tag_len()
+        TAG_LEN
     }
 
     /// Encrypts `in_out` in place with a nonce the module generates, appends the tag, and
@@ -90,21 +120,18 @@ impl AeadKey {
         in_out: &mut Vec<u8>,
     ) -> Result<Served<[u8; NONCE_LEN]>> {
         self.module.ensure_operational()?;
-        let nonce: [u8; NONCE_LEN] = match &self.random_nonce {
-            Some(key) => *key
+        let nonce = match &self.backend {
+            Backend::AwsLc {
+                random_nonce: Some(key),
+                ..
+            } => *key
                 .seal_in_place_append_tag(Aad::from(aad), in_out)
                 .map_err(|_| Error::CryptoFailure)?
                 .as_ref(),
-            None => {
+            _ => {
                 let mut nonce = [0u8; NONCE_LEN];
                 aws_lc_rs::rand::fill(&mut nonce).map_err(|_| Error::CryptoFailure)?;
-                self.caller_nonce
-                    .seal_in_place_append_tag(
-                        Nonce::assume_unique_for_key(nonce),
-                        Aad::from(aad),
-                        in_out,
-                    )
-                    .map_err(|_| Error::CryptoFailure)?;
+                self.seal_raw(&nonce, aad, in_out)?;
                 nonce
             }
         };
@@ -115,7 +142,7 @@ impl AeadKey {
 
     /// [`AeadKey::seal_in_place`] on a copy of `plaintext`.
     pub fn seal(&self, aad: &[u8], plaintext: &[u8]) -> Result<Served<Sealed>> {
-        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len());
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + TAG_LEN);
         ciphertext.extend_from_slice(plaintext);
         let (nonce, indicator) = self.seal_in_place(aad, &mut ciphertext)?.into_parts();
         Ok(Served::new(Sealed { nonce, ciphertext }, indicator))
@@ -137,9 +164,7 @@ impl AeadKey {
             .module
             .authorize(self.algorithm, Family::Aead, &usage)?;
         let nonce = self.nonce(nonce)?;
-        self.caller_nonce
-            .seal_in_place_append_tag(nonce, Aad::from(aad), in_out)
-            .map_err(|_| Error::CryptoFailure)?;
+        self.seal_raw(&nonce, aad, in_out)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, approval, ()))
@@ -152,12 +177,32 @@ impl AeadKey {
         aad: &[u8],
         plaintext: &[u8],
     ) -> Result<Served<Vec<u8>>> {
-        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len());
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + TAG_LEN);
         ciphertext.extend_from_slice(plaintext);
         let ((), indicator) = self
             .seal_in_place_with_nonce(nonce, aad, &mut ciphertext)?
             .into_parts();
         Ok(Served::new(ciphertext, indicator))
+    }
+
+    /// Encrypts and appends the tag, with a nonce already checked or generated.
+    fn seal_raw(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
+        let tag = match &self.backend {
+            Backend::AwsLc { caller_nonce, .. } => {
+                return caller_nonce
+                    .seal_in_place_append_tag(
+                        Nonce::assume_unique_for_key(*nonce),
+                        Aad::from(aad),
+                        in_out,
+                    )
+                    .map_err(|_| Error::CryptoFailure);
+            }
+            Backend::Sm4Gcm(key) => key.encrypt(nonce, aad, in_out),
+            Backend::Sm4Ccm(key) => key.encrypt(nonce, aad, in_out),
+        };
+        let tag = tag.map_err(|error| Error::invalid_input(error.to_string()))?;
+        in_out.extend_from_slice(&tag);
+        Ok(())
     }
 
     /// Checks the tag and decrypts `in_out` (ciphertext followed by tag) in place, leaving only
@@ -184,18 +229,28 @@ impl AeadKey {
     ) -> Result<Served<()>> {
         self.module.ensure_operational()?;
         let nonce = self.nonce(nonce)?;
-        if in_out.len() < self.tag_len() {
+        if in_out.len() < TAG_LEN {
             return Err(Error::invalid_input(format!(
-                "ciphertext of {} bytes is shorter than the {}-byte tag",
-                in_out.len(),
-                self.tag_len()
+                "ciphertext of {} bytes is shorter than the {TAG_LEN}-byte tag",
+                in_out.len()
             )));
         }
-        let plaintext_len = self
-            .caller_nonce
-            .open_in_place(nonce, Aad::from(aad), in_out)
-            .map_err(|_| Error::AuthenticationFailed)?
-            .len();
+        let plaintext_len = in_out.len() - TAG_LEN;
+        let opened = match &self.backend {
+            Backend::AwsLc { caller_nonce, .. } => caller_nonce
+                .open_in_place(Nonce::assume_unique_for_key(nonce), Aad::from(aad), in_out)
+                .map(drop)
+                .map_err(drop),
+            Backend::Sm4Gcm(key) => {
+                let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
+                key.decrypt(&nonce, aad, ciphertext, tag).map_err(drop)
+            }
+            Backend::Sm4Ccm(key) => {
+                let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
+                key.decrypt(&nonce, aad, ciphertext, tag).map_err(drop)
+            }
+        };
+        opened.map_err(|()| Error::AuthenticationFailed)?;
         in_out.truncate(plaintext_len);
         // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
         Ok(self
@@ -215,8 +270,8 @@ impl AeadKey {
         Ok(Served::new(buffer, indicator))
     }
 
-    fn nonce(&self, nonce: &[u8]) -> Result<Nonce> {
-        Nonce::try_assume_unique_for_key(nonce).map_err(|_| {
+    fn nonce(&self, nonce: &[u8]) -> Result<[u8; NONCE_LEN]> {
+        nonce.try_into().map_err(|_| {
             Error::invalid_input(format!(
                 "{} nonce must be {NONCE_LEN} bytes, got {}",
                 self.algorithm,

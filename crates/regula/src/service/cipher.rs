@@ -7,7 +7,7 @@ use aws_lc_rs::cipher::{
 };
 use aws_lc_rs::iv::FixedLength;
 use regula_sm::Sm4;
-use regula_sm::sm4::modes as sm4_modes;
+use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -26,6 +26,8 @@ enum Keys {
     Cbc(PaddedBlockEncryptingKey, PaddedBlockDecryptingKey),
     /// regula-sm wipes the SM4 key schedule on drop.
     Sm4(Box<Sm4>, Sm4Mode),
+    /// Both SM4 key schedules of XTS; the IV is the tweak.
+    Sm4Xts(Box<Xts>),
 }
 
 /// Ciphertext with the IV that was used (empty for ECB, which takes none).
@@ -54,6 +56,26 @@ impl std::fmt::Debug for CipherKey {
 impl Module {
     pub fn cipher_key(&self, algorithm: Algorithm, key: &[u8]) -> Result<CipherKey> {
         let approval = self.authorize(algorithm, Family::Cipher, &Usage::default())?;
+        if let Some(standard) = match algorithm {
+            Algorithm::Sm4Xts => Some(XtsStandard::Ieee1619),
+            Algorithm::Sm4XtsGb => Some(XtsStandard::GbT17964),
+            _ => None,
+        } {
+            let key: Zeroizing<[u8; 32]> = Zeroizing::new(key.try_into().map_err(|_| {
+                Error::invalid_key(
+                    algorithm,
+                    format!("expected 32 bytes (two SM4 keys), got {}", key.len()),
+                )
+            })?);
+            let xts = Xts::new(&key, standard)
+                .map_err(|error| Error::invalid_key(algorithm, error.to_string()))?;
+            return Ok(CipherKey {
+                module: self.clone(),
+                algorithm,
+                approval,
+                keys: Keys::Sm4Xts(Box::new(xts)),
+            });
+        }
         if let Ok(mode) = sm::sm4_mode(algorithm) {
             let key: Zeroizing<[u8; 16]> = Zeroizing::new(key.try_into().map_err(|_| {
                 Error::invalid_key(algorithm, format!("expected 16 bytes, got {}", key.len()))
@@ -143,7 +165,18 @@ impl CipherKey {
                         ciphertext = sm4_modes::cbc_encrypt_padded(cipher, &iv, plaintext)
                     }
                     Sm4Mode::Ctr => sm4_modes::ctr_apply_keystream(cipher, &iv, &mut ciphertext),
+                    Sm4Mode::CbcCs3 => sm4_modes::cbc_cs3_encrypt(cipher, &iv, &mut ciphertext)
+                        .map_err(|error| {
+                            Error::invalid_input(format!("{}: {error}", self.algorithm))
+                        })?,
                 }
+                Ok(())
+            }
+            Keys::Sm4Xts(xts) => {
+                xts.encrypt(&iv.unwrap_or_default(), &mut ciphertext)
+                    .map_err(|error| {
+                        Error::invalid_input(format!("{}: {error}", self.algorithm))
+                    })?;
                 Ok(())
             }
         }
@@ -200,7 +233,19 @@ impl CipherKey {
                     sm4_modes::ctr_apply_keystream(cipher, &iv, &mut buffer);
                     Ok(buffer.len())
                 }
+                Sm4Mode::CbcCs3 => {
+                    sm4_modes::cbc_cs3_decrypt(cipher, &iv, &mut buffer).map_err(|error| {
+                        Error::invalid_input(format!("{}: {error}", self.algorithm))
+                    })?;
+                    Ok(buffer.len())
+                }
             },
+            Keys::Sm4Xts(xts) => {
+                xts.decrypt(&iv, &mut buffer).map_err(|error| {
+                    Error::invalid_input(format!("{}: {error}", self.algorithm))
+                })?;
+                Ok(buffer.len())
+            }
         }
         .map_err(|_| Error::CryptoFailure)?;
         buffer.truncate(plaintext_len);

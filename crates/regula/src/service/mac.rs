@@ -1,7 +1,9 @@
-//! Message authentication: HMAC-SHA-2 and AES-CMAC.
+//! Message authentication: HMAC-SHA-2 and AES-CMAC (AWS-LC); HMAC-SM3, SM4-CMAC,
+//! SM4-XCBC-MAC and SM4-CBC-MAC (regula-sm).
 
 use aws_lc_rs::{cmac, constant_time, hmac};
 use regula_sm::sm3::HmacSm3;
+use regula_sm::sm4::modes::{CbcMac, Cmac, MacStream, Xcbc};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
@@ -16,12 +18,21 @@ enum Key {
     Cmac(cmac::Key),
     /// Keyed once; each message works on a clone of this state.
     HmacSm3(Box<HmacSm3>),
+    Sm4(Box<Sm4Mac>),
 }
 
-enum Context {
+/// The block-cipher MACs over SM4; regula-sm wipes their subkeys on drop.
+enum Sm4Mac {
+    Cmac(Cmac),
+    Xcbc(Xcbc),
+    CbcMac(CbcMac),
+}
+
+enum Context<'key> {
     Hmac(Box<hmac::Context>),
     Cmac(cmac::Context),
     HmacSm3(Box<HmacSm3>),
+    Sm4(MacStream<'key>),
 }
 
 /// A MAC key bound to a module; AWS-LC wipes the key on drop.
@@ -43,7 +54,7 @@ impl std::fmt::Debug for MacKey {
 /// An incremental MAC computation; recorded when it finishes.
 pub struct MacContext<'key> {
     key: &'key MacKey,
-    context: Context,
+    context: Context<'key>,
 }
 
 impl Module {
@@ -56,6 +67,26 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Mac, &usage)?;
+        if matches!(
+            algorithm,
+            Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac
+        ) {
+            let key: zeroize::Zeroizing<[u8; 16]> =
+                zeroize::Zeroizing::new(key.try_into().map_err(|_| {
+                    Error::invalid_key(algorithm, format!("expected 16 bytes, got {}", key.len()))
+                })?);
+            let mac = match algorithm {
+                Algorithm::Sm4Cmac => Sm4Mac::Cmac(Cmac::new(&key)),
+                Algorithm::Sm4XcbcMac => Sm4Mac::Xcbc(Xcbc::new(&key)),
+                _ => Sm4Mac::CbcMac(CbcMac::new(&key)),
+            };
+            return Ok(MacKey {
+                module: self.clone(),
+                algorithm,
+                approval,
+                key: Key::Sm4(Box::new(mac)),
+            });
+        }
         if algorithm == Algorithm::HmacSm3 {
             let state = HmacSm3::new(key)
                 .map_err(|_| Error::invalid_key(algorithm, "rejected by regula-sm"))?;
@@ -102,6 +133,11 @@ impl MacKey {
             Key::Hmac(key) => Context::Hmac(Box::new(hmac::Context::with_key(key))),
             Key::Cmac(key) => Context::Cmac(cmac::Context::with_key(key)),
             Key::HmacSm3(state) => Context::HmacSm3(state.clone()),
+            Key::Sm4(mac) => Context::Sm4(match &**mac {
+                Sm4Mac::Cmac(mac) => mac.start(),
+                Sm4Mac::Xcbc(mac) => mac.start(),
+                Sm4Mac::CbcMac(mac) => mac.start(),
+            }),
         };
         MacContext { key: self, context }
     }
@@ -135,6 +171,7 @@ impl MacContext<'_> {
             Context::Hmac(context) => context.update(data),
             Context::Cmac(context) => context.update(data).map_err(|_| Error::CryptoFailure)?,
             Context::HmacSm3(state) => state.update(data),
+            Context::Sm4(stream) => stream.update(data),
         }
         Ok(())
     }
@@ -149,6 +186,11 @@ impl MacContext<'_> {
                 .as_ref()
                 .to_vec()),
             Context::HmacSm3(state) => Ok(state.finalize().to_vec()),
+            // Only CBC-MAC fails here: it refuses the empty message.
+            Context::Sm4(stream) => Ok(stream
+                .finalize()
+                .map_err(|error| Error::invalid_input(error.to_string()))?
+                .to_vec()),
         }
     }
 

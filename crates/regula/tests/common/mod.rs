@@ -31,7 +31,9 @@ pub fn key_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Aes128Gcm | Algorithm::Aes128Ctr | Algorithm::Aes128Cbc => 16,
         Algorithm::Aes128Cmac => 16,
-        Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr => 16,
+        Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr | Algorithm::Sm4CbcCs3 => 16,
+        Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => 16,
+        Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac => 16,
         _ => 32,
     }
 }
@@ -54,7 +56,9 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
             indicators.push(opened.indicator());
         }
         Family::Cipher => {
-            let key = module.cipher_key(algorithm, &vec![0x42; key_len(algorithm)])?;
+            // XTS refuses a key whose two halves are equal, so count up instead.
+            let key_bytes: Vec<u8> = (0..key_len(algorithm) as u8).collect();
+            let key = module.cipher_key(algorithm, &key_bytes)?;
             // ECB takes whole blocks only.
             let message: &[u8] = if key.takes_iv() {
                 MESSAGE
