@@ -280,21 +280,26 @@ pub(crate) fn cipher(
         Err(skip) => return skip,
     };
     let ctr = name.ends_with("-ctr");
-    if !ctr && !name.ends_with("-cbc") {
+    // ECB (whole blocks, no padding, no IV) must match exactly and decrypt back, like CTR.
+    let ecb = name.ends_with("-ecb");
+    if !ctr && !ecb && !name.ends_with("-cbc") {
         return Outcome::unsupported(format!("{name} mode"));
     }
     if !ctr && (!plaintext.len().is_multiple_of(16) || plaintext.len() != ciphertext.len()) {
         return Outcome::unsupported("CBC without padding on a partial block");
     }
+    let iv = if ecb { &[][..] } else { iv };
     attempt(|| {
         let cipher_key = module.cipher_key(algorithm, key)?;
-        let encrypted = cipher_key.encrypt(Some(iv), plaintext)?.into_value();
+        let encrypted = cipher_key
+            .encrypt((!ecb).then_some(iv), plaintext)?
+            .into_value();
         if encrypted.ciphertext.get(..ciphertext.len()) != Some(ciphertext) {
             return Ok(Outcome::WrongOutput(
                 "ciphertext differs from the vector".to_string(),
             ));
         }
-        if ctr {
+        if ctr || ecb {
             let decrypted = cipher_key.decrypt(iv, ciphertext)?.into_value();
             if decrypted != plaintext {
                 return Ok(Outcome::WrongOutput(
