@@ -138,7 +138,7 @@ fn sha1_under_default_is_served_but_flagged_not_approved() {
 }
 
 fn self_test_names(kind: &str) -> Vec<String> {
-    let output = run(&["selftest", "--list", "--json"], b"");
+    let output = run(&["selftest", "--list", "--all", "--json"], b"");
     let list: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     list.as_array()
         .unwrap()
@@ -150,7 +150,16 @@ fn self_test_names(kind: &str) -> Vec<String> {
 
 #[test]
 fn every_power_on_self_test_can_be_broken_and_then_every_service_exits_4() {
+    // `--list` names exactly the power-on tests: any of them makes `dgst` exit 4.
+    let listed: Vec<String> = stdout(&run(&["selftest", "--list"], b""))
+        .lines()
+        .map(|line| line.split_whitespace().next().unwrap().to_string())
+        .collect();
     let names = self_test_names("cast");
+    assert_eq!(
+        listed, names,
+        "`--list` shows the power-on tests, `--list --all` adds the PCTs"
+    );
     assert!(
         names.len() >= 20,
         "expected the full CAST list, got {names:?}"
@@ -860,7 +869,6 @@ fn help_documents_exit_codes() {
         vec!["--help"],
         vec!["dgst", "--help"],
         vec!["enc", "--help"],
-        vec!["selftest", "--help"],
     ] {
         let output = run(&command, b"");
         assert!(
@@ -868,6 +876,10 @@ fn help_documents_exit_codes() {
             "{command:?}"
         );
     }
+    let selftest = stdout(&run(&["selftest", "--help"], b""));
+    assert!(
+        selftest.contains("REGULA_BREAK_SELFTEST") && selftest.contains("4  a self-test failed")
+    );
 }
 
 #[test]
