@@ -3,7 +3,7 @@
 
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
@@ -68,8 +68,7 @@ impl Module {
         };
         let backend = match algorithm {
             Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => {
-                let key: Zeroizing<[u8; 16]> =
-                    Zeroizing::new(key.try_into().map_err(|_| wrong_length(16))?);
+                let key = super::fixed_size_key::<16>(algorithm, key)?;
                 if algorithm == Algorithm::Sm4Gcm {
                     Backend::Sm4Gcm(Box::new(Sm4Gcm::new(&key)))
                 } else {

@@ -77,9 +77,7 @@ impl Module {
             });
         }
         if let Ok(mode) = sm::sm4_mode(algorithm) {
-            let key: Zeroizing<[u8; 16]> = Zeroizing::new(key.try_into().map_err(|_| {
-                Error::invalid_key(algorithm, format!("expected 16 bytes, got {}", key.len()))
-            })?);
+            let key = super::fixed_size_key::<16>(algorithm, key)?;
             let keys = Keys::Sm4(Box::new(Sm4::new(&key)), mode);
             return Ok(CipherKey {
                 module: self.clone(),

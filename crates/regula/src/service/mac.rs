@@ -71,10 +71,7 @@ impl Module {
             algorithm,
             Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac
         ) {
-            let key: zeroize::Zeroizing<[u8; 16]> =
-                zeroize::Zeroizing::new(key.try_into().map_err(|_| {
-                    Error::invalid_key(algorithm, format!("expected 16 bytes, got {}", key.len()))
-                })?);
+            let key = super::fixed_size_key::<16>(algorithm, key)?;
             let mac = match algorithm {
                 Algorithm::Sm4Cmac => Sm4Mac::Cmac(Cmac::new(&key)),
                 Algorithm::Sm4XcbcMac => Sm4Mac::Xcbc(Xcbc::new(&key)),

@@ -10,3 +10,19 @@ pub mod kem;
 pub mod mac;
 pub mod random;
 pub mod signature;
+
+use zeroize::Zeroizing;
+
+use crate::algorithm::Algorithm;
+use crate::error::{Error, Result};
+
+/// A key that must be exactly `N` bytes, copied into memory wiped on drop, for the backends
+/// (regula-sm) that take fixed-size key arrays.
+pub(crate) fn fixed_size_key<const N: usize>(
+    algorithm: Algorithm,
+    key: &[u8],
+) -> Result<Zeroizing<[u8; N]>> {
+    key.try_into().map(Zeroizing::new).map_err(|_| {
+        Error::invalid_key(algorithm, format!("expected {N} bytes, got {}", key.len()))
+    })
+}
