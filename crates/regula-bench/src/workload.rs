@@ -494,6 +494,10 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
             let mut buffer = data;
             Box::new(move || rand::fill(&mut buffer).map_err(raw_failed("rand")))
         }
+        (
+            Operation::Sign | Operation::Verify | Operation::Keygen | Operation::Derive,
+            Algorithm::Sm2Sign | Algorithm::Sm2Ecdh,
+        ) => raw_sm2(operation)?,
         (Operation::Sign | Operation::Verify | Operation::Keygen, _) => {
             raw_signature(algorithm, operation)?
         }
@@ -561,6 +565,55 @@ fn kem_algorithm(algorithm: Algorithm) -> Option<&'static kem::Algorithm> {
         Algorithm::MlKem1024 => Some(&kem::ML_KEM_1024),
         _ => None,
     }
+}
+
+/// SM2 on regula-sm directly (default ID, DER signatures, randomness from AWS-LC as in the
+/// module), to show the policy layer's cost.
+fn raw_sm2(operation: Operation) -> Result<Work, String> {
+    use regula_sm::sm2;
+    fn random(out: &mut [u8]) -> Result<(), sm2::Error> {
+        rand::fill(out).map_err(|_| sm2::Error::Random)
+    }
+    let failed = |what: &'static str| move |error: sm2::Error| format!("regula-sm {what}: {error}");
+    let key = sm2::PrivateKey::generate(&mut random).map_err(failed("keygen"))?;
+    Ok(match operation {
+        Operation::Keygen => Box::new(move || {
+            sm2::PrivateKey::generate(&mut random)
+                .map(drop)
+                .map_err(failed("keygen"))
+        }),
+        Operation::Sign => Box::new(move || {
+            let signature =
+                sm2::sign(&key, sm2::DEFAULT_ID, MESSAGE, &mut random).map_err(failed("sign"))?;
+            std::hint::black_box(signature.to_der());
+            Ok(())
+        }),
+        Operation::Verify => {
+            let signature = sm2::sign(&key, sm2::DEFAULT_ID, MESSAGE, &mut random)
+                .map_err(failed("sign"))?
+                .to_der();
+            let public_key = key
+                .public_key()
+                .to_spki_der()
+                .map_err(failed("public key"))?;
+            Box::new(move || {
+                let public_key =
+                    sm2::PublicKey::from_sec1_or_spki_der(&public_key).map_err(failed("verify"))?;
+                let signature = sm2::Signature::from_der(&signature).map_err(failed("verify"))?;
+                sm2::verify(&public_key, sm2::DEFAULT_ID, MESSAGE, &signature)
+                    .map_err(failed("verify"))
+            })
+        }
+        _ => {
+            let peer = sm2::PrivateKey::generate(&mut random).map_err(failed("keygen"))?;
+            let peer_public = peer.public_key().to_uncompressed();
+            Box::new(move || {
+                let peer = sm2::PublicKey::from_sec1(&peer_public).map_err(failed("ecdh"))?;
+                std::hint::black_box(sm2::ecdh(&key, &peer).map_err(failed("ecdh"))?);
+                Ok(())
+            })
+        }
+    })
 }
 
 fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, String> {

@@ -195,6 +195,7 @@ fn breaking_a_key_generation_self_test_fails_keygen_with_exit_4() {
         ("PCT-ECDSA", "ecdsa-p256"),
         ("PCT-ED25519", "ed25519"),
         ("PCT-RSA", "rsa-pss-sha256"),
+        ("PCT-SM2-SIGN", "sm2"),
     ] {
         assert!(
             self_test_names("pct").contains(&name.to_string()),
@@ -1151,4 +1152,146 @@ fn vectors_command_reports_and_fails_on_a_wrong_vector() {
     assert_fails(&output, 2, "malformed.txt:2");
 
     assert_fails(&run(&["vectors"], b""), 2, "--suite");
+}
+
+/// SM2 through the CLI: keygen, sign/verify with and without `--id`, enc/dec in both formats,
+/// OpenSSL verifying our signatures and decrypting our ciphertexts, and the exit codes.
+#[test]
+fn sm2_keygen_sign_verify_enc_dec_interoperate_with_openssl() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (key, public, message, signature) = (
+        path("sm2.pem"),
+        path("sm2.pub.pem"),
+        path("message"),
+        path("signature"),
+    );
+    std::fs::write(&message, b"message digest").unwrap();
+    let output = run(
+        &[
+            "keygen", "--policy", "gm", "-a", "sm2", "--out", &key, "--pubout", &public,
+        ],
+        b"",
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        std::fs::read_to_string(&key)
+            .unwrap()
+            .starts_with("-----BEGIN PRIVATE KEY-----")
+    );
+
+    for id in [None, Some("TLSv1.3+GM+Cipher+Suite")] {
+        let mut sign = vec!["sign", "--policy", "gm", "-a", "sm2", "--key", &key];
+        sign.extend(["--out", &signature, &message]);
+        let mut verify = vec!["verify", "--policy", "gm", "-a", "sm2", "--pubkey", &public];
+        verify.extend(["--signature", &signature, &message]);
+        // The signer ID is part of what is signed.
+        let mut wrong_id = verify.clone();
+        wrong_id.extend(["--id", "someone else"]);
+        if let Some(id) = id {
+            sign.extend(["--id", id]);
+            verify.extend(["--id", id]);
+        }
+        let output = run(&sign, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let output = run(&verify, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_eq!(stdout(&output), "Verified OK\n");
+        assert_fails(&run(&wrong_id, b""), 1, "signature");
+
+        if openssl_available() {
+            let distid = format!("distid:{}", id.unwrap_or("1234567812345678"));
+            let openssl = Command::new("openssl")
+                .args(["pkeyutl", "-verify", "-rawin", "-digest", "sm3", "-pubin"])
+                .args([
+                    "-inkey", &public, "-pkeyopt", &distid, "-sigfile", &signature,
+                ])
+                .args(["-in", &message])
+                .output()
+                .unwrap();
+            assert!(
+                openssl.status.success(),
+                "openssl rejects our SM2 signature: {}",
+                String::from_utf8_lossy(&openssl.stdout)
+            );
+        } else {
+            eprintln!("SKIPPED: openssl CLI not found");
+        }
+    }
+
+    // Encryption: ASN.1 by default (OpenSSL's form), C1C3C2 on request.
+    for extra in [&[][..], &["--c1c3c2"][..]] {
+        let mut enc = vec!["enc", "--policy", "gm", "-a", "sm2", "--key", &public];
+        enc.extend(extra);
+        let ciphertext = run(&enc, b"secret message");
+        assert_eq!(code(&ciphertext), 0, "{}", stderr(&ciphertext));
+        let mut dec = vec!["dec", "--policy", "gm", "-a", "sm2", "--key", &key];
+        dec.extend(extra);
+        let plaintext = run(&dec, &ciphertext.stdout);
+        assert_eq!(plaintext.stdout, b"secret message");
+        let mut corrupted = ciphertext.stdout.clone();
+        let last = corrupted.len() - 1;
+        corrupted[last] ^= 1;
+        assert_fails(&run(&dec, &corrupted), 1, "");
+        if extra.is_empty() && openssl_available() {
+            let ciphertext_file = path("ciphertext");
+            std::fs::write(&ciphertext_file, &ciphertext.stdout).unwrap();
+            let openssl = Command::new("openssl")
+                .args([
+                    "pkeyutl",
+                    "-decrypt",
+                    "-inkey",
+                    &key,
+                    "-in",
+                    &ciphertext_file,
+                ])
+                .output()
+                .unwrap();
+            assert_eq!(openssl.stdout, b"secret message", "openssl decrypts ours");
+        }
+    }
+
+    // SM2 is not FIPS-approved; --id is SM2-only; a symmetric algorithm takes no --c1c3c2.
+    let fips = run(
+        &[
+            "keygen",
+            "--policy",
+            "fips-140-3",
+            "-a",
+            "sm2",
+            "--out",
+            &path("x"),
+        ],
+        b"",
+    );
+    assert_fails(&fips, 3, "fips-140-3");
+    let ecdsa_key = path("ecdsa.pem");
+    let output = run(&["keygen", "-a", "ecdsa-p256", "--out", &ecdsa_key], b"");
+    assert_eq!(code(&output), 0);
+    let output = run(
+        &[
+            "sign",
+            "-a",
+            "ecdsa-p256",
+            "--key",
+            &ecdsa_key,
+            "--id",
+            "x",
+            &message,
+        ],
+        b"",
+    );
+    assert_fails(&output, 2, "SM2");
+    let output = run(
+        &[
+            "enc",
+            "-a",
+            "sm4-ctr",
+            "--key",
+            "00112233445566778899aabbccddeeff",
+            "--c1c3c2",
+        ],
+        b"x",
+    );
+    assert_fails(&output, 2, "sm2");
 }

@@ -5,6 +5,8 @@
 //!   both the IEEE 1619 and the GB/T 17964-2021 variants, CBC-CS3, and the MACs CMAC, XCBC-MAC
 //!   and CBC-MAC.
 //! - [`sm3`]: the SM3 hash (GB/T 32905-2016) and HMAC-SM3.
+//! - [`sm2`]: SM2 public-key cryptography (GB/T 32918-2016): signatures with user ID,
+//!   encryption, ECDH on curveSM2 and the SM2 key exchange, on RustCrypto curve arithmetic.
 //!
 //! The crate knows nothing about policies: approval decisions live in the `regula` core crate.
 
@@ -15,6 +17,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
+pub mod sm2;
 pub mod sm3;
 pub mod sm4;
 

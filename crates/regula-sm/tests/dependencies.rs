@@ -6,13 +6,18 @@
 const ALLOWED: &[&str] = &[
     // Wiping key schedules and keystream buffers.
     "zeroize",
-    // SM3 (GB/T 32905) from RustCrypto: a vetted implementation, as the SM issue allows while
-    // no faster one of ours exists.
-    "sm3", // HMAC (RFC 2104) from RustCrypto, instantiated with SM3.
-    "hmac",
+    // SM3 (GB/T 32905) from RustCrypto: a vetted implementation, the portable SM3 backend.
+    "sm3",
     // GHASH (NIST SP 800-38D, 6.4) from RustCrypto for SM4-GCM: carry-less multiplication
     // chosen at run time, constant-time portable fallback.
     "ghash",
+    // SM2 curve arithmetic (GB/T 32918.1) from RustCrypto: constant-time field and scalar
+    // arithmetic and point multiplication, plus PKCS#8/SPKI key encodings. The SM2 protocols
+    // (signature with user ID, encryption, key exchange) are ours.
+    "sm2",
+    // DER (X.690) from RustCrypto, already under `sm2`'s PKCS#8: SM2 signatures and GM/T 0009
+    // ciphertexts.
+    "der",
 ];
 
 #[test]

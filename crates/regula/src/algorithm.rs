@@ -77,11 +77,15 @@ pub enum Algorithm {
     Sm4Cmac,
     Sm4XcbcMac,
     Sm4CbcMac,
+    Sm2Sign,
+    Sm2Encrypt,
+    Sm2Ecdh,
+    Sm2KeyExchange,
 }
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 57] = [
+    pub const ALL: [Algorithm; 61] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::ChaCha20Poly1305,
@@ -139,6 +143,10 @@ impl Algorithm {
         Algorithm::Sm4Cmac,
         Algorithm::Sm4XcbcMac,
         Algorithm::Sm4CbcMac,
+        Algorithm::Sm2Sign,
+        Algorithm::Sm2Encrypt,
+        Algorithm::Sm2Ecdh,
+        Algorithm::Sm2KeyExchange,
     ];
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.
@@ -188,6 +196,10 @@ pub enum Family {
     KeyAgreement,
     Kem,
     Random,
+    /// Public-key encryption (SM2 encryption, GB/T 32918.4).
+    PublicKeyEncryption,
+    /// Authenticated key exchange with static and ephemeral keys (SM2, GB/T 32918.3).
+    KeyExchange,
 }
 
 impl Family {
@@ -202,6 +214,8 @@ impl Family {
             Family::KeyAgreement => "key-agreement",
             Family::Kem => "kem",
             Family::Random => "random",
+            Family::PublicKeyEncryption => "public-key-encryption",
+            Family::KeyExchange => "key-exchange",
         }
     }
 }

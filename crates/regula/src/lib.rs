@@ -40,5 +40,7 @@ pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
 pub use service::digest::DigestContext;
 pub use service::kem::{Encapsulated, KemPrivateKey};
+pub use service::key_exchange::{ExchangedKey, KeyExchange, KeyExchangeRole};
 pub use service::mac::{MacContext, MacKey};
+pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;

@@ -266,6 +266,20 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // CBC-MAC is secure only for messages of one fixed length; served for interoperability.
     row!(Sm4CbcMac, "sm4-cbc-mac", Mac, RegulaSm, "SM4-CBC-MAC", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GB/T 32918.2-2016 (GM/T 0003.2-2012): SM2 signature over SM3(Z_A ‖ M), the user ID
+    // defaulting to GM/T 0009-2012's `1234567812345678`.
+    row!(Sm2Sign, "sm2-sign", Signature, RegulaSm, "SM2-SIGN", pct: Some("PCT-SM2-SIGN"),
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GB/T 32918.4-2016 (GM/T 0003.4-2012): SM2 public-key encryption.
+    row!(Sm2Encrypt, "sm2-encrypt", PublicKeyEncryption, RegulaSm, "SM2-ENCRYPT",
+        pct: Some("PCT-SM2-ENCRYPT"), default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // RFC 8998 §3.1: (EC)DHE on curveSM2 (GB/T 32918.1 curve, named group 0x0029) for TLS 1.3.
+    row!(Sm2Ecdh, "sm2-ecdh", KeyAgreement, RegulaSm, "SM2-ECDH", pct: Some("PCT-SM2-ECDH"),
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GB/T 32918.3-2016 (GM/T 0003.3-2012): SM2 key exchange with static and ephemeral keys.
+    // Its static keys come from sm2-sign key generation, whose PCT covers them.
+    row!(Sm2KeyExchange, "sm2-key-exchange", KeyExchange, RegulaSm, "SM2-KEY-EXCHANGE",
+        pct: None, default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
 ];
 
 #[cfg(test)]

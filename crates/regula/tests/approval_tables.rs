@@ -6,7 +6,7 @@
 //!   legacy only, ≥ 112-bit keys), IG C.H (AES-GCM IV generated inside the module),
 //!   SP 800-132 (PBKDF2), FIPS 186-5 (RSA ≥ 2048), SP 800-56A Rev. 3 (no X25519),
 //!   FIPS 203 (ML-KEM).
-//! - `gm`: GM/T approves only SM2/SM3/SM4, none of which is implemented yet.
+//! - `gm`: GM/T approves only SM2/SM3/SM4.
 //! - `default`: everything implemented; SHA-1 served but never approved.
 
 mod common;
@@ -90,6 +90,11 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Sm4Cmac, A, R, A),
     (Algorithm::Sm4XcbcMac, A, R, A),
     (Algorithm::Sm4CbcMac, A, R, A),
+    // SM2 (GB/T 32918): signature, encryption, ECDH on curveSM2 (RFC 8998), key exchange.
+    (Algorithm::Sm2Sign, A, R, A),
+    (Algorithm::Sm2Encrypt, A, R, A),
+    (Algorithm::Sm2Ecdh, A, R, A),
+    (Algorithm::Sm2KeyExchange, A, R, A),
 ];
 
 fn expected(profile: Profile, algorithm: Algorithm) -> Expect {

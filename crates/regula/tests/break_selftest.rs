@@ -105,6 +105,7 @@ fn generate(module: &Module, algorithm: Algorithm) -> Result<(), Error> {
             .map(drop),
         Family::KeyAgreement => module.generate_agreement_key(algorithm).map(drop),
         Family::Kem => module.generate_kem_key(algorithm).map(drop),
+        Family::PublicKeyEncryption => module.generate_decryption_key(algorithm).map(drop),
         other => panic!("{algorithm} ({other}) has no key generation"),
     }
 }
@@ -362,7 +363,7 @@ fn every_algorithm_is_covered() {
         assert!(cast, "{algorithm} has no CAST");
         if matches!(
             algorithm.family(),
-            Family::Signature | Family::KeyAgreement | Family::Kem
+            Family::Signature | Family::KeyAgreement | Family::Kem | Family::PublicKeyEncryption
         ) {
             let pct = tests
                 .iter()

@@ -140,6 +140,8 @@ pub fn public_key_name(algorithm: Algorithm) -> Option<&'static str> {
         Algorithm::EcdhP384 => Some("ecdhp384"),
         Algorithm::EcdhP521 => Some("ecdhp521"),
         Algorithm::X25519 => Some("ecdhx25519"),
+        // OpenSSL 3.0's SM2 signature with SM3 and the default ID (`+F7` lines).
+        Algorithm::Sm2Sign => Some("sm2"),
         _ => None,
     }
 }
@@ -161,7 +163,7 @@ pub fn parse_symmetric(output: &str) -> Option<f64> {
 
 /// Operations per second from the public-key result lines:
 /// `+F2`/`+F4` (RSA, ECDSA): index, bits, sign/s, verify/s; `+F5` (ECDH): index, bits, ops/s,
-/// seconds/op; `+F6` (EdDSA): index, bits, name, sign/s, verify/s.
+/// seconds/op; `+F6` (EdDSA) and `+F7` (SM2): index, bits, name, sign/s, verify/s.
 pub fn parse_public_key(output: &str, operation: Operation) -> Option<f64> {
     let fields = result_lines(output).next()?;
     let number = |index: usize| fields.get(index)?.parse::<f64>().ok();
@@ -169,8 +171,8 @@ pub fn parse_public_key(output: &str, operation: Operation) -> Option<f64> {
         ("+F2" | "+F4", Operation::Sign) => number(3),
         ("+F2" | "+F4", Operation::Verify) => number(4),
         ("+F5", Operation::Derive) => number(3),
-        ("+F6", Operation::Sign) => number(4),
-        ("+F6", Operation::Verify) => number(5),
+        ("+F6" | "+F7", Operation::Sign) => number(4),
+        ("+F6" | "+F7", Operation::Verify) => number(5),
         _ => None,
     }
 }
@@ -214,6 +216,10 @@ mod tests {
         assert_eq!(parse_public_key(ecdh, Operation::Sign), None);
         let eddsa = "+F6:0:253:Ed25519:35392.207792:14317.808219\n";
         assert_eq!(parse_public_key(eddsa, Operation::Sign), Some(35392.207792));
+        // `openssl speed -mr sm2` (OpenSSL 3.0.19).
+        let sm2 = "+DTP:256:sign:CurveSM2:1\n+F7:0:256:CurveSM2:2456.701031:2674.747475\n";
+        assert_eq!(parse_public_key(sm2, Operation::Sign), Some(2456.701031));
+        assert_eq!(parse_public_key(sm2, Operation::Verify), Some(2674.747475));
         assert_eq!(
             parse_public_key(eddsa, Operation::Verify),
             Some(14317.808219)

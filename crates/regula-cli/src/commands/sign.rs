@@ -10,8 +10,8 @@ use crate::GlobalOptions;
 use crate::failure::Failure;
 use crate::input;
 
-const SIGNATURE_ALGORITHMS: &str =
-    "ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512";
+const SIGNATURE_ALGORITHMS: &str = "ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, \
+     rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512, sm2 (= sm2-sign)";
 
 #[derive(Clone, Copy, ValueEnum)]
 enum KeyFormat {
@@ -22,7 +22,8 @@ enum KeyFormat {
 #[derive(Args)]
 pub struct KeygenArgs {
     /// Signature algorithm: ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, rsa-pss-sha256, rsa-pss-sha384,
-    /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512.
+    /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512, sm2 (the key also
+    /// serves `enc`/`dec -a sm2`).
     #[arg(short, long)]
     algorithm: String,
     /// RSA modulus size: 2048, 3072, 4096 or 8192 (RSA only; default 3072).
@@ -50,6 +51,9 @@ pub struct SignArgs {
     /// Write the signature here instead of stdout.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// SM2 signer ID (default 1234567812345678, GM/T 0009-2012); SM2 only.
+    #[arg(long, value_name = "ID")]
+    id: Option<String>,
     /// Message file; `-` or none for stdin.
     file: Option<String>,
 }
@@ -65,11 +69,20 @@ pub struct VerifyArgs {
     /// File holding the raw signature.
     #[arg(long, value_name = "FILE")]
     signature: String,
+    /// SM2 signer ID (default 1234567812345678, GM/T 0009-2012); SM2 only.
+    #[arg(long, value_name = "ID")]
+    id: Option<String>,
     /// Message file; `-` or none for stdin.
     file: Option<String>,
 }
 
 fn signature_algorithm(name: &str) -> Result<regula::Algorithm, Failure> {
+    // `sm2` names the SM2 signature here, as `openssl genpkey -algorithm SM2` does.
+    let name = if name.eq_ignore_ascii_case("sm2") {
+        "sm2-sign"
+    } else {
+        name
+    };
     input::algorithm(name, &[Family::Signature]).map_err(|failure| Failure {
         message: format!("{} (choose from {SIGNATURE_ALGORITHMS})", failure.message),
         ..failure
@@ -111,7 +124,10 @@ pub fn run_sign(global: &GlobalOptions, args: SignArgs) -> Result<(), Failure> {
     let key = module.signing_key_from_pkcs8(algorithm, &pkcs8)?;
     input::report(global, &key);
     let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
-    let signature = key.sign(&message)?;
+    let signature = match &args.id {
+        Some(id) => key.sign_with_id(&message, id.as_bytes())?,
+        None => key.sign(&message)?,
+    };
     input::report(global, &signature);
     match &args.out {
         Some(path) => input::write_file(path, &signature, false),
@@ -129,7 +145,12 @@ pub fn run_verify(global: &GlobalOptions, args: VerifyArgs) -> Result<(), Failur
     )?;
     let signature = input::read_all(&args.signature)?;
     let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
-    let verified = module.verify(algorithm, &public_key, &message, &signature)?;
+    let verified = match &args.id {
+        Some(id) => {
+            module.verify_with_id(algorithm, &public_key, &message, &signature, id.as_bytes())?
+        }
+        None => module.verify(algorithm, &public_key, &message, &signature)?,
+    };
     input::report(global, &verified);
     println!("Verified OK");
     Ok(())

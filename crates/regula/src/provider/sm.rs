@@ -29,11 +29,33 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
     }
 }
 
+/// The random source handed to regula-sm's SM2: the module's DRBG (AWS-LC's CTR_DRBG, SP
+/// 800-90A), used for private keys and the per-operation `k`.
+pub(crate) fn sm2_random(out: &mut [u8]) -> std::result::Result<(), regula_sm::sm2::Error> {
+    aws_lc_rs::rand::fill(out).map_err(|_| regula_sm::sm2::Error::Random)
+}
+
+/// An SM2 error as the module reports it: no secret, and the algorithm named.
+pub(crate) fn sm2_error(algorithm: Algorithm, error: regula_sm::sm2::Error) -> Error {
+    use regula_sm::sm2::Error as Sm2;
+    match error {
+        Sm2::BadSignature => Error::BadSignature,
+        Sm2::DecryptionFailed | Sm2::ConfirmationFailed => Error::AuthenticationFailed,
+        Sm2::InvalidPrivateKey | Sm2::InvalidPublicKey | Sm2::Encoding => {
+            Error::invalid_key(algorithm, error.to_string())
+        }
+        Sm2::IdTooLong | Sm2::EmptyMessage | Sm2::InvalidLength => {
+            Error::invalid_input(error.to_string())
+        }
+        _ => Error::CryptoFailure,
+    }
+}
+
 /// What serves an SM algorithm on this machine, for `regula info` (`sm4-gfni-avx512`, …).
 pub fn implementation(algorithm: Algorithm) -> String {
     match algorithm {
         Algorithm::Sm4Gcm => format!(
-            "regula-sm {} + GHASH (RustCrypto ghash)",
+            "regula-sm {} + GHASH (carry-less multiply, RustCrypto ghash without CLMUL)",
             regula_sm::sm4::backend::active().name()
         ),
         Algorithm::Sm4Ecb
@@ -48,7 +70,16 @@ pub fn implementation(algorithm: Algorithm) -> String {
         | Algorithm::Sm4CbcMac => {
             format!("regula-sm {}", regula_sm::sm4::backend::active().name())
         }
-        Algorithm::HmacSm3 => "regula-sm (HMAC and SM3 from RustCrypto)".to_string(),
-        _ => "regula-sm (SM3 from RustCrypto sm3)".to_string(),
+        Algorithm::HmacSm3 => format!(
+            "regula-sm HMAC over {}",
+            regula_sm::sm3::backend::active().name()
+        ),
+        Algorithm::Sm2Sign
+        | Algorithm::Sm2Encrypt
+        | Algorithm::Sm2Ecdh
+        | Algorithm::Sm2KeyExchange => {
+            "regula-sm (field arithmetic from RustCrypto sm2)".to_string()
+        }
+        _ => format!("regula-sm {}", regula_sm::sm3::backend::active().name()),
     }
 }

@@ -14,6 +14,7 @@ use aws_lc_rs::signature::{
 use aws_lc_rs::{agreement, cmac, digest, hkdf, hmac, kem, pbkdf2, rand};
 
 use regula_sm::Sm4;
+use regula_sm::sm2;
 use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 
 use super::vectors as v;
@@ -62,6 +63,10 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SM4-CMAC", sm4_cmac),
     cast("SM4-XCBC-MAC", sm4_xcbc_mac),
     cast("SM4-CBC-MAC", sm4_cbc_mac),
+    cast("SM2-SIGN", sm2_sign),
+    cast("SM2-ENCRYPT", sm2_encrypt),
+    cast("SM2-ECDH", sm2_ecdh),
+    cast("SM2-KEY-EXCHANGE", sm2_key_exchange),
 ];
 
 const fn cast(name: &'static str, run: fn(Fault) -> Outcome) -> Cast {
@@ -618,4 +623,104 @@ fn sm4_cbc_mac(fault: Fault) -> Result<(), ()> {
         .compute(v::SM4_KEY)
         .map_err(drop)?;
     expect(fault, tag.to_vec(), v::SM4_EXAMPLE1_CIPHERTEXT)
+}
+
+fn sm2_key() -> Result<sm2::PrivateKey, ()> {
+    sm2::PrivateKey::from_bytes(v::SM2_PRIVATE_KEY).map_err(drop)
+}
+
+/// Signature generation with the standard's fixed k (IG 10.3.A allows a KAT with a fixed
+/// random value) and verification of the expected signature.
+fn sm2_sign(fault: Fault) -> Result<(), ()> {
+    let key = sm2_key()?;
+    let signature = sm2::signature::sign_with_fixed_k_for_self_test(
+        &key,
+        v::SM2_DEFAULT_ID,
+        v::SM2_SIGN_MESSAGE,
+        v::SM2_K,
+    )
+    .map_err(drop)?;
+    expect(fault, signature.to_bytes().to_vec(), v::SM2_SIGNATURE_R_S)?;
+    let mut expected = v::SM2_SIGNATURE_R_S.to_vec();
+    fault.corrupt(&mut expected);
+    let expected = sm2::Signature::from_bytes(&expected).map_err(drop)?;
+    sm2::verify(
+        key.public_key(),
+        v::SM2_DEFAULT_ID,
+        v::SM2_SIGN_MESSAGE,
+        &expected,
+    )
+    .map_err(drop)
+}
+
+/// Encryption with the standard's fixed k, then decryption; both pass through the SM3 KDF.
+fn sm2_encrypt(fault: Fault) -> Result<(), ()> {
+    let key = sm2_key()?;
+    let ciphertext = sm2::encryption::encrypt_with_fixed_k_for_self_test(
+        key.public_key(),
+        v::SM2_ENCRYPT_MESSAGE,
+        sm2::CiphertextFormat::C1C3C2,
+        v::SM2_K,
+    )
+    .map_err(drop)?;
+    expect(fault, ciphertext, v::SM2_CIPHERTEXT_C1C3C2)?;
+    let plaintext = sm2::decrypt(
+        &key,
+        v::SM2_CIPHERTEXT_C1C3C2,
+        sm2::CiphertextFormat::C1C3C2,
+    )
+    .map_err(drop)?;
+    expect(fault, plaintext, v::SM2_ENCRYPT_MESSAGE)
+}
+
+/// The shared x-coordinate, and the peer's public key derived from its private key.
+fn sm2_ecdh(fault: Fault) -> Result<(), ()> {
+    let peer = sm2::PrivateKey::from_bytes(v::SM2_ECDH_PEER_PRIVATE_KEY).map_err(drop)?;
+    expect(
+        fault,
+        peer.public_key().to_uncompressed().to_vec(),
+        v::SM2_ECDH_PEER_PUBLIC_KEY,
+    )?;
+    let shared = sm2::ecdh(&sm2_key()?, peer.public_key()).map_err(drop)?;
+    expect(fault, shared.to_vec(), v::SM2_ECDH_SHARED_X)
+}
+
+/// Both roles with fixed ephemeral keys (user B's static key is SM2-ECDH's peer key): each
+/// derives the expected key, and each accepts the other's confirmation hash.
+fn sm2_key_exchange(fault: Fault) -> Result<(), ()> {
+    use sm2::exchange::{KeyExchange, KeyExchangeRole};
+    let a = sm2::PrivateKey::from_bytes(v::SM2_KX_PRIVATE_A).map_err(drop)?;
+    let b = sm2::PrivateKey::from_bytes(v::SM2_ECDH_PEER_PRIVATE_KEY).map_err(drop)?;
+    let initiator = KeyExchange::with_fixed_ephemeral_for_self_test(
+        KeyExchangeRole::Initiator,
+        &a,
+        v::SM2_KX_ID_A,
+        b.public_key(),
+        v::SM2_KX_ID_B,
+        v::SM2_KX_EPHEMERAL_A,
+    )
+    .map_err(drop)?;
+    let responder = KeyExchange::with_fixed_ephemeral_for_self_test(
+        KeyExchangeRole::Responder,
+        &b,
+        v::SM2_KX_ID_B,
+        a.public_key(),
+        v::SM2_KX_ID_A,
+        v::SM2_KX_EPHEMERAL_B,
+    )
+    .map_err(drop)?;
+    let (r_a, r_b) = (
+        initiator.ephemeral_public_key(),
+        responder.ephemeral_public_key(),
+    );
+    let key_len = v::SM2_KX_KEY.len();
+    let k_a = initiator.finish(&r_b, key_len).map_err(drop)?;
+    let k_b = responder.finish(&r_a, key_len).map_err(drop)?;
+    expect(fault, k_a.key().to_vec(), v::SM2_KX_KEY)?;
+    expect(fault, k_b.key().to_vec(), v::SM2_KX_KEY)?;
+    let mut s_b = *k_b.confirmation();
+    fault.corrupt(&mut s_b);
+    k_a.verify_peer_confirmation(&s_b).map_err(drop)?;
+    k_b.verify_peer_confirmation(k_a.confirmation())
+        .map_err(drop)
 }

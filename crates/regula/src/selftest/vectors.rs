@@ -559,3 +559,58 @@ pub(super) const SM4_XCBC_TAG: &[u8] = &hex_literal::hex!("d78b7d602e63d720ca98f
 
 // SM4-CBC-MAC (ISO/IEC 9797-1 MAC algorithm 1, zero IV) of the one-block message M = SM4_KEY:
 // the single CBC step is E(K, M), i.e. GB/T 32907 example 1 (SM4_EXAMPLE1_CIPHERTEXT).
+
+// ---------------------------------------------------------------------------------------------
+// SM2 signature, on the recommended curve. Source: GB/T 32918.5-2017 Annex A (also in OpenSSL's
+// test/sm2_internal_test.c): private key d, the message "message digest", the default user ID
+// "1234567812345678" (GM/T 0009-2012 §10), the fixed k, and the signature (r, s).
+pub(super) const SM2_PRIVATE_KEY: &[u8] =
+    &hex_literal::hex!("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8");
+pub(super) const SM2_SIGN_MESSAGE: &[u8] = b"message digest";
+pub(super) const SM2_DEFAULT_ID: &[u8] = b"1234567812345678";
+pub(super) const SM2_K: &[u8] =
+    &hex_literal::hex!("59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21");
+pub(super) const SM2_SIGNATURE_R_S: &[u8] = &hex_literal::hex!(
+    "F5A03B0648D2C4630EEAC513E1BB81A15944DA3827D5B74143AC7EACEEE720B3"
+    "B1B6AA29DF212FD8763182BC0D421CA1BB9038FD1F7F42D4840B69C485BBC1AA"
+);
+
+// SM2 encryption. Source: GB/T 32918.5-2017 Annex C with the same d and k: the message
+// "encryption standard" and the ciphertext C1 ‖ C3 ‖ C2 (OpenSSL's test/sm2_internal_test.c
+// carries the same values in the GM/T 0009 ASN.1 form).
+pub(super) const SM2_ENCRYPT_MESSAGE: &[u8] = b"encryption standard";
+pub(super) const SM2_CIPHERTEXT_C1C3C2: &[u8] = &hex_literal::hex!(
+    "04"
+    "04EBFC718E8D1798620432268E77FEB6415E2EDE0E073C0F4F640ECD2E149A73"
+    "E858F9D81E5430A57B36DAAB8F950A3C64E6EE6A63094D99283AFF767E124DF0"
+    "59983C18F809E262923C53AEC295D30383B54E39D609D160AFCB1908D0BD8766"
+    "21886CA989CA9C7D58087307CA93092D651EFA"
+);
+
+// SM2 ECDH: x([d]Q) with d = SM2_PRIVATE_KEY and Q = [d_B]G for d_B below (user B's key of the
+// GM/T 0003.5-2012 key-exchange example, reused on the recommended curve). Source: computed by
+// the independent pure-Python implementation gmalg 1.1.2 (PyPI), `ecdlp.ec.mul`.
+pub(super) const SM2_ECDH_PEER_PRIVATE_KEY: &[u8] =
+    &hex_literal::hex!("5E35D7D3F3C54DBAC72E61819E730B019A84208CA3A35E4C2E353DFCCB2A3B53");
+pub(super) const SM2_ECDH_PEER_PUBLIC_KEY: &[u8] = &hex_literal::hex!(
+    "04"
+    "9eafb2cef3c95526c686a6c961a247a1aee7fc2e802454227a012b083ac553f5"
+    "e30eb411162cd81274bdaff97896f264171cad0743dfa5ad39dfe0d924b167f9"
+);
+pub(super) const SM2_ECDH_SHARED_X: &[u8] =
+    &hex_literal::hex!("b59c6a4b5cf708257e56d3b8d3b2aaca08b56c2bbe77df34b84d2b07501bd93d");
+
+// SM2 key exchange (GB/T 32918.3-2016 §6.1), initiator A and responder B. Inputs: the static
+// keys, ephemeral scalars and IDs of GM/T 0003.5-2012 Annex B (whose test curve makes its own
+// outputs inapplicable), used on the recommended curve. Expected 16-byte key: computed by the
+// independent pure-Python implementation gmalg 1.1.2 (PyPI), `SM2.begin_key_exchange` /
+// `end_key_exchange`.
+pub(super) const SM2_KX_PRIVATE_A: &[u8] =
+    &hex_literal::hex!("6FCBA2EF9AE0AB902BC3BDE3FF915D44BA4CC78F88E2F8E7F8996D3B8CCEEDEE");
+pub(super) const SM2_KX_EPHEMERAL_A: &[u8] =
+    &hex_literal::hex!("83A2C9C8B96E5AF70BD480B472409A9A327257F1EBB73F5B073354B248668563");
+pub(super) const SM2_KX_ID_A: &[u8] = b"ALICE123@YAHOO.COM";
+pub(super) const SM2_KX_EPHEMERAL_B: &[u8] =
+    &hex_literal::hex!("33FE21940342161C55619C4A0C060293D543C80AF19748CE176D83477DE71C80");
+pub(super) const SM2_KX_ID_B: &[u8] = b"BILL456@YAHOO.COM";
+pub(super) const SM2_KX_KEY: &[u8] = &hex_literal::hex!("f02f9068ad13e14f2b2602e0dfb2504f");

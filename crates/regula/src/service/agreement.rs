@@ -1,4 +1,11 @@
-//! Key agreement: ECDH on P-256/P-384 (SP 800-56A) and X25519 (RFC 7748).
+//! Key agreement: ECDH on P-256/P-384 (SP 800-56A) and X25519 (RFC 7748) from AWS-LC, and ECDH
+//! on curveSM2 (`sm2-ecdh`) from regula-sm.
+//!
+//! For TLS 1.3 with the curveSM2 group (RFC 8998 §3.1): [`Module::generate_agreement_key`] with
+//! [`Algorithm::Sm2Ecdh`] makes the ephemeral key, [`AgreementKey::public_key`] gives the key
+//! share `04 ‖ x ‖ y`, and [`AgreementKey::agree`] with the peer's share gives the 32-byte
+//! x-coordinate used as the (EC)DHE shared secret. Peer points off the curve or at infinity are
+//! refused.
 
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
 use zeroize::Zeroizing;
@@ -9,14 +16,23 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
+use crate::provider::sm::{sm2_error, sm2_random};
 use crate::selftest::Fault;
 
-/// A private key-agreement key bound to a module; AWS-LC wipes it on drop.
+use regula_sm::sm2;
+
+enum PrivateKeyInner {
+    AwsLc(PrivateKey),
+    /// Wiped on drop by regula-sm.
+    Sm2(Box<sm2::PrivateKey>),
+}
+
+/// A private key-agreement key bound to a module; AWS-LC and regula-sm wipe it on drop.
 pub struct AgreementKey {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    key: PrivateKey,
+    key: PrivateKeyInner,
 }
 
 impl std::fmt::Debug for AgreementKey {
@@ -36,6 +52,9 @@ const P384_SPKI_PREFIX: &[u8] =
 const P521_SPKI_PREFIX: &[u8] =
     &hex_literal::hex!("30819b301006072a8648ce3d020106052b8104002303818600");
 const X25519_SPKI_PREFIX: &[u8] = &hex_literal::hex!("302a300506032b656e032100");
+/// id-ecPublicKey with the named curve curveSM2 (1.2.156.10197.1.301).
+const SM2_SPKI_PREFIX: &[u8] =
+    &hex_literal::hex!("3059301306072a8648ce3d020106082a811ccf5501822d034200");
 
 /// The raw public key inside `peer_public_key`, which is either raw already or a DER
 /// SubjectPublicKeyInfo naming this group's curve. RFC 5480 §2.1.1 forbids explicit curve
@@ -45,6 +64,7 @@ fn raw_public_key(algorithm: Algorithm, peer_public_key: &[u8]) -> Result<&[u8]>
         Algorithm::X25519 => (peer_public_key.len() == 32, X25519_SPKI_PREFIX),
         Algorithm::EcdhP384 => (peer_public_key.first() != Some(&0x30), P384_SPKI_PREFIX),
         Algorithm::EcdhP521 => (peer_public_key.first() != Some(&0x30), P521_SPKI_PREFIX),
+        Algorithm::Sm2Ecdh => (peer_public_key.first() != Some(&0x30), SM2_SPKI_PREFIX),
         _ => (peer_public_key.first() != Some(&0x30), P256_SPKI_PREFIX),
     };
     if is_raw {
@@ -55,6 +75,13 @@ fn raw_public_key(algorithm: Algorithm, peer_public_key: &[u8]) -> Result<&[u8]>
             "peer public key is neither a raw {algorithm} key nor a SubjectPublicKeyInfo naming its curve"
         ))
     })
+}
+
+fn sm2_shared_secret(key: &sm2::PrivateKey, peer_public_key: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+    let invalid = |_| Error::invalid_input("peer public key is not a valid point of curveSM2");
+    let peer = sm2::PublicKey::from_sec1(peer_public_key).map_err(invalid)?;
+    let secret = sm2::ecdh(key, &peer).map_err(invalid)?;
+    Ok(Zeroizing::new(secret.to_vec()))
 }
 
 fn shared_secret(
@@ -74,8 +101,16 @@ impl Module {
     /// Generates a key pair and runs its pairwise consistency test.
     pub fn generate_agreement_key(&self, algorithm: Algorithm) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
-        let aws_algorithm = awslc::agreement(algorithm)?;
-        let key = PrivateKey::generate(aws_algorithm).map_err(|_| Error::CryptoFailure)?;
+        let key = if algorithm == Algorithm::Sm2Ecdh {
+            let key =
+                sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+            PrivateKeyInner::Sm2(Box::new(key))
+        } else {
+            let aws_algorithm = awslc::agreement(algorithm)?;
+            PrivateKeyInner::AwsLc(
+                PrivateKey::generate(aws_algorithm).map_err(|_| Error::CryptoFailure)?,
+            )
+        };
         let key = AgreementKey {
             module: self.clone(),
             algorithm,
@@ -88,16 +123,24 @@ impl Module {
 }
 
 impl Module {
-    /// Imports a private key: a big-endian scalar of the group's size (ECDH) or 32 bytes
-    /// (X25519). AWS-LC checks the scalar's range.
+    /// Imports a private key: a big-endian scalar of the group's size (ECDH, curveSM2 included)
+    /// or 32 bytes (X25519). The scalar's range is checked ([1, n-2] for curveSM2).
     pub fn agreement_key_from_private_bytes(
         &self,
         algorithm: Algorithm,
         private_key: &[u8],
     ) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
-        let key = PrivateKey::from_private_key(awslc::agreement(algorithm)?, private_key)
-            .map_err(|_| Error::invalid_key(algorithm, "not a private key of this group"))?;
+        let invalid = || Error::invalid_key(algorithm, "not a private key of this group");
+        let key = if algorithm == Algorithm::Sm2Ecdh {
+            let key = sm2::PrivateKey::from_bytes(private_key).map_err(|_| invalid())?;
+            PrivateKeyInner::Sm2(Box::new(key))
+        } else {
+            PrivateKeyInner::AwsLc(
+                PrivateKey::from_private_key(awslc::agreement(algorithm)?, private_key)
+                    .map_err(|_| invalid())?,
+            )
+        };
         let key = AgreementKey {
             module: self.clone(),
             algorithm,
@@ -116,11 +159,13 @@ impl AgreementKey {
     /// The public key: an uncompressed point (ECDH) or 32 bytes (X25519).
     pub fn public_key(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        let public_key = self
-            .key
-            .compute_public_key()
-            .map_err(|_| Error::CryptoFailure)?;
-        Ok(public_key.as_ref().to_vec())
+        match &self.key {
+            PrivateKeyInner::AwsLc(key) => {
+                let public_key = key.compute_public_key().map_err(|_| Error::CryptoFailure)?;
+                Ok(public_key.as_ref().to_vec())
+            }
+            PrivateKeyInner::Sm2(key) => Ok(key.public_key().to_uncompressed().to_vec()),
+        }
     }
 
     /// The shared secret with a peer's public key: the encoding of [`AgreementKey::public_key`]
@@ -128,11 +173,12 @@ impl AgreementKey {
     pub fn agree(&self, peer_public_key: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {
         self.module.ensure_operational()?;
         let peer_public_key = raw_public_key(self.algorithm, peer_public_key)?;
-        let secret = shared_secret(
-            &self.key,
-            awslc::agreement(self.algorithm)?,
-            peer_public_key,
-        )?;
+        let secret = match &self.key {
+            PrivateKeyInner::AwsLc(key) => {
+                shared_secret(key, awslc::agreement(self.algorithm)?, peer_public_key)?
+            }
+            PrivateKeyInner::Sm2(key) => sm2_shared_secret(key, peer_public_key)?,
+        };
         Ok(self
             .module
             .serve(self.algorithm, Service::KeyAgreement, self.approval, secret))
@@ -145,13 +191,26 @@ impl AgreementKey {
             .pct
             .unwrap_or("PCT-KEY-AGREEMENT");
         self.module.pairwise_consistency_test(name, |fault: Fault| {
-            let algorithm = awslc::agreement(self.algorithm).map_err(drop)?;
-            let other = PrivateKey::generate(algorithm).map_err(drop)?;
-            let other_public = other.compute_public_key().map_err(drop)?;
             let own_public = self.public_key().map_err(drop)?;
-            let mut ours =
-                shared_secret(&self.key, algorithm, other_public.as_ref()).map_err(drop)?;
-            let theirs = shared_secret(&other, algorithm, &own_public).map_err(drop)?;
+            let (mut ours, theirs) = match &self.key {
+                PrivateKeyInner::AwsLc(key) => {
+                    let algorithm = awslc::agreement(self.algorithm).map_err(drop)?;
+                    let other = PrivateKey::generate(algorithm).map_err(drop)?;
+                    let other_public = other.compute_public_key().map_err(drop)?;
+                    (
+                        shared_secret(key, algorithm, other_public.as_ref()).map_err(drop)?,
+                        shared_secret(&other, algorithm, &own_public).map_err(drop)?,
+                    )
+                }
+                PrivateKeyInner::Sm2(key) => {
+                    let other = sm2::PrivateKey::generate(&mut sm2_random).map_err(drop)?;
+                    let other_public = other.public_key().to_uncompressed();
+                    (
+                        sm2_shared_secret(key, &other_public).map_err(drop)?,
+                        sm2_shared_secret(&other, &own_public).map_err(drop)?,
+                    )
+                }
+            };
             fault.corrupt(&mut ours);
             if ours == theirs { Ok(()) } else { Err(()) }
         })

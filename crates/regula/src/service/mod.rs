@@ -7,7 +7,9 @@ pub mod cipher;
 pub mod digest;
 pub mod kdf;
 pub mod kem;
+pub mod key_exchange;
 pub mod mac;
+pub mod pke;
 pub mod random;
 pub mod signature;
 

@@ -1,4 +1,11 @@
-//! Digital signatures: ECDSA P-256/P-384, Ed25519, RSA-PSS and RSA PKCS#1 v1.5.
+//! Digital signatures: ECDSA P-256/P-384, Ed25519, RSA-PSS and RSA PKCS#1 v1.5 from AWS-LC, and
+//! SM2 (GB/T 32918.2) from regula-sm.
+//!
+//! SM2 signatures bind a signer's user ID. [`SigningKey::sign`] and [`Module::verify`] use the
+//! default ID of GM/T 0009-2012 (`1234567812345678`); [`SigningKey::sign_with_id`] and
+//! [`Module::verify_with_id`] take another, e.g. RFC 8998's `TLSv1.3+GM+Cipher+Suite` for TLS 1.3
+//! CertificateVerify ([`regula_sm::sm2::TLS13_ID`]). SM2 signatures are DER
+//! `SEQUENCE { r, s }` and public keys DER SubjectPublicKeyInfo or an uncompressed point.
 
 use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
 use aws_lc_rs::rand::SystemRandom;
@@ -14,12 +21,27 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, SignatureScheme};
+use crate::provider::sm::{sm2_error, sm2_random};
 use crate::selftest::Fault;
+
+use regula_sm::sm2;
 
 enum KeyPairInner {
     Ecdsa(EcdsaKeyPair),
     Ed25519(Ed25519KeyPair),
     Rsa(RsaKeyPair),
+    /// Wiped on drop by regula-sm.
+    Sm2(Box<sm2::PrivateKey>),
+}
+
+/// curveSM2 keys are 256 bits.
+const SM2_KEY_BITS: u32 = 256;
+
+fn sm2_usage() -> Usage {
+    Usage {
+        key_bits: Some(SM2_KEY_BITS),
+        ..Usage::default()
+    }
 }
 
 /// A private signing key bound to a module. AWS-LC wipes it on drop; exports are zeroized.
@@ -67,6 +89,9 @@ impl Module {
         algorithm: Algorithm,
         rsa_bits: Option<u32>,
     ) -> Result<Served<SigningKey>> {
+        if algorithm == Algorithm::Sm2Sign {
+            return self.generate_sm2_signing_key(rsa_bits);
+        }
         let scheme = awslc::signature(algorithm)?;
         let key_bits = match (scheme, rsa_bits) {
             (SignatureScheme::Rsa(..), bits) => bits.unwrap_or(3072),
@@ -110,14 +135,50 @@ impl Module {
         Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
     }
 
+    fn generate_sm2_signing_key(&self, rsa_bits: Option<u32>) -> Result<Served<SigningKey>> {
+        let algorithm = Algorithm::Sm2Sign;
+        if rsa_bits.is_some() {
+            return Err(Error::invalid_input(format!(
+                "a key size applies to RSA only, not to {algorithm}"
+            )));
+        }
+        let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
+        let key =
+            sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+        let key = SigningKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key_bits: SM2_KEY_BITS,
+            key: KeyPairInner::Sm2(Box::new(key)),
+        };
+        key.pairwise_consistency_test()?;
+        Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
+    }
+
     /// Imports a PKCS#8 (DER) private key for `algorithm`. The policy is consulted before the
-    /// key is parsed, and again with its size.
+    /// key is parsed, and again with its size. SM2 keys are `id-ecPublicKey` on the named curve
+    /// 1.2.156.10197.1.301, as `openssl genpkey -algorithm SM2` writes them.
     pub fn signing_key_from_pkcs8(
         &self,
         algorithm: Algorithm,
         pkcs8: &[u8],
     ) -> Result<Served<SigningKey>> {
         self.authorize(algorithm, Family::Signature, &Usage::default())?;
+        if algorithm == Algorithm::Sm2Sign {
+            let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
+            let key = sm2::PrivateKey::from_pkcs8_der(pkcs8).map_err(|_| {
+                Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
+            })?;
+            let key = SigningKey {
+                module: self.clone(),
+                algorithm,
+                approval,
+                key_bits: SM2_KEY_BITS,
+                key: KeyPairInner::Sm2(Box::new(key)),
+            };
+            return Ok(self.serve(algorithm, Service::KeyImport, approval, key));
+        }
         let scheme = awslc::signature(algorithm)?;
         let rejected = |error: aws_lc_rs::error::KeyRejected| {
             Error::invalid_key(
@@ -165,6 +226,9 @@ impl Module {
         signature: &[u8],
     ) -> Result<Served<()>> {
         self.ensure_operational()?;
+        if algorithm == Algorithm::Sm2Sign {
+            return self.verify_with_id(algorithm, public_key, message, signature, sm2::DEFAULT_ID);
+        }
         let scheme = awslc::signature(algorithm)?;
         let (verification, key_bits): (&'static dyn VerificationAlgorithm, u32) = match scheme {
             SignatureScheme::Ecdsa(_, verification) => (verification, curve_bits(algorithm)),
@@ -193,6 +257,35 @@ impl Module {
             .map_err(|_| Error::BadSignature)?;
         Ok(self.serve(algorithm, Service::Verify, approval, ()))
     }
+
+    /// Verifies an SM2 signature (DER) made by the signer `id` (at most 8191 bytes) holding
+    /// `public_key` (DER SubjectPublicKeyInfo or an uncompressed point `04 ‖ x ‖ y`).
+    /// Only SM2 signatures carry an ID.
+    pub fn verify_with_id(
+        &self,
+        algorithm: Algorithm,
+        public_key: &[u8],
+        message: &[u8],
+        signature: &[u8],
+        id: &[u8],
+    ) -> Result<Served<()>> {
+        self.ensure_operational()?;
+        if algorithm != Algorithm::Sm2Sign {
+            return Err(Error::invalid_input(format!(
+                "a user ID applies to SM2 signatures only, not to {algorithm}"
+            )));
+        }
+        let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
+        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
+        sm2::verify(&public_key, id, message, &signature).map_err(|e| sm2_error(algorithm, e))?;
+        Ok(self.serve(algorithm, Service::Verify, approval, ()))
+    }
 }
 
 impl SigningKey {
@@ -211,6 +304,12 @@ impl SigningKey {
             KeyPairInner::Ecdsa(key) => key.public_key().as_der(),
             KeyPairInner::Ed25519(key) => key.public_key().as_der(),
             KeyPairInner::Rsa(key) => key.public_key().as_der(),
+            KeyPairInner::Sm2(key) => {
+                return key
+                    .public_key()
+                    .to_spki_der()
+                    .map_err(|_| Error::CryptoFailure);
+            }
         };
         Ok(der.map_err(|_| Error::CryptoFailure)?.as_ref().to_vec())
     }
@@ -228,6 +327,9 @@ impl SigningKey {
                 let der: Result<Pkcs8V1Der<'static>, _> = key.as_der();
                 der.map(|der| der.as_ref().to_vec())
             }
+            KeyPairInner::Sm2(key) => {
+                return key.to_pkcs8_der().map_err(|_| Error::CryptoFailure);
+            }
         };
         Ok(Zeroizing::new(der.map_err(|_| Error::CryptoFailure)?))
     }
@@ -241,9 +343,30 @@ impl SigningKey {
             .serve(self.algorithm, Service::Sign, self.approval, signature))
     }
 
+    /// Signs `message` as the SM2 signer `id` (at most 8191 bytes); DER `SEQUENCE { r, s }`.
+    /// Only SM2 signatures carry an ID.
+    pub fn sign_with_id(&self, message: &[u8], id: &[u8]) -> Result<Served<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        let KeyPairInner::Sm2(key) = &self.key else {
+            return Err(Error::invalid_input(format!(
+                "a user ID applies to SM2 signatures only, not to {}",
+                self.algorithm
+            )));
+        };
+        let signature = sm2::sign(key, id, message, &mut sm2_random)
+            .map_err(|e| sm2_error(self.algorithm, e))?
+            .to_der();
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Sign, self.approval, signature))
+    }
+
     fn raw_sign(&self, message: &[u8]) -> Result<Vec<u8>> {
         let rng = SystemRandom::new();
         match &self.key {
+            KeyPairInner::Sm2(key) => Ok(sm2::sign(key, sm2::DEFAULT_ID, message, &mut sm2_random)
+                .map_err(|e| sm2_error(self.algorithm, e))?
+                .to_der()),
             KeyPairInner::Ecdsa(key) => Ok(key
                 .sign(&rng, message)
                 .map_err(|_| Error::CryptoFailure)?
@@ -267,6 +390,11 @@ impl SigningKey {
     }
 
     fn raw_verify(&self, message: &[u8], signature: &[u8]) -> Result<()> {
+        if let KeyPairInner::Sm2(key) = &self.key {
+            let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
+            return sm2::verify(key.public_key(), sm2::DEFAULT_ID, message, &signature)
+                .map_err(|_| Error::BadSignature);
+        }
         let public_key = self.public_key_der()?;
         let verification: &'static dyn VerificationAlgorithm =
             match awslc::signature(self.algorithm)? {

@@ -94,7 +94,8 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
                 Algorithm::EcdsaP256
                 | Algorithm::EcdsaP384
                 | Algorithm::EcdsaP521
-                | Algorithm::Ed25519 => {
+                | Algorithm::Ed25519
+                | Algorithm::Sm2Sign => {
                     let generated = module.generate_signing_key(algorithm, None)?;
                     indicators.push(generated.indicator());
                     generated.into_value()
@@ -147,6 +148,55 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
         }
         Family::Random => {
             indicators.push(module.random_bytes(32)?.indicator());
+        }
+        Family::KeyExchange => {
+            // Static keys made outside the module, so that only this algorithm is exercised.
+            let static_key = |byte: u8| {
+                let key = regula_sm::sm2::PrivateKey::from_bytes(&[byte; 32]).unwrap();
+                let public_key = key.public_key().to_spki_der().unwrap();
+                (key.to_pkcs8_der().unwrap(), public_key)
+            };
+            let ((a_private, a_public), (b_private, b_public)) = (static_key(1), static_key(2));
+            let initiator = module.start_sm2_key_exchange(
+                algorithm,
+                regula::KeyExchangeRole::Initiator,
+                &a_private,
+                b"alice",
+                &b_public,
+                b"bob",
+            )?;
+            let responder = module.start_sm2_key_exchange(
+                algorithm,
+                regula::KeyExchangeRole::Responder,
+                &b_private,
+                b"bob",
+                &a_public,
+                b"alice",
+            )?;
+            let r_a = initiator.ephemeral_public_key()?;
+            let r_b = responder.ephemeral_public_key()?;
+            let k_a = initiator.finish(&r_b, 16)?;
+            let k_b = responder.finish(&r_a, 16)?;
+            assert_eq!(*k_a.key(), *k_b.key(), "{algorithm} agreement");
+            k_a.verify_peer_confirmation(&k_b.confirmation())?;
+            k_b.verify_peer_confirmation(&k_a.confirmation())?;
+            indicators.push(k_a.indicator());
+            indicators.push(k_b.indicator());
+        }
+        Family::PublicKeyEncryption => {
+            let key = module.generate_decryption_key(algorithm)?;
+            indicators.push(key.indicator());
+            let public_key = key.public_key_der().expect("public key export");
+            let ciphertext = module.encrypt_to_public_key(
+                algorithm,
+                &public_key,
+                MESSAGE,
+                regula::CiphertextFormat::default(),
+            )?;
+            indicators.push(ciphertext.indicator());
+            let plaintext = key.decrypt(&ciphertext, regula::CiphertextFormat::default())?;
+            assert_eq!(plaintext.as_slice(), MESSAGE, "{algorithm} round trip");
+            indicators.push(plaintext.indicator());
         }
         other => panic!("no exercise for family {other}"),
     }

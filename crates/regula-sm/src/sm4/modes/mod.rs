@@ -6,7 +6,8 @@
 //! * CTR — the whole 16-byte IV is a 128-bit big-endian counter that wraps modulo 2^128 (as in
 //!   OpenSSL's `sm4-ctr`); any length; the keystream is made many blocks at a time.
 //! * GCM ([`Sm4Gcm`]) — NIST SP 800-38D with SM4 (RFC 8998): any IV length, tags of 16..=12, 8
-//!   or 4 bytes; GHASH by carry-less multiplication (RustCrypto `ghash`).
+//!   or 4 bytes; GHASH by carry-less multiplication (PCLMULQDQ, or VPCLMULQDQ with AVX-512;
+//!   RustCrypto `ghash` elsewhere).
 //! * CCM ([`Sm4Ccm`]) — NIST SP 800-38C with SM4 (RFC 8998): 7..=13-byte nonces, even tags of
 //!   4..=16 bytes.
 //! * XTS ([`Xts`]) — IEEE Std 1619-2018 and GB/T 17964-2021 ([`XtsStandard`]), which differ in

@@ -1,0 +1,141 @@
+//! The SM2 key exchange protocol (GB/T 32918.3-2016 §6) from regula-sm.
+//!
+//! Each party holds a static SM2 key pair (PKCS#8, e.g. from
+//! [`Module::generate_signing_key`] with [`Algorithm::Sm2Sign`]) and knows the peer's static
+//! public key and ID. [`Module::start_sm2_key_exchange`] draws the ephemeral key; the parties
+//! swap [`KeyExchange::ephemeral_public_key`]s; [`KeyExchange::finish`] derives the shared key
+//! and the optional confirmation hashes (`S_B` sent by the responder, `S_A` by the initiator),
+//! which each side checks with [`ExchangedKey::verify_peer_confirmation`].
+
+use zeroize::Zeroizing;
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::sm::{sm2_error, sm2_random};
+
+use regula_sm::sm2;
+
+pub use regula_sm::sm2::KeyExchangeRole;
+
+/// One party's exchange in progress, holding its ephemeral key (wiped on drop).
+pub struct KeyExchange {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    state: sm2::KeyExchange,
+}
+
+impl std::fmt::Debug for KeyExchange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyExchange")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The agreed key and the confirmation hashes; the key is wiped on drop.
+pub struct ExchangedKey {
+    shared: sm2::SharedKey,
+}
+
+impl std::fmt::Debug for ExchangedKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExchangedKey")
+            .field("len", &self.shared.key().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Module {
+    /// Starts an SM2 key exchange as `role`, with the own static key (PKCS#8 DER) and ID and
+    /// the peer's static public key (DER SubjectPublicKeyInfo or uncompressed point) and ID
+    /// (IDs at most 8191 bytes; GM/T 0009's default is `1234567812345678`).
+    pub fn start_sm2_key_exchange(
+        &self,
+        algorithm: Algorithm,
+        role: KeyExchangeRole,
+        own_pkcs8: &[u8],
+        own_id: &[u8],
+        peer_public_key: &[u8],
+        peer_id: &[u8],
+    ) -> Result<KeyExchange> {
+        let usage = Usage {
+            key_bits: Some(256),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::KeyExchange, &usage)?;
+        if algorithm != Algorithm::Sm2KeyExchange {
+            return Err(Error::WrongFamily {
+                algorithm,
+                expected: Family::KeyExchange,
+            });
+        }
+        let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
+            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
+        })?;
+        let peer = sm2::PublicKey::from_sec1_or_spki_der(peer_public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        let state = sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut sm2_random)
+            .map_err(|e| sm2_error(algorithm, e))?;
+        Ok(KeyExchange {
+            module: self.clone(),
+            algorithm,
+            approval,
+            state,
+        })
+    }
+}
+
+impl KeyExchange {
+    /// The ephemeral public key `R = [r]G` (`04 ‖ x ‖ y`) to send to the peer.
+    pub fn ephemeral_public_key(&self) -> Result<Vec<u8>> {
+        self.module.ensure_operational()?;
+        Ok(self.state.ephemeral_public_key().to_vec())
+    }
+
+    /// Completes the exchange with the peer's ephemeral public key, deriving `key_len` bytes.
+    pub fn finish(self, peer_ephemeral: &[u8], key_len: usize) -> Result<Served<ExchangedKey>> {
+        self.module.ensure_operational()?;
+        let shared = self
+            .state
+            .finish(peer_ephemeral, key_len)
+            .map_err(|e| match e {
+                sm2::Error::InvalidPublicKey => {
+                    Error::invalid_input("peer ephemeral key is not a valid point of curveSM2")
+                }
+                other => sm2_error(self.algorithm, other),
+            })?;
+        Ok(self.module.serve(
+            self.algorithm,
+            Service::KeyAgreement,
+            self.approval,
+            ExchangedKey { shared },
+        ))
+    }
+}
+
+impl ExchangedKey {
+    /// The agreed key.
+    pub fn key(&self) -> Zeroizing<Vec<u8>> {
+        Zeroizing::new(self.shared.key().to_vec())
+    }
+
+    /// The confirmation hash to send (`S_B` from the responder, `S_A` from the initiator).
+    pub fn confirmation(&self) -> [u8; 32] {
+        *self.shared.confirmation()
+    }
+
+    /// Checks the peer's confirmation hash; a mismatch is [`Error::AuthenticationFailed`].
+    pub fn verify_peer_confirmation(&self, received: &[u8]) -> Result<()> {
+        self.shared
+            .verify_peer_confirmation(received)
+            .map_err(|_| Error::AuthenticationFailed)
+    }
+}

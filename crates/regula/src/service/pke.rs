@@ -1,0 +1,197 @@
+//! Public-key encryption: SM2 encryption (GB/T 32918.4-2016) from regula-sm.
+//!
+//! Anyone encrypts to a public key with [`Module::encrypt_to_public_key`]; the holder of the
+//! [`DecryptionKey`] decrypts. Ciphertexts are the ASN.1 `SM2Cipher` of GM/T 0009-2012 by default
+//! (what OpenSSL's `pkeyutl -encrypt` writes) or `C1 ‖ C3 ‖ C2` (GB/T 32918.4-2016).
+
+use zeroize::Zeroizing;
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::sm::{sm2_error, sm2_random};
+use crate::selftest::Fault;
+
+use regula_sm::sm2;
+
+/// How an SM2 ciphertext is laid out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CiphertextFormat {
+    /// DER `SEQUENCE { x, y, hash, ciphertext }` (GM/T 0009-2012 §7.2), as OpenSSL writes.
+    #[default]
+    Asn1,
+    /// `04 ‖ x ‖ y ‖ C3 ‖ C2` (GB/T 32918.4-2016).
+    C1C3C2,
+}
+
+impl CiphertextFormat {
+    fn sm2(self) -> sm2::CiphertextFormat {
+        match self {
+            CiphertextFormat::Asn1 => sm2::CiphertextFormat::Asn1,
+            CiphertextFormat::C1C3C2 => sm2::CiphertextFormat::C1C3C2,
+        }
+    }
+}
+
+/// A private decryption key bound to a module; regula-sm wipes it on drop.
+pub struct DecryptionKey {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    key: Box<sm2::PrivateKey>,
+}
+
+impl std::fmt::Debug for DecryptionKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DecryptionKey")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+fn sm2_only(algorithm: Algorithm) -> Result<()> {
+    if algorithm == Algorithm::Sm2Encrypt {
+        Ok(())
+    } else {
+        Err(Error::WrongFamily {
+            algorithm,
+            expected: Family::PublicKeyEncryption,
+        })
+    }
+}
+
+fn usage() -> Usage {
+    Usage {
+        key_bits: Some(256),
+        ..Usage::default()
+    }
+}
+
+impl Module {
+    /// Generates a decryption key pair and runs its pairwise consistency test.
+    pub fn generate_decryption_key(&self, algorithm: Algorithm) -> Result<Served<DecryptionKey>> {
+        let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
+        sm2_only(algorithm)?;
+        let key =
+            sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+        let key = DecryptionKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key: Box::new(key),
+        };
+        key.pairwise_consistency_test()?;
+        Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
+    }
+
+    /// Imports a PKCS#8 (DER) SM2 private key.
+    pub fn decryption_key_from_pkcs8(
+        &self,
+        algorithm: Algorithm,
+        pkcs8: &[u8],
+    ) -> Result<Served<DecryptionKey>> {
+        let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
+        sm2_only(algorithm)?;
+        let key = sm2::PrivateKey::from_pkcs8_der(pkcs8).map_err(|_| {
+            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
+        })?;
+        let key = DecryptionKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key: Box::new(key),
+        };
+        Ok(self.serve(algorithm, Service::KeyImport, approval, key))
+    }
+
+    /// Encrypts `plaintext` (not empty) to `public_key`: DER SubjectPublicKeyInfo or an
+    /// uncompressed point.
+    pub fn encrypt_to_public_key(
+        &self,
+        algorithm: Algorithm,
+        public_key: &[u8],
+        plaintext: &[u8],
+        format: CiphertextFormat,
+    ) -> Result<Served<Vec<u8>>> {
+        let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
+        sm2_only(algorithm)?;
+        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        let ciphertext = sm2::encrypt(&public_key, plaintext, format.sm2(), &mut sm2_random)
+            .map_err(|e| sm2_error(algorithm, e))?;
+        Ok(self.serve(algorithm, Service::Encrypt, approval, ciphertext))
+    }
+}
+
+impl DecryptionKey {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// The public key as DER SubjectPublicKeyInfo.
+    pub fn public_key_der(&self) -> Result<Vec<u8>> {
+        self.module.ensure_operational()?;
+        self.key
+            .public_key()
+            .to_spki_der()
+            .map_err(|_| Error::CryptoFailure)
+    }
+
+    /// The private key as PKCS#8 DER, wiped from memory when dropped.
+    pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        self.key.to_pkcs8_der().map_err(|_| Error::CryptoFailure)
+    }
+
+    /// Decrypts; a malformed ciphertext, a point off the curve, an all-zero KDF output and a
+    /// wrong hash `C3` are all [`Error::AuthenticationFailed`], and nothing is released.
+    pub fn decrypt(
+        &self,
+        ciphertext: &[u8],
+        format: CiphertextFormat,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        self.module.ensure_operational()?;
+        let plaintext = sm2::decrypt(&self.key, ciphertext, format.sm2())
+            .map_err(|e| sm2_error(self.algorithm, e))?;
+        Ok(self.module.serve(
+            self.algorithm,
+            Service::Decrypt,
+            self.approval,
+            Zeroizing::new(plaintext),
+        ))
+    }
+
+    /// GB/T 32918.4 keys: encrypt to the new public key and decrypt back before releasing it
+    /// (FIPS 140-3 IG 10.3.A's pairwise consistency test for encryption keys, applied here).
+    fn pairwise_consistency_test(&self) -> Result<()> {
+        let name = crate::registry::entry(self.algorithm)
+            .pct
+            .unwrap_or("PCT-PUBLIC-KEY-ENCRYPTION");
+        self.module.pairwise_consistency_test(name, |fault: Fault| {
+            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+            let mut ciphertext = sm2::encrypt(
+                self.key.public_key(),
+                MESSAGE,
+                sm2::CiphertextFormat::C1C3C2,
+                &mut sm2_random,
+            )
+            .map_err(drop)?;
+            // Corrupt C3, which decryption must then refuse.
+            fault.corrupt(&mut ciphertext[65..]);
+            let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
+                .map_err(drop)?;
+            if plaintext == MESSAGE {
+                Ok(())
+            } else {
+                Err(())
+            }
+        })
+    }
+}
