@@ -108,6 +108,9 @@ enum Command {
     /// aws-lc-rs, in the same run, as ratios.
     #[command(after_help = commands::bench::AFTER_HELP)]
     Bench(commands::bench::BenchArgs),
+    /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
+    #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
+    Tls(commands::tls::TlsCommand),
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -127,6 +130,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Sign(args) => commands::sign::run_sign(global, args),
         Command::Verify(args) => commands::sign::run_verify(global, args),
         Command::Bench(args) => commands::bench::run(global, args),
+        Command::Tls(command) => commands::tls::run(global, command),
     }
 }
 

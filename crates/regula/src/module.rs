@@ -121,6 +121,11 @@ impl Module {
         }
     }
 
+    /// Whether two handles share one loaded module (the scopes of one module do).
+    pub fn same_module(&self, other: &Module) -> bool {
+        Arc::ptr_eq(&self.core, &other.core)
+    }
+
     /// The aggregate approval of the operations made through this scope since its last reset.
     pub fn indicator_state(&self) -> IndicatorState {
         self.scope.get()
@@ -182,6 +187,16 @@ impl Module {
                 policy: self.core.policy_name,
             },
         )
+    }
+
+    /// Accounts for one operation that an adapter built on this module performs itself, such as
+    /// `regula-tls` running a TLS record or handshake step through the same AWS-LC provider: the
+    /// module must be operational and the policy must serve the algorithm; the operation then
+    /// counts in the service indicator and the counters like any other.
+    pub fn account(&self, algorithm: Algorithm, service: Service) -> Result<Indicator> {
+        self.ensure_operational()?;
+        let approval = self.core.policy.evaluate(algorithm, &Usage::default())?;
+        Ok(self.serve(algorithm, service, approval, ()).indicator())
     }
 
     /// Runs a pairwise consistency test after key generation; on failure the whole module

@@ -10,4 +10,5 @@ pub mod mac;
 pub mod policy;
 pub mod selftest;
 pub mod sign;
+pub mod tls;
 pub mod vectors;

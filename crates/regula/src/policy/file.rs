@@ -9,6 +9,10 @@
 //!
 //! [limits.rsa-pss-sha256]      # optional: tighten an algorithm's limits
 //! min_key_bits = 3072
+//!
+//! [tls]                        # optional: narrow the TLS protocol rules
+//! versions = ["1.3"]           # a subset of the base's versions
+//! require_extended_master_secret = true
 //! ```
 //!
 //! A file can only narrow: it can remove algorithms and tighten limits, never approve what the
@@ -62,6 +66,14 @@ struct PolicyFile {
     deny: Vec<Spanned<String>>,
     #[serde(default)]
     limits: BTreeMap<String, Spanned<LimitsFile>>,
+    tls: Option<Spanned<TlsFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TlsFile {
+    versions: Option<Vec<Spanned<String>>>,
+    require_extended_master_secret: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -193,6 +205,54 @@ pub fn parse(text: &str, origin: &str) -> Result<Policy, PolicyFileError> {
             error_at(Some(limits.span()), format!("[limits.{name}]: {message}"))
         })?;
     }
+
+    if let Some(tls) = &file.tls {
+        let base = policy.tls;
+        if let Some(versions) = &tls.get_ref().versions {
+            policy.tls.tls12 = false;
+            policy.tls.tls13 = false;
+            for version in versions {
+                let (offered_by_base, slot) = match version.get_ref().as_str() {
+                    "1.2" => (base.tls12, &mut policy.tls.tls12),
+                    "1.3" => (base.tls13, &mut policy.tls.tls13),
+                    other => {
+                        return Err(error_at(
+                            Some(version.span()),
+                            format!("unknown TLS version `{other}` (expected \"1.2\" or \"1.3\")"),
+                        ));
+                    }
+                };
+                if !offered_by_base {
+                    return Err(error_at(
+                        Some(version.span()),
+                        format!(
+                            "TLS {} would widen the base profile, which offers only TLS {}",
+                            version.get_ref(),
+                            base.versions().join(" and ")
+                        ),
+                    ));
+                }
+                *slot = true;
+            }
+            if !policy.tls.tls12 && !policy.tls.tls13 {
+                return Err(error_at(
+                    Some(tls.span()),
+                    "[tls] versions is empty: no TLS version would be left".to_string(),
+                ));
+            }
+        }
+        match tls.get_ref().require_extended_master_secret {
+            Some(false) if base.require_extended_master_secret => {
+                return Err(error_at(
+                    Some(tls.span()),
+                    "require_extended_master_secret = false would loosen the base profile"
+                        .to_string(),
+                ));
+            }
+            Some(value) => policy.tls.require_extended_master_secret = value,
+            None => {}
+        }
+    }
     Ok(policy)
 }
 
@@ -284,6 +344,46 @@ mod tests {
         assert_eq!(
             policy.evaluate(Algorithm::RsaPssSha256, &big_key),
             Ok(Approval::Approved)
+        );
+    }
+
+    #[test]
+    fn tls_section_narrows_versions_and_never_widens() {
+        let only_13 = parse(
+            "base = \"fips-140-3\"\n[tls]\nversions = [\"1.3\"]\n",
+            "t.toml",
+        )
+        .unwrap();
+        assert!(!only_13.tls().tls12 && only_13.tls().tls13);
+        assert!(only_13.tls().require_extended_master_secret);
+
+        let widen = parse("base = \"gm\"\n[tls]\nversions = [\"1.2\"]\n", "t.toml").unwrap_err();
+        assert_eq!((widen.line, widen.column), (Some(3), Some(13)));
+        assert!(widen.message.contains("would widen"), "{}", widen.message);
+
+        let loosen = parse(
+            "base = \"fips-140-3\"\n[tls]\nrequire_extended_master_secret = false\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(loosen.message.contains("loosen"), "{}", loosen.message);
+
+        let empty = parse("base = \"default\"\n[tls]\nversions = []\n", "t.toml").unwrap_err();
+        assert!(
+            empty.message.contains("no TLS version"),
+            "{}",
+            empty.message
+        );
+
+        let unknown = parse(
+            "base = \"default\"\n[tls]\nversions = [\"1.1\"]\n",
+            "t.toml",
+        )
+        .unwrap_err();
+        assert!(
+            unknown.message.contains("unknown TLS version `1.1`"),
+            "{}",
+            unknown.message
         );
     }
 

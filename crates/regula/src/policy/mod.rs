@@ -6,6 +6,7 @@
 //! narrowed by a user's TOML file (see [`file`]).
 
 pub mod file;
+pub mod tls;
 
 use std::fmt;
 use std::path::Path;
@@ -17,6 +18,7 @@ use crate::error::Error;
 use crate::registry;
 
 pub use file::PolicyFileError;
+pub use tls::TlsRules;
 
 /// The built-in rulebooks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -248,6 +250,7 @@ pub struct Policy {
     /// Where it came from: `built-in` or the file path.
     origin: String,
     rules: [Rule; Algorithm::COUNT],
+    tls: TlsRules,
 }
 
 impl Policy {
@@ -259,6 +262,7 @@ impl Policy {
             mode: profile.default_mode(),
             origin: "built-in".to_string(),
             rules: Algorithm::ALL.map(|algorithm| registry::entry(algorithm).rule(profile)),
+            tls: TlsRules::builtin(profile),
         }
     }
 
@@ -284,6 +288,11 @@ impl Policy {
 
     pub fn origin(&self) -> &str {
         &self.origin
+    }
+
+    /// Protocol versions and handshake requirements for TLS endpoints built from this policy.
+    pub fn tls(&self) -> &TlsRules {
+        &self.tls
     }
 
     pub fn rule(&self, algorithm: Algorithm) -> &Rule {
@@ -346,6 +355,7 @@ impl Policy {
             profile: self.profile,
             mode: self.mode,
             origin: self.origin.clone(),
+            tls: self.tls,
             algorithms: Algorithm::ALL
                 .iter()
                 .map(|&algorithm| {
@@ -376,6 +386,7 @@ pub struct PolicySummary {
     pub profile: Profile,
     pub mode: Mode,
     pub origin: String,
+    pub tls: TlsRules,
     pub algorithms: Vec<AlgorithmSummary>,
 }
 

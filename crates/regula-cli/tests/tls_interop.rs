@@ -1,0 +1,339 @@
+//! `regula tls` against independent TLS stacks: the OpenSSL and GnuTLS command-line clients
+//! connect to `regula tls serve`, and `regula tls connect` talks to `openssl s_server`. Needs
+//! `openssl` and `gnutls-cli` (Debian `openssl`, `gnutls-bin`; scripts/setup installs them).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const REGULA: &str = env!("CARGO_BIN_EXE_regula");
+
+fn regula(args: &[&str]) -> Command {
+    let mut command = Command::new(REGULA);
+    command.args(args).env_remove("REGULA_BREAK_SELFTEST");
+    command
+}
+
+fn require(tool: &str) {
+    let found = Command::new(tool)
+        .arg("--version")
+        .output()
+        .or_else(|_| Command::new(tool).arg("version").output())
+        .is_ok();
+    assert!(
+        found,
+        "`{tool}` is needed for TLS interop tests: run scripts/setup"
+    );
+}
+
+fn certgen(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = regula(&["tls", "certgen", "--policy", policy, "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let path = |name: &str| dir.path().join(name);
+    let (ca, cert, key) = (path("ca.pem"), path("server.pem"), path("server.key"));
+    (dir, ca, cert, key)
+}
+
+/// `regula tls serve` on a free port; stopped with SIGTERM on drop.
+struct Server {
+    child: Child,
+    port: u16,
+}
+
+impl Server {
+    fn start(policy: &str, cert: &Path, key: &Path, mode: &str) -> Server {
+        let mut child = regula(&[
+            "tls",
+            "serve",
+            "--policy",
+            policy,
+            "--listen",
+            "127.0.0.1:0",
+            mode,
+        ])
+        .arg("--cert")
+        .arg(cert)
+        .arg("--key")
+        .arg(key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening 127.0.0.1:")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, port }
+    }
+
+    /// SIGTERM, then the exit status and stderr.
+    fn stop(mut self) -> (i32, String) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "server ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let output = std::mem::replace(&mut self.child, Command::new("true").spawn().unwrap())
+            .wait_with_output()
+            .unwrap();
+        (
+            output.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+const REQUEST: &[u8] = b"GET / HTTP/1.0\r\n\r\n";
+
+fn openssl_client(port: u16, ca: &Path, extra: &[&str]) -> String {
+    let mut command = Command::new("timeout");
+    command
+        .args(["20", "openssl", "s_client", "-connect"])
+        .arg(format!("127.0.0.1:{port}"))
+        // -ign_eof: wait for the server's answer instead of closing at the end of stdin.
+        .args(["-ign_eof", "-servername", "localhost", "-CAfile"])
+        .arg(ca)
+        .args(extra);
+    text(&with_stdin(command, REQUEST))
+}
+
+fn gnutls_client(port: u16, ca: &Path, priority: &str) -> String {
+    let mut command = Command::new("timeout");
+    command
+        .args(["20", "gnutls-cli", "--x509cafile"])
+        .arg(ca)
+        .args(["--priority", priority, "-p", &port.to_string(), "localhost"]);
+    text(&with_stdin(command, REQUEST))
+}
+
+#[test]
+fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
+    require("openssl");
+    require("gnutls-cli");
+    for policy in ["fips-140-3", "default"] {
+        let (_dir, ca, cert, key) = certgen(policy);
+        let server = Server::start(policy, &cert, &key, "--http");
+
+        let tls13 = openssl_client(server.port, &ca, &["-tls1_3"]);
+        assert!(tls13.contains("HTTP/1.1 200 OK"), "{policy}: {tls13}");
+        assert!(
+            tls13.contains("Verify return code: 0 (ok)"),
+            "{policy}: {tls13}"
+        );
+        assert!(tls13.contains("TLSv1.3"), "{policy}: {tls13}");
+
+        let tls12 = openssl_client(server.port, &ca, &["-tls1_2"]);
+        assert!(tls12.contains("HTTP/1.1 200 OK"), "{policy}: {tls12}");
+        assert!(
+            tls12.contains("Extended master secret: yes"),
+            "{policy}: {tls12}"
+        );
+
+        let gnutls = gnutls_client(server.port, &ca, "NORMAL");
+        assert!(gnutls.contains("HTTP/1.1 200 OK"), "{policy}: {gnutls}");
+        assert!(gnutls.contains("(TLS1.3"), "{policy}: {gnutls}");
+
+        let chacha = openssl_client(
+            server.port,
+            &ca,
+            &["-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"],
+        );
+        match policy {
+            "default" => assert!(chacha.contains("HTTP/1.1 200 OK"), "{chacha}"),
+            _ => assert!(
+                !chacha.contains("200 OK") && chacha.contains("alert"),
+                "{chacha}"
+            ),
+        }
+
+        let (status, log) = server.stop();
+        assert_eq!(status, 0, "{log}");
+        assert!(log.contains("summary:"), "{log}");
+        if policy == "fips-140-3" {
+            assert!(
+                log.contains("handshake failed") && log.contains("does not meet the policy"),
+                "the refused ChaCha20 client is logged with a reason: {log}"
+            );
+        }
+        // The service indicator saw the sessions, all approved under the policy.
+        assert!(log.contains(", 0 not approved"), "{log}");
+    }
+}
+
+/// A free loopback port for a peer server (released just before the peer binds it).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `openssl s_server` for one connection, ready once it printed ACCEPT. Its stdin stays open
+/// (it closes the connection at end of stdin); what it received is in its stdout.
+struct PeerServer {
+    child: Child,
+    port: u16,
+    _stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl PeerServer {
+    fn start(cert: &Path, key: &Path, extra: &[&str]) -> PeerServer {
+        let port = free_port();
+        let mut child = Command::new("openssl")
+            .args(["s_server", "-naccept", "1", "-accept", &port.to_string()])
+            .arg("-cert")
+            .arg(cert)
+            .arg("-key")
+            .arg(key)
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("ACCEPT") {
+            line.clear();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "openssl s_server exited before accepting"
+            );
+        }
+        PeerServer {
+            child,
+            port,
+            _stdin: stdin,
+            stdout,
+        }
+    }
+
+    /// Everything s_server printed after ACCEPT.
+    fn finish(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut self.stdout, &mut rest);
+        rest
+    }
+}
+
+fn regula_connect(port: u16, ca: &Path, stdin: &[u8]) -> Output {
+    let mut connect = regula(&[
+        "tls",
+        "connect",
+        &format!("127.0.0.1:{port}"),
+        "--policy",
+        "fips-140-3",
+        "--ca",
+    ]);
+    connect.arg(ca);
+    with_stdin(connect, stdin)
+}
+
+#[test]
+fn regula_connect_talks_to_openssl_s_server() {
+    require("openssl");
+    let (_dir, ca, cert, key) = certgen("fips-140-3");
+    let server = PeerServer::start(&cert, &key, &[]);
+    let output = regula_connect(server.port, &ca, b"hello from regula\n");
+    let received = server.finish();
+    let report = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(output.status.success(), "{report}");
+    assert!(report.contains("protocol: TLSv1.3"), "{report}");
+    assert!(
+        report.contains("cipher suite: TLS_AES_256_GCM_SHA384"),
+        "{report}"
+    );
+    assert!(
+        report.contains("signature scheme: ecdsa_nistp256_sha256"),
+        "{report}"
+    );
+    assert!(report.contains("group: "), "{report}");
+    assert!(
+        received.contains("hello from regula"),
+        "s_server received: {received}"
+    );
+}
+
+#[test]
+fn a_fips_client_refuses_a_chacha20_only_server_with_a_clear_error() {
+    require("openssl");
+    let (_dir, ca, cert, key) = certgen("default");
+    let server = PeerServer::start(
+        &cert,
+        &key,
+        &["-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"],
+    );
+    let output = regula_connect(server.port, &ca, b"x");
+    server.finish();
+    assert_eq!(output.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        message.contains("handshake refused") && message.contains("fips-140-3"),
+        "{message}"
+    );
+    assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn tls_commands_refuse_in_the_error_state() {
+    let output = regula(&["tls", "show", "--policy", "fips-140-3"])
+        .env("REGULA_BREAK_SELFTEST", "AES-GCM")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.stdout.is_empty());
+}

@@ -1,0 +1,200 @@
+//! What each TLS building block needs from the policy.
+//!
+//! A cipher suite, key-exchange group or signature scheme is offered only when the policy serves
+//! every algorithm it is built from. This file is the only place that says what those are; the
+//! algorithms' own rules live in the core registry.
+
+use regula::Algorithm;
+use rustls::SignatureScheme;
+use rustls::SupportedCipherSuite;
+use rustls::crypto::SupportedKxGroup;
+use rustls::crypto::aws_lc_rs::{cipher_suite as suite, kx_group};
+use rustls::pki_types::SignatureVerificationAlgorithm;
+use webpki::aws_lc_rs as webpki_algs;
+
+/// A cipher suite and the algorithms it runs on.
+pub struct SuiteRow {
+    pub suite: SupportedCipherSuite,
+    /// Record protection.
+    pub aead: Algorithm,
+    /// Key schedule: HKDF for TLS 1.3, the HMAC-based PRF (SP 800-135 §4.2) for TLS 1.2.
+    pub kdf: Algorithm,
+}
+
+/// In preference order (a server picks the first the client also offers).
+pub static SUITES: &[SuiteRow] = &[
+    SuiteRow {
+        suite: suite::TLS13_AES_256_GCM_SHA384,
+        aead: Algorithm::Aes256Gcm,
+        kdf: Algorithm::HkdfSha384,
+    },
+    SuiteRow {
+        suite: suite::TLS13_AES_128_GCM_SHA256,
+        aead: Algorithm::Aes128Gcm,
+        kdf: Algorithm::HkdfSha256,
+    },
+    SuiteRow {
+        suite: suite::TLS13_CHACHA20_POLY1305_SHA256,
+        aead: Algorithm::ChaCha20Poly1305,
+        kdf: Algorithm::HkdfSha256,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+        aead: Algorithm::Aes256Gcm,
+        kdf: Algorithm::HmacSha384,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+        aead: Algorithm::Aes128Gcm,
+        kdf: Algorithm::HmacSha256,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+        aead: Algorithm::ChaCha20Poly1305,
+        kdf: Algorithm::HmacSha256,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        aead: Algorithm::Aes256Gcm,
+        kdf: Algorithm::HmacSha384,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        aead: Algorithm::Aes128Gcm,
+        kdf: Algorithm::HmacSha256,
+    },
+    SuiteRow {
+        suite: suite::TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+        aead: Algorithm::ChaCha20Poly1305,
+        kdf: Algorithm::HmacSha256,
+    },
+];
+
+/// A key-exchange group and the algorithms it runs on.
+pub struct GroupRow {
+    pub group: &'static dyn SupportedKxGroup,
+    /// Every one of these must be served, and each key exchange counts against them.
+    pub needs: &'static [Algorithm],
+    /// A hybrid's classical half: its secret is only auxiliary input to the approved KEM's key
+    /// derivation (SP 800-56C Rev. 2 §2, SP 800-227 §4.6), so it decides nothing about approval.
+    pub auxiliary: Option<Algorithm>,
+}
+
+/// In preference order: a client sends its key share for the first one.
+pub static GROUPS: &[GroupRow] = &[
+    GroupRow {
+        group: kx_group::X25519MLKEM768,
+        needs: &[Algorithm::MlKem768],
+        auxiliary: Some(Algorithm::X25519),
+    },
+    GroupRow {
+        group: kx_group::SECP256R1MLKEM768,
+        needs: &[Algorithm::MlKem768],
+        auxiliary: Some(Algorithm::EcdhP256),
+    },
+    GroupRow {
+        group: kx_group::X25519,
+        needs: &[Algorithm::X25519],
+        auxiliary: None,
+    },
+    GroupRow {
+        group: kx_group::SECP256R1,
+        needs: &[Algorithm::EcdhP256],
+        auxiliary: None,
+    },
+    GroupRow {
+        group: kx_group::SECP384R1,
+        needs: &[Algorithm::EcdhP384],
+        auxiliary: None,
+    },
+];
+
+/// The algorithm behind a TLS handshake signature scheme, if the module has it.
+pub fn scheme_algorithm(scheme: SignatureScheme) -> Option<Algorithm> {
+    Some(match scheme {
+        SignatureScheme::ECDSA_NISTP256_SHA256 => Algorithm::EcdsaP256,
+        SignatureScheme::ECDSA_NISTP384_SHA384 => Algorithm::EcdsaP384,
+        SignatureScheme::ECDSA_NISTP521_SHA512 => Algorithm::EcdsaP521,
+        SignatureScheme::ED25519 => Algorithm::Ed25519,
+        SignatureScheme::RSA_PSS_SHA256 => Algorithm::RsaPssSha256,
+        SignatureScheme::RSA_PSS_SHA384 => Algorithm::RsaPssSha384,
+        SignatureScheme::RSA_PSS_SHA512 => Algorithm::RsaPssSha512,
+        SignatureScheme::RSA_PKCS1_SHA256 => Algorithm::RsaPkcs1Sha256,
+        SignatureScheme::RSA_PKCS1_SHA384 => Algorithm::RsaPkcs1Sha384,
+        SignatureScheme::RSA_PKCS1_SHA512 => Algorithm::RsaPkcs1Sha512,
+        _ => return None,
+    })
+}
+
+/// A certificate or handshake signature verifier and the algorithm behind it.
+pub struct VerifierRow {
+    pub verifier: &'static dyn SignatureVerificationAlgorithm,
+    pub algorithm: Algorithm,
+    /// The handshake signature schemes this verifier serves (TLS 1.2 does not bind the curve to
+    /// the scheme, so one scheme maps to several verifiers).
+    pub schemes: &'static [SignatureScheme],
+}
+
+/// Certificate-chain and handshake signature verifiers.
+pub static VERIFIERS: &[VerifierRow] = &[
+    VerifierRow {
+        verifier: webpki_algs::ECDSA_P256_SHA256,
+        algorithm: Algorithm::EcdsaP256,
+        schemes: &[SignatureScheme::ECDSA_NISTP256_SHA256],
+    },
+    VerifierRow {
+        verifier: webpki_algs::ECDSA_P256_SHA384,
+        algorithm: Algorithm::EcdsaP256,
+        schemes: &[SignatureScheme::ECDSA_NISTP384_SHA384],
+    },
+    VerifierRow {
+        verifier: webpki_algs::ECDSA_P384_SHA256,
+        algorithm: Algorithm::EcdsaP384,
+        schemes: &[SignatureScheme::ECDSA_NISTP256_SHA256],
+    },
+    VerifierRow {
+        verifier: webpki_algs::ECDSA_P384_SHA384,
+        algorithm: Algorithm::EcdsaP384,
+        schemes: &[SignatureScheme::ECDSA_NISTP384_SHA384],
+    },
+    VerifierRow {
+        verifier: webpki_algs::ECDSA_P521_SHA512,
+        algorithm: Algorithm::EcdsaP521,
+        schemes: &[SignatureScheme::ECDSA_NISTP521_SHA512],
+    },
+    VerifierRow {
+        verifier: webpki_algs::ED25519,
+        algorithm: Algorithm::Ed25519,
+        schemes: &[SignatureScheme::ED25519],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PSS_2048_8192_SHA256_LEGACY_KEY,
+        algorithm: Algorithm::RsaPssSha256,
+        schemes: &[SignatureScheme::RSA_PSS_SHA256],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PSS_2048_8192_SHA384_LEGACY_KEY,
+        algorithm: Algorithm::RsaPssSha384,
+        schemes: &[SignatureScheme::RSA_PSS_SHA384],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PSS_2048_8192_SHA512_LEGACY_KEY,
+        algorithm: Algorithm::RsaPssSha512,
+        schemes: &[SignatureScheme::RSA_PSS_SHA512],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PKCS1_2048_8192_SHA256,
+        algorithm: Algorithm::RsaPkcs1Sha256,
+        schemes: &[SignatureScheme::RSA_PKCS1_SHA256],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PKCS1_2048_8192_SHA384,
+        algorithm: Algorithm::RsaPkcs1Sha384,
+        schemes: &[SignatureScheme::RSA_PKCS1_SHA384],
+    },
+    VerifierRow {
+        verifier: webpki_algs::RSA_PKCS1_2048_8192_SHA512,
+        algorithm: Algorithm::RsaPkcs1Sha512,
+        schemes: &[SignatureScheme::RSA_PKCS1_SHA512],
+    },
+];

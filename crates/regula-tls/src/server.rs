@@ -1,0 +1,349 @@
+//! A TLS server and terminating proxy: one accept loop, three ways to answer (echo, a small
+//! HTTP page, or forwarding to a plain TCP backend). Each connection runs in its own task; its
+//! errors are logged and never stop the loop. Shutdown stops accepting, lets open connections
+//! finish for a grace period, and returns a summary.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use rustls::ServerConfig;
+use rustls::server::ServerConnection;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio_rustls::TlsAcceptor;
+
+use crate::provider::{group_name, suite_name};
+
+/// What the server does with a connection once the handshake is done.
+#[derive(Clone, Debug)]
+pub enum Responder {
+    /// Send back every byte received (early data included).
+    Echo,
+    /// Answer one HTTP request with a page naming the negotiated parameters.
+    Http,
+    /// Read and drop everything (bulk-transfer benchmarks).
+    Discard,
+    /// Forward bytes both ways to a plain TCP service (TLS termination).
+    Forward(SocketAddr),
+}
+
+/// Accept-loop settings.
+#[derive(Clone, Debug)]
+pub struct LoopOptions {
+    /// At most this many connections at once; further clients wait in the listen backlog.
+    pub max_connections: usize,
+    /// How long open connections may run on after shutdown is requested.
+    pub grace: Duration,
+    /// A handshake that takes longer is abandoned (slow or stalled clients).
+    pub handshake_timeout: Duration,
+    /// Print one line per connection event on stderr.
+    pub log: bool,
+}
+
+impl Default for LoopOptions {
+    fn default() -> LoopOptions {
+        LoopOptions {
+            max_connections: 1024,
+            grace: Duration::from_secs(10),
+            handshake_timeout: Duration::from_secs(10),
+            log: true,
+        }
+    }
+}
+
+/// Totals over the server's lifetime.
+#[derive(Debug, Default, serde::Serialize)]
+pub struct Summary {
+    pub connections: u64,
+    pub handshakes: u64,
+    pub handshake_failures: u64,
+    pub connection_errors: u64,
+    pub early_data_accepted: u64,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    /// Connections still open when the grace period ended.
+    pub abandoned: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    connections: AtomicU64,
+    handshakes: AtomicU64,
+    handshake_failures: AtomicU64,
+    connection_errors: AtomicU64,
+    early_data_accepted: AtomicU64,
+    bytes_in: AtomicU64,
+    bytes_out: AtomicU64,
+}
+
+/// Runs the accept loop until `shutdown` resolves.
+pub async fn run(
+    listener: TcpListener,
+    config: Arc<ServerConfig>,
+    responder: Responder,
+    options: LoopOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Summary {
+    let acceptor = TlsAcceptor::from(config);
+    let counters = Arc::new(Counters::default());
+    let permits = Arc::new(Semaphore::new(options.max_connections.max(1)));
+    let mut tasks = JoinSet::new();
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            _ = &mut shutdown => break,
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+        };
+        let (tcp, peer) = tokio::select! {
+            _ = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // E.g. out of file descriptors: keep serving the connections we have.
+                    if options.log {
+                        eprintln!("accept failed: {error}");
+                    }
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Reap finished tasks so the set does not grow with the connection count.
+        while tasks.try_join_next().is_some() {}
+        let number = counters.connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let acceptor = acceptor.clone();
+        let counters = Arc::clone(&counters);
+        let responder = responder.clone();
+        let options = options.clone();
+        tasks.spawn(async move {
+            let _permit = permit;
+            let outcome = serve_connection(tcp, &acceptor, &responder, &options, &counters).await;
+            if let Err(error) = outcome
+                && options.log
+            {
+                eprintln!("connection {number} from {peer}: {error}");
+            }
+        });
+    }
+    drop(listener);
+    let grace = tokio::time::sleep(options.grace);
+    tokio::pin!(grace);
+    let mut abandoned = 0;
+    loop {
+        tokio::select! {
+            next = tasks.join_next() => if next.is_none() { break },
+            _ = &mut grace => {
+                abandoned = tasks.len() as u64;
+                tasks.abort_all();
+                break;
+            }
+        }
+    }
+    Summary {
+        connections: counters.connections.load(Ordering::Relaxed),
+        handshakes: counters.handshakes.load(Ordering::Relaxed),
+        handshake_failures: counters.handshake_failures.load(Ordering::Relaxed),
+        connection_errors: counters.connection_errors.load(Ordering::Relaxed),
+        early_data_accepted: counters.early_data_accepted.load(Ordering::Relaxed),
+        bytes_in: counters.bytes_in.load(Ordering::Relaxed),
+        bytes_out: counters.bytes_out.load(Ordering::Relaxed),
+        abandoned,
+    }
+}
+
+async fn serve_connection(
+    tcp: TcpStream,
+    acceptor: &TlsAcceptor,
+    responder: &Responder,
+    options: &LoopOptions,
+    counters: &Counters,
+) -> Result<(), String> {
+    let _ = tcp.set_nodelay(true);
+    let handshake = tokio::time::timeout(options.handshake_timeout, acceptor.accept(tcp)).await;
+    let mut stream = match handshake {
+        Ok(Ok(stream)) => stream,
+        Ok(Err(error)) => {
+            counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            let incompatible = error
+                .get_ref()
+                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+                .is_some_and(|inner| matches!(inner, rustls::Error::PeerIncompatible(_)));
+            let hint = if incompatible {
+                " (the client's offer does not meet the policy: versions, suites, groups, \
+                 signature schemes, extended master secret)"
+            } else {
+                ""
+            };
+            return Err(format!("handshake failed: {error}{hint}"));
+        }
+        Err(_) => {
+            counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            return Err("handshake timed out".to_string());
+        }
+    };
+    counters.handshakes.fetch_add(1, Ordering::Relaxed);
+
+    // 0-RTT data arrived with the ClientHello and is buffered in the connection.
+    let early = take_early_data(stream.get_mut().1);
+    if let Some(early) = &early {
+        counters.early_data_accepted.fetch_add(1, Ordering::Relaxed);
+        counters
+            .bytes_in
+            .fetch_add(early.len() as u64, Ordering::Relaxed);
+        if options.log {
+            eprintln!("early data accepted: {} bytes", early.len());
+        }
+    }
+    let early = early.unwrap_or_default();
+
+    let result = match responder {
+        Responder::Echo => echo(&mut stream, &early, counters).await,
+        Responder::Http => http(&mut stream, &early, counters).await,
+        Responder::Discard => discard(&mut stream, counters).await,
+        Responder::Forward(backend) => forward(stream, *backend, &early, counters).await,
+    };
+    if let Err(error) = &result {
+        counters.connection_errors.fetch_add(1, Ordering::Relaxed);
+        return Err(error.clone());
+    }
+    Ok(())
+}
+
+fn take_early_data(connection: &mut ServerConnection) -> Option<Vec<u8>> {
+    let mut reader = connection.early_data()?;
+    let mut data = Vec::new();
+    std::io::Read::read_to_end(&mut reader, &mut data).ok()?;
+    Some(data)
+}
+
+async fn echo<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    early: &[u8],
+    counters: &Counters,
+) -> Result<(), String> {
+    let io = |error: std::io::Error| error.to_string();
+    if !early.is_empty() {
+        stream.write_all(early).await.map_err(io)?;
+        counters
+            .bytes_out
+            .fetch_add(early.len() as u64, Ordering::Relaxed);
+    }
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match stream.read(&mut buffer).await {
+            Ok(0) => break,
+            Ok(read) => read,
+            // A peer that closes without close_notify ends its own connection only.
+            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(error) => return Err(io(error)),
+        };
+        counters.bytes_in.fetch_add(read as u64, Ordering::Relaxed);
+        stream.write_all(&buffer[..read]).await.map_err(io)?;
+        counters.bytes_out.fetch_add(read as u64, Ordering::Relaxed);
+    }
+    let _ = stream.shutdown().await;
+    Ok(())
+}
+
+async fn discard<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    counters: &Counters,
+) -> Result<(), String> {
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match stream.read(&mut buffer).await {
+            Ok(0) => break,
+            Ok(read) => {
+                counters.bytes_in.fetch_add(read as u64, Ordering::Relaxed);
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => break,
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    let _ = stream.shutdown().await;
+    Ok(())
+}
+
+async fn http(
+    stream: &mut tokio_rustls::server::TlsStream<TcpStream>,
+    early: &[u8],
+    counters: &Counters,
+) -> Result<(), String> {
+    const MAX_REQUEST_HEAD: usize = 16 * 1024;
+    let mut request = early.to_vec();
+    let mut buffer = [0u8; 4096];
+    while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+        if request.len() > MAX_REQUEST_HEAD {
+            return Err("HTTP request head larger than 16 KiB".to_string());
+        }
+        match stream.read(&mut buffer).await {
+            Ok(0) => break,
+            Ok(read) => request.extend_from_slice(&buffer[..read]),
+            Err(error) => return Err(error.to_string()),
+        }
+    }
+    counters
+        .bytes_in
+        .fetch_add(request.len() as u64, Ordering::Relaxed);
+    let connection = stream.get_ref().1;
+    let body = format!(
+        "regula tls serve\nprotocol: {:?}\ncipher suite: {}\ngroup: {}\nfips: {}\n",
+        connection.protocol_version(),
+        connection
+            .negotiated_cipher_suite()
+            .map(|suite| suite_name(suite.suite()))
+            .unwrap_or_default(),
+        connection
+            .negotiated_key_exchange_group()
+            .map(|group| group_name(group.name()))
+            .unwrap_or_default(),
+        connection.fips(),
+    );
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(response.as_bytes())
+        .await
+        .map_err(|error| error.to_string())?;
+    counters
+        .bytes_out
+        .fetch_add(response.len() as u64, Ordering::Relaxed);
+    let _ = stream.shutdown().await;
+    Ok(())
+}
+
+async fn forward(
+    mut stream: tokio_rustls::server::TlsStream<TcpStream>,
+    backend: SocketAddr,
+    early: &[u8],
+    counters: &Counters,
+) -> Result<(), String> {
+    let mut upstream = TcpStream::connect(backend)
+        .await
+        .map_err(|error| format!("backend {backend}: {error}"))?;
+    let _ = upstream.set_nodelay(true);
+    if !early.is_empty() {
+        upstream
+            .write_all(early)
+            .await
+            .map_err(|error| format!("backend {backend}: {error}"))?;
+    }
+    match tokio::io::copy_bidirectional(&mut stream, &mut upstream).await {
+        Ok((to_backend, to_client)) => {
+            counters.bytes_in.fetch_add(to_backend, Ordering::Relaxed);
+            counters.bytes_out.fetch_add(to_client, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(()),
+        Err(error) => Err(error.to_string()),
+    }
+}

@@ -1,0 +1,475 @@
+//! regula-tls end to end, in process: what each policy offers, that the module accounts for
+//! every handshake and record, 0-RTT anti-replay, and the proxy under concurrent load with
+//! misbehaving clients.
+
+use std::io::{Read, Write};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use regula::{Algorithm, Module, Policy, Profile, Service};
+use regula_tls::client::Client;
+use regula_tls::rustls::pki_types::ServerName;
+use regula_tls::rustls::{self, ClientConnection};
+use regula_tls::server::{LoopOptions, Responder, Summary};
+use regula_tls::{ServerOptions, TlsPolicy};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+fn module(profile: Profile) -> Module {
+    Module::load(Policy::builtin(profile))
+}
+
+struct Identity {
+    _dir: tempfile::TempDir,
+    ca: std::path::PathBuf,
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+}
+
+fn identity(module: &Module) -> Identity {
+    let dir = tempfile::tempdir().unwrap();
+    let issued = regula_tls::certgen::certgen(module, dir.path()).unwrap();
+    Identity {
+        ca: issued.ca_cert,
+        cert: issued.server_cert,
+        key: issued.server_key,
+        _dir: dir,
+    }
+}
+
+struct RunningServer {
+    address: SocketAddr,
+    stop: oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<Summary>,
+}
+
+impl RunningServer {
+    async fn stop(self) -> Summary {
+        let _ = self.stop.send(());
+        self.done.await.unwrap()
+    }
+}
+
+async fn start(
+    module: &Module,
+    identity: &Identity,
+    responder: Responder,
+    options: ServerOptions,
+) -> RunningServer {
+    let (certs, key) = regula_tls::load_identity(&identity.cert, &identity.key).unwrap();
+    let config = regula_tls::server_config_with(module, certs, key, &options).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel();
+    let loop_options = LoopOptions {
+        grace: Duration::from_secs(2),
+        handshake_timeout: Duration::from_secs(5),
+        log: false,
+        ..LoopOptions::default()
+    };
+    let done = tokio::spawn(regula_tls::server::run(
+        listener,
+        Arc::new(config),
+        responder,
+        loop_options,
+        async {
+            let _ = stopped.await;
+        },
+    ));
+    RunningServer {
+        address,
+        stop,
+        done,
+    }
+}
+
+fn localhost() -> ServerName<'static> {
+    ServerName::try_from("localhost").unwrap()
+}
+
+#[test]
+fn fips_offers_only_approved_suites_and_groups() {
+    let policy = TlsPolicy::for_module(&module(Profile::Fips1403)).unwrap();
+    let suites = policy.suite_names();
+    assert!(!suites.is_empty());
+    for suite in &suites {
+        assert!(
+            suite.contains("AES_128_GCM") || suite.contains("AES_256_GCM"),
+            "{suite}"
+        );
+    }
+    assert_eq!(
+        policy.group_names(),
+        ["X25519MLKEM768", "secp256r1MLKEM768", "P-256", "P-384"]
+    );
+    assert_eq!(policy.version_names(), ["TLSv1.3", "TLSv1.2"]);
+    assert!(policy.require_extended_master_secret());
+
+    let default = TlsPolicy::for_module(&module(Profile::Default)).unwrap();
+    assert!(
+        default
+            .suite_names()
+            .contains(&"TLS_CHACHA20_POLY1305_SHA256".to_string())
+    );
+    assert!(default.group_names().contains(&"X25519".to_string()));
+    assert!(!default.require_extended_master_secret());
+}
+
+#[test]
+fn a_policy_file_narrows_the_offer() {
+    let policy = regula::policy::file::parse(
+        "base = \"fips-140-3\"\nname = \"tls13-aes256\"\ndeny = [\"aes-128-gcm\", \"ml-kem-768\"]\n[tls]\nversions = [\"1.3\"]\n",
+        "narrow.toml",
+    )
+    .unwrap();
+    let policy = TlsPolicy::for_module(&Module::load(policy)).unwrap();
+    assert_eq!(policy.version_names(), ["TLSv1.3"]);
+    assert_eq!(policy.suite_names(), ["TLS_AES_256_GCM_SHA384"]);
+    assert_eq!(policy.group_names(), ["P-256", "P-384"]);
+}
+
+#[cfg(feature = "fips")]
+#[test]
+fn fips_build_configs_report_fips() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let (certs, key) = regula_tls::load_identity(&identity.cert, &identity.key).unwrap();
+    let config = regula_tls::server_config(&module, certs, key).unwrap();
+    assert!(
+        config.fips(),
+        "ServerConfig::fips() must hold in a fips build"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handshakes_and_records_are_counted_by_the_module() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let server = start(
+        &module,
+        &identity,
+        Responder::Echo,
+        ServerOptions::default(),
+    )
+    .await;
+    let client_module = self::module(Profile::Fips1403);
+    let policy = TlsPolicy::for_module(&client_module).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let before = module.counters();
+    let (mut stream, negotiated) = client
+        .connect(&server.address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert_eq!(negotiated.protocol, "TLSv1.3");
+    assert_eq!(
+        negotiated.signature_scheme.as_deref(),
+        Some("ecdsa_nistp256_sha256")
+    );
+    stream.write_all(b"ping").await.unwrap();
+    let mut reply = [0u8; 4];
+    stream.read_exact(&mut reply).await.unwrap();
+    assert_eq!(&reply, b"ping");
+    drop(stream);
+    server.stop().await;
+
+    let count = |rows: &[regula::CounterRow], algorithm, service| {
+        rows.iter()
+            .find(|row| row.algorithm == algorithm && row.service == service)
+            .map_or(0, |row| row.approved)
+    };
+    let after = module.counters();
+    // The server encapsulated to the client's ML-KEM share, signed once with its P-256 key, and
+    // protected records with AES-256-GCM.
+    assert_eq!(
+        count(&after, Algorithm::MlKem768, Service::Encapsulate)
+            - count(&before, Algorithm::MlKem768, Service::Encapsulate),
+        1
+    );
+    assert_eq!(
+        count(&after, Algorithm::EcdsaP256, Service::Sign)
+            - count(&before, Algorithm::EcdsaP256, Service::Sign),
+        1
+    );
+    assert!(count(&after, Algorithm::Aes256Gcm, Service::Encrypt) >= 2);
+    assert!(count(&after, Algorithm::Aes256Gcm, Service::Decrypt) >= 2);
+    assert!(count(&after, Algorithm::HkdfSha384, Service::KeyDerivation) >= 2);
+    assert!(after.iter().all(|row| row.not_approved == 0));
+    // The client's module verified the server's chain and handshake signature.
+    assert!(
+        count(
+            &client_module.counters(),
+            Algorithm::EcdsaP256,
+            Service::Verify
+        ) >= 2
+    );
+    assert!(
+        count(
+            &client_module.counters(),
+            Algorithm::MlKem768,
+            Service::Decapsulate
+        ) >= 1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_chacha_only_client_is_refused_by_a_fips_server() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let server = start(
+        &module,
+        &identity,
+        Responder::Echo,
+        ServerOptions::default(),
+    )
+    .await;
+
+    let mut provider = rustls::crypto::aws_lc_rs::default_provider();
+    provider.cipher_suites =
+        vec![rustls::crypto::aws_lc_rs::cipher_suite::TLS13_CHACHA20_POLY1305_SHA256];
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(regula_tls::load_roots(&identity.ca).unwrap())
+        .with_no_client_auth();
+    let tcp = TcpStream::connect(server.address).await.unwrap();
+    let result = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(localhost(), tcp)
+        .await;
+    let Err(error) = result else {
+        panic!("the FIPS server must refuse ChaCha20-only clients");
+    };
+    assert!(error.to_string().contains("HandshakeFailure"), "{error}");
+
+    // And a regula client under the default policy still gets AES-GCM from the same server.
+    let policy = TlsPolicy::for_module(&self::module(Profile::Default)).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (_, negotiated) = client
+        .connect(&server.address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert!(
+        negotiated.cipher_suite.contains("AES"),
+        "{}",
+        negotiated.cipher_suite
+    );
+    let summary = server.stop().await;
+    assert_eq!(summary.handshake_failures, 1);
+    assert_eq!(summary.handshakes, 1);
+}
+
+/// Drives a blocking rustls client over a TCP socket until its handshake completes.
+fn complete_handshake(connection: &mut ClientConnection, socket: &mut std::net::TcpStream) {
+    while connection.is_handshaking() {
+        while connection.wants_write() {
+            connection.write_tls(socket).unwrap();
+        }
+        if connection.is_handshaking() && connection.wants_read() {
+            if connection.read_tls(socket).unwrap() == 0 {
+                panic!("server closed during the handshake");
+            }
+            connection.process_new_packets().unwrap();
+        }
+    }
+    while connection.wants_write() {
+        connection.write_tls(socket).unwrap();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replayed_early_data_is_rejected_and_the_server_keeps_serving() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let options = ServerOptions {
+        max_early_data: 1024,
+        session_store_size: 16,
+    };
+    let server = start(&module, &identity, Responder::Echo, options).await;
+    let address = server.address;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Client::new(&policy, regula_tls::load_roots(&identity.ca).unwrap(), true).unwrap();
+    client
+        .prime_session(&address.to_string(), localhost())
+        .await
+        .unwrap();
+    let config = client.config();
+
+    let replayed = tokio::task::spawn_blocking(move || {
+        // The genuine client: ClientHello with early data, captured as sent.
+        let mut connection = ClientConnection::new(config, localhost()).unwrap();
+        connection
+            .early_data()
+            .expect("a ticket allowing 0-RTT")
+            .write_all(b"GET /once")
+            .unwrap();
+        let mut first_flight = Vec::new();
+        while connection.wants_write() {
+            connection.write_tls(&mut first_flight).unwrap();
+        }
+        let mut socket = std::net::TcpStream::connect(address).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        socket.write_all(&first_flight).unwrap();
+        complete_handshake(&mut connection, &mut socket);
+        assert!(
+            connection.is_early_data_accepted(),
+            "first use of the ticket"
+        );
+        let mut echoed = [0u8; 9];
+        let mut filled = 0;
+        while filled < echoed.len() {
+            match connection.reader().read(&mut echoed[filled..]) {
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    connection.read_tls(&mut socket).unwrap();
+                    connection.process_new_packets().unwrap();
+                }
+                Err(error) => panic!("{error}"),
+            }
+        }
+        assert_eq!(&echoed, b"GET /once");
+
+        // An attacker replays the same bytes on a new connection.
+        let mut replay = std::net::TcpStream::connect(address).unwrap();
+        replay
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        replay.write_all(&first_flight).unwrap();
+        let mut answer = [0u8; 5];
+        // The server answers with a full handshake (its ServerHello), not with the echo.
+        replay.read_exact(&mut answer).unwrap();
+        assert_eq!(answer[0], 0x16, "a handshake record");
+        first_flight
+    })
+    .await
+    .unwrap();
+    assert!(!replayed.is_empty());
+
+    // The server still serves new clients.
+    let fresh = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (mut stream, _) = fresh
+        .connect(&address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    stream.write_all(b"still here").await.unwrap();
+    let mut reply = [0u8; 10];
+    stream.read_exact(&mut reply).await.unwrap();
+    assert_eq!(&reply, b"still here");
+    drop(stream);
+
+    let summary = server.stop().await;
+    assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
+}
+
+async fn echo_backend() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let (mut reader, mut writer) = socket.split();
+                let _ = tokio::io::copy(&mut reader, &mut writer).await;
+            });
+        }
+    });
+    address
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_carries_200_concurrent_connections_despite_bad_clients() {
+    const CLIENTS: usize = 200;
+    const BYTES: usize = 32 * 1024;
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let backend = echo_backend().await;
+    let server = start(
+        &module,
+        &identity,
+        Responder::Forward(backend),
+        ServerOptions::default(),
+    )
+    .await;
+    let address = server.address.to_string();
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Arc::new(
+        Client::new(
+            &policy,
+            regula_tls::load_roots(&identity.ca).unwrap(),
+            false,
+        )
+        .unwrap(),
+    );
+
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..CLIENTS {
+        let client = Arc::clone(&client);
+        let address = address.clone();
+        tasks.spawn(async move {
+            let payload: Vec<u8> = (0..BYTES).map(|i| (i * 31 + index * 7) as u8).collect();
+            let (stream, _) = client.connect(&address, localhost(), None).await.unwrap();
+            let (mut reader, mut writer) = tokio::io::split(stream);
+            let sent = payload.clone();
+            let send = tokio::spawn(async move {
+                writer.write_all(&sent).await.unwrap();
+                // close_notify: the proxy half-closes the backend, which then ends the echo.
+                writer.shutdown().await.unwrap();
+            });
+            let mut received = Vec::with_capacity(BYTES);
+            reader.read_to_end(&mut received).await.unwrap();
+            send.await.unwrap();
+            assert!(
+                received == payload,
+                "connection {index} corrupted its bytes"
+            );
+        });
+    }
+    // Misbehaving clients at the same time: garbage records, a truncated ClientHello, and
+    // connections dropped mid-handshake.
+    for kind in 0..30 {
+        let address = address.clone();
+        tasks.spawn(async move {
+            let mut socket = TcpStream::connect(&address).await.unwrap();
+            match kind % 3 {
+                0 => {
+                    let _ = socket
+                        .write_all(b"\x16\x03\x01\xff\xff this is not a TLS record")
+                        .await;
+                    let mut sink = Vec::new();
+                    let _ = socket.read_to_end(&mut sink).await;
+                }
+                1 => {
+                    let _ = socket.write_all(b"\x16\x03\x01\x00\x80\x01\x00\x00").await;
+                }
+                _ => drop(socket),
+            }
+        });
+    }
+    let all = tokio::time::timeout(Duration::from_secs(120), async {
+        while let Some(result) = tasks.join_next().await {
+            result.unwrap();
+        }
+    })
+    .await;
+    assert!(all.is_ok(), "the load did not finish within 120 s");
+    let summary = server.stop().await;
+    assert_eq!(summary.handshakes, CLIENTS as u64, "{summary:?}");
+    assert_eq!(summary.bytes_in, (CLIENTS * BYTES) as u64, "{summary:?}");
+    assert!(summary.handshake_failures >= 10, "{summary:?}");
+}
