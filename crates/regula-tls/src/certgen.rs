@@ -160,6 +160,14 @@ fn pem_block(label: &str, der: &[u8]) -> String {
 /// Issues a CA and a server certificate for `localhost`/`127.0.0.1` and writes `ca.pem`,
 /// `ca.key`, `server.pem` and `server.key` into `dir` (keys readable by the owner only).
 pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
+    let policy = module.policy();
+    if !KEY_CHOICES
+        .iter()
+        .any(|(algorithm, _)| policy.approves(*algorithm))
+        && policy.approves(Algorithm::Sm2Sign)
+    {
+        return certgen_sm2(module, dir);
+    }
     let encode =
         |error: rcgen::Error| TlsError::NothingToOffer(format!("certificate encoding: {error}"));
     std::fs::create_dir_all(dir)?;
@@ -203,6 +211,85 @@ pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     std::fs::write(&issued.server_cert, server_cert.pem())?;
     write_private(&issued.ca_key, &ca_key.private_key_pem()?)?;
     write_private(&issued.server_key, &server_key.private_key_pem()?)?;
+    Ok(issued)
+}
+
+/// The `gm` flavour: SM2 keys from the module, certificates signed with SM2-with-SM3 under the
+/// GM/T 0003.2 default signer ID (RFC 8998 §3.2.1 uses it for certificates).
+fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
+    use crate::x509;
+    let refused = |error: regula::Error| TlsError::NothingToOffer(error.to_string());
+    std::fs::create_dir_all(dir)?;
+    let generate = || -> Result<(regula::SigningKey, Vec<u8>), TlsError> {
+        let key = module
+            .generate_signing_key(Algorithm::Sm2Sign, None)
+            .map_err(refused)?
+            .into_value();
+        let point =
+            subject_public_key(&key.public_key_der().map_err(refused)?).ok_or_else(|| {
+                TlsError::NothingToOffer(
+                    "the module returned a malformed SM2 public key".to_string(),
+                )
+            })?;
+        Ok((key, point))
+    };
+    // Serials from SM3 of the public key: unique per key without needing a DRBG the GM/T
+    // profile does not approve yet.
+    let serial = |point: &[u8]| -> Result<[u8; 16], TlsError> {
+        let digest = module.digest(Algorithm::Sm3, point).map_err(refused)?;
+        let mut serial = [0u8; 16];
+        serial.copy_from_slice(&digest[..16]);
+        serial[0] = (serial[0] & 0x7f) | 0x40;
+        Ok(serial)
+    };
+    let sign = |key: &regula::SigningKey, tbs: &[u8]| -> Result<Vec<u8>, TlsError> {
+        key.sign_with_id(tbs, crate::rfc8998::DEFAULT_SIGNER_ID)
+            .map(regula::Served::into_value)
+            .map_err(refused)
+    };
+
+    let (ca_key, ca_point) = generate()?;
+    let ca_name = x509::name(&[
+        ("O", "Regula"),
+        (
+            "CN",
+            &format!("Regula test CA ({})", module.policy().name()),
+        ),
+    ]);
+    let ca_tbs = x509::tbs_certificate(&x509::Profile {
+        serial: serial(&ca_point)?,
+        issuer: ca_name.clone(),
+        subject: ca_name.clone(),
+        public_key: ca_point,
+        ca: true,
+    });
+    let ca_cert = x509::certificate(&ca_tbs, &sign(&ca_key, &ca_tbs)?);
+
+    let (server_key, server_point) = generate()?;
+    let server_tbs = x509::tbs_certificate(&x509::Profile {
+        serial: serial(&server_point)?,
+        issuer: ca_name,
+        subject: x509::name(&[("CN", "localhost")]),
+        public_key: server_point,
+        ca: false,
+    });
+    let server_cert = x509::certificate(&server_tbs, &sign(&ca_key, &server_tbs)?);
+
+    let issued = Issued {
+        ca_cert: dir.join("ca.pem"),
+        ca_key: dir.join("ca.key"),
+        server_cert: dir.join("server.pem"),
+        server_key: dir.join("server.key"),
+        key_algorithm: Algorithm::Sm2Sign,
+    };
+    let private_pem = |key: &regula::SigningKey| -> Result<zeroize::Zeroizing<String>, TlsError> {
+        let der = key.to_pkcs8_der().map_err(refused)?;
+        Ok(zeroize::Zeroizing::new(pem_block("PRIVATE KEY", &der)))
+    };
+    std::fs::write(&issued.ca_cert, pem_block("CERTIFICATE", &ca_cert))?;
+    std::fs::write(&issued.server_cert, pem_block("CERTIFICATE", &server_cert))?;
+    write_private(&issued.ca_key, &private_pem(&ca_key)?)?;
+    write_private(&issued.server_key, &private_pem(&server_key)?)?;
     Ok(issued)
 }
 

@@ -22,7 +22,9 @@ pub mod catalog;
 pub mod certgen;
 pub mod client;
 pub mod provider;
+pub mod rfc8998;
 pub mod server;
+mod x509;
 
 use std::fmt;
 use std::path::{Path, PathBuf};

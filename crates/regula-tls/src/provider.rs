@@ -18,7 +18,8 @@ use crate::accounting::{
     AccountedHkdf, AccountedKxGroup, AccountedPrf, AccountedSigningKey, AccountedTls12Aead,
     AccountedTls13Aead, AccountedVerifier,
 };
-use crate::catalog::{GROUPS, SUITES, VERIFIERS};
+use crate::catalog::{GROUPS, GroupImpl, SUITES, SuiteImpl, VERIFIERS, VerifierImpl};
+use crate::rfc8998;
 
 /// Everything a TLS endpoint may use under one module's policy.
 #[derive(Clone)]
@@ -112,6 +113,11 @@ impl TlsPolicy {
 
 /// IANA-style names, as scanners print them.
 pub fn suite_name(suite: CipherSuite) -> String {
+    match suite {
+        rfc8998::TLS_SM4_GCM_SM3 => return "TLS_SM4_GCM_SM3".to_string(),
+        rfc8998::TLS_SM4_CCM_SM3 => return "TLS_SM4_CCM_SM3".to_string(),
+        _ => {}
+    }
     format!("{suite:?}").replace("TLS13_", "TLS_")
 }
 
@@ -120,11 +126,15 @@ pub fn group_name(group: NamedGroup) -> String {
         NamedGroup::secp256r1 => "P-256".to_string(),
         NamedGroup::secp384r1 => "P-384".to_string(),
         NamedGroup::secp521r1 => "P-521".to_string(),
+        rfc8998::CURVE_SM2 => "curveSM2".to_string(),
         other => format!("{other:?}"),
     }
 }
 
 pub fn scheme_name(scheme: SignatureScheme) -> String {
+    if scheme == rfc8998::SM2SIG_SM3 {
+        return "sm2sig_sm3".to_string();
+    }
     format!("{scheme:?}").to_lowercase()
 }
 
@@ -147,7 +157,33 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
         .iter()
         .filter(|row| policy.serves(row.aead) && policy.serves(row.kdf))
         .filter_map(|row| match row.suite {
-            SupportedCipherSuite::Tls13(suite) if rules.tls13 => {
+            SuiteImpl::Sm4Gcm | SuiteImpl::Sm4Ccm if rules.tls13 => {
+                let suite = match row.suite {
+                    SuiteImpl::Sm4Gcm => rfc8998::TLS_SM4_GCM_SM3,
+                    _ => rfc8998::TLS_SM4_CCM_SM3,
+                };
+                let hmac: &'static dyn rustls::crypto::hmac::Hmac = leak(rfc8998::HmacSm3 {
+                    module: module.clone(),
+                });
+                Some(SupportedCipherSuite::Tls13(leak(Tls13CipherSuite {
+                    common: rustls::CipherSuiteCommon {
+                        suite,
+                        hash_provider: leak(rfc8998::Sm3Hash {
+                            module: module.clone(),
+                        }),
+                        // SM4 has AES's 128-bit block: the same bound as AES-GCM (2^24 full
+                        // records per key).
+                        confidentiality_limit: 1 << 24,
+                    },
+                    hkdf_provider: leak(rustls::crypto::tls13::HkdfUsingHmac(hmac)),
+                    aead_alg: leak(rfc8998::Sm4Aead {
+                        module: module.clone(),
+                        algorithm: row.aead,
+                    }),
+                    quic: None,
+                })))
+            }
+            SuiteImpl::AwsLc(SupportedCipherSuite::Tls13(suite)) if rules.tls13 => {
                 Some(SupportedCipherSuite::Tls13(leak(Tls13CipherSuite {
                     common: common(&suite.common),
                     hkdf_provider: leak(AccountedHkdf {
@@ -163,7 +199,7 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
                     quic: suite.quic,
                 })))
             }
-            SupportedCipherSuite::Tls12(suite) if rules.tls12 => {
+            SuiteImpl::AwsLc(SupportedCipherSuite::Tls12(suite)) if rules.tls12 => {
                 Some(SupportedCipherSuite::Tls12(leak(Tls12CipherSuite {
                     common: common(&suite.common),
                     prf_provider: leak(AccountedPrf {
@@ -195,11 +231,16 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
         .iter()
         .filter(|row| row.needs.iter().all(|&algorithm| policy.serves(algorithm)))
         .map(|row| -> &'static dyn SupportedKxGroup {
-            leak(AccountedKxGroup {
-                inner: row.group,
-                module: module.clone(),
-                needs: row.needs,
-            })
+            match row.group {
+                GroupImpl::AwsLc(group) => leak(AccountedKxGroup {
+                    inner: group,
+                    module: module.clone(),
+                    needs: row.needs,
+                }),
+                GroupImpl::CurveSm2 => leak(rfc8998::CurveSm2 {
+                    module: module.clone(),
+                }),
+            }
         })
         .collect();
     if kx_groups.is_empty() {
@@ -216,18 +257,25 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
         .iter()
         .filter(|row| policy.serves(row.algorithm))
         .map(|row| -> (_, &'static dyn SignatureVerificationAlgorithm) {
-            (
-                row,
-                leak(AccountedVerifier {
-                    inner: row.verifier,
+            let verifier: &'static dyn SignatureVerificationAlgorithm = match row.verifier {
+                VerifierImpl::AwsLc(inner) => leak(AccountedVerifier {
+                    inner,
                     module: module.clone(),
                     algorithm: row.algorithm,
                 }),
-            )
+                VerifierImpl::Sm2 { id } => leak(rfc8998::Sm2Verifier {
+                    module: module.clone(),
+                    id,
+                }),
+            };
+            (row, verifier)
         })
         .collect();
-    let all: Vec<&'static dyn SignatureVerificationAlgorithm> =
-        verifiers.iter().map(|(_, verifier)| *verifier).collect();
+    let all: Vec<&'static dyn SignatureVerificationAlgorithm> = verifiers
+        .iter()
+        .filter(|(row, _)| row.certificates)
+        .map(|(_, verifier)| *verifier)
+        .collect();
     let mut schemes: Vec<SignatureScheme> = Vec::new();
     for (row, _) in &verifiers {
         for scheme in row.schemes {
@@ -300,6 +348,16 @@ impl KeyProvider for PolicyKeyProvider {
         &self,
         key_der: PrivateKeyDer<'static>,
     ) -> Result<Arc<dyn SigningKey>, rustls::Error> {
+        if let PrivateKeyDer::Pkcs8(pkcs8) = &key_der
+            && rfc8998::is_sm2_pkcs8(pkcs8.secret_pkcs8_der())
+        {
+            let key = self
+                .module
+                .signing_key_from_pkcs8(regula::Algorithm::Sm2Sign, pkcs8.secret_pkcs8_der())
+                .map_err(|error| rustls::Error::General(format!("regula: {error}")))?
+                .into_value();
+            return Ok(Arc::new(rfc8998::Sm2SigningKey { key: Arc::new(key) }));
+        }
         let inner = self.inner.load_private_key(key_der)?;
         Ok(Arc::new(AccountedSigningKey {
             inner,

@@ -1,0 +1,291 @@
+//! RFC 8998 TLS 1.3 against Tongsuo 8.5, the independent peer that speaks it: Tongsuo's
+//! s_client against `regula tls serve --policy gm` and `regula tls connect --policy gm` against
+//! Tongsuo's s_server, for TLS_SM4_GCM_SM3 and TLS_SM4_CCM_SM3, with curveSM2 and sm2sig_sm3 and
+//! an SM2 certificate chain issued by `regula tls certgen --policy gm`. `scripts/tongsuo`
+//! builds Tongsuo once (a few minutes) into a cache outside the repository.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const REGULA: &str = env!("CARGO_BIN_EXE_regula");
+const SUITES: [&str; 2] = ["TLS_SM4_GCM_SM3", "TLS_SM4_CCM_SM3"];
+
+fn tongsuo() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/tongsuo");
+        let output = Command::new("bash").arg(script).output().unwrap();
+        assert!(
+            output.status.success(),
+            "scripts/tongsuo failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+    })
+}
+
+fn regula(args: &[&str]) -> Command {
+    let mut command = Command::new(REGULA);
+    command.args(args).env_remove("REGULA_BREAK_SELFTEST");
+    command
+}
+
+fn certgen() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = regula(&["tls", "certgen", "--policy", "gm", "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let path = |name: &str| dir.path().join(name);
+    let (ca, cert, key) = (path("ca.pem"), path("server.pem"), path("server.key"));
+    (dir, ca, cert, key)
+}
+
+fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+struct RegulaServer {
+    child: Child,
+    port: u16,
+}
+
+impl RegulaServer {
+    fn start(cert: &Path, key: &Path) -> RegulaServer {
+        let mut child = regula(&[
+            "tls",
+            "serve",
+            "--policy",
+            "gm",
+            "--listen",
+            "127.0.0.1:0",
+            "--echo",
+        ])
+        .arg("--cert")
+        .arg(cert)
+        .arg("--key")
+        .arg(key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening 127.0.0.1:")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .parse()
+            .unwrap();
+        RegulaServer { child, port }
+    }
+
+    fn stop(mut self) -> String {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "server ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let mut log = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
+        log
+    }
+}
+
+impl Drop for RegulaServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tongsuo_client(port: u16, ca: &Path, extra: &[&str], stdin: &[u8]) -> String {
+    let mut command = Command::new("timeout");
+    command
+        .arg("20")
+        .arg(tongsuo())
+        .args([
+            "s_client",
+            "-connect",
+            &format!("127.0.0.1:{port}"),
+            "-tls1_3",
+            "-ign_eof",
+        ])
+        .arg("-CAfile")
+        .arg(ca)
+        .args(extra);
+    text(&with_stdin(command, stdin))
+}
+
+#[test]
+fn tongsuo_clients_talk_to_a_regula_gm_server_and_others_are_refused() {
+    let (_dir, ca, cert, key) = certgen();
+    let server = RegulaServer::start(&cert, &key);
+    for suite in SUITES {
+        let message = format!("hello over {suite}\n");
+        let transcript = tongsuo_client(
+            server.port,
+            &ca,
+            &[
+                "-ciphersuites",
+                suite,
+                "-groups",
+                "curveSM2",
+                "-sigalgs",
+                "sm2sig_sm3",
+            ],
+            message.as_bytes(),
+        );
+        assert!(
+            transcript.contains(&format!("Cipher is {suite}")),
+            "{transcript}"
+        );
+        assert!(
+            transcript.contains("Verify return code: 0 (ok)"),
+            "{transcript}"
+        );
+        assert!(
+            transcript.contains("Peer signature type: sm2sig_sm3"),
+            "{transcript}"
+        );
+        // The echo came back through SM4 record protection both ways.
+        assert!(transcript.contains(message.trim()), "{transcript}");
+    }
+    // Offers the gm policy does not serve: AES suites only, or X25519 only.
+    let aes_only = tongsuo_client(
+        server.port,
+        &ca,
+        &[
+            "-ciphersuites",
+            "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384",
+        ],
+        b"",
+    );
+    assert!(aes_only.contains("alert handshake failure"), "{aes_only}");
+    let x25519_only = tongsuo_client(
+        server.port,
+        &ca,
+        &["-ciphersuites", "TLS_SM4_GCM_SM3", "-groups", "X25519"],
+        b"",
+    );
+    assert!(
+        x25519_only.contains("alert handshake failure"),
+        "{x25519_only}"
+    );
+    let log = server.stop();
+    assert!(log.contains("2 handshakes, 2 handshake failures"), "{log}");
+    assert!(log.contains(", 0 not approved"), "{log}");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn regula_connect_talks_to_a_tongsuo_server() {
+    let (_dir, ca, cert, key) = certgen();
+    for suite in SUITES {
+        let port = free_port();
+        // -www: s_server answers "GET /" with a status page, so data flows both ways.
+        let mut server = Command::new(tongsuo())
+            .args([
+                "s_server",
+                "-www",
+                "-naccept",
+                "1",
+                "-accept",
+                &port.to_string(),
+                "-tls1_3",
+            ])
+            .args([
+                "-ciphersuites",
+                suite,
+                "-groups",
+                "curveSM2",
+                "-sigalgs",
+                "sm2sig_sm3",
+            ])
+            .arg("-cert")
+            .arg(&cert)
+            .arg("-key")
+            .arg(&key)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdout = BufReader::new(server.stdout.take().unwrap());
+        let mut line = String::new();
+        while !line.starts_with("ACCEPT") {
+            line.clear();
+            assert!(
+                stdout.read_line(&mut line).unwrap() > 0,
+                "s_server exited early"
+            );
+        }
+        let mut connect = regula(&[
+            "tls",
+            "connect",
+            &format!("127.0.0.1:{port}"),
+            "--policy",
+            "gm",
+            "--ca",
+        ]);
+        connect.arg(&ca);
+        let output = with_stdin(connect, b"GET / HTTP/1.0\r\n\r\n");
+        let _ = server.kill();
+        let _ = server.wait();
+        let report = String::from_utf8_lossy(&output.stderr);
+        let page = String::from_utf8_lossy(&output.stdout);
+        assert!(output.status.success(), "{report}");
+        assert!(report.contains("protocol: TLSv1.3"), "{report}");
+        assert!(
+            report.contains(&format!("cipher suite: {suite}")),
+            "{report}"
+        );
+        assert!(report.contains("group: curveSM2"), "{report}");
+        assert!(report.contains("signature scheme: sm2sig_sm3"), "{report}");
+        assert!(page.contains("HTTP/1.0 200 ok"), "{page}");
+        assert!(
+            page.contains(suite),
+            "the status page names the suite: {page}"
+        );
+    }
+}
