@@ -230,21 +230,17 @@ pub(crate) struct AccountedKxGroup {
     pub needs: &'static [Algorithm],
 }
 
-impl AccountedKxGroup {
-    fn gate_all(&self, service_of: impl Fn(Algorithm) -> Service) -> Result<(), Error> {
-        self.needs
-            .iter()
-            .try_for_each(|&algorithm| gate(&self.module, algorithm, service_of(algorithm)))
-    }
-}
-
-/// ML-KEM is encapsulated by the server and decapsulated by the client; the rest agree.
-fn kx_service(algorithm: Algorithm, server: bool) -> Service {
-    match (algorithm, server) {
-        (Algorithm::MlKem768 | Algorithm::MlKem1024, true) => Service::Encapsulate,
-        (Algorithm::MlKem768 | Algorithm::MlKem1024, false) => Service::Decapsulate,
-        _ => Service::KeyAgreement,
-    }
+/// Gates every algorithm a group is built from. ML-KEM is encapsulated by the server and
+/// decapsulated by the client; the rest agree.
+fn gate_key_exchange(module: &Module, needs: &[Algorithm], server: bool) -> Result<(), Error> {
+    needs.iter().try_for_each(|&algorithm| {
+        let service = match (algorithm, server) {
+            (Algorithm::MlKem768 | Algorithm::MlKem1024, true) => Service::Encapsulate,
+            (Algorithm::MlKem768 | Algorithm::MlKem1024, false) => Service::Decapsulate,
+            _ => Service::KeyAgreement,
+        };
+        gate(module, algorithm, service)
+    })
 }
 
 impl fmt::Debug for AccountedKxGroup {
@@ -268,7 +264,7 @@ impl SupportedKxGroup for AccountedKxGroup {
     }
 
     fn start_and_complete(&self, peer_pub_key: &[u8]) -> Result<CompletedKeyExchange, Error> {
-        self.gate_all(|algorithm| kx_service(algorithm, true))?;
+        gate_key_exchange(&self.module, self.needs, true)?;
         self.inner.start_and_complete(peer_pub_key)
     }
 
@@ -293,9 +289,7 @@ struct AccountedKeyExchange {
 
 impl ActiveKeyExchange for AccountedKeyExchange {
     fn complete(self: Box<Self>, peer_pub_key: &[u8]) -> Result<SharedSecret, Error> {
-        for &algorithm in self.needs {
-            gate(&self.module, algorithm, kx_service(algorithm, false))?;
-        }
+        gate_key_exchange(&self.module, self.needs, false)?;
         self.inner.complete(peer_pub_key)
     }
 
@@ -304,9 +298,7 @@ impl ActiveKeyExchange for AccountedKeyExchange {
         peer_pub_key: &[u8],
         tls_version: &rustls::SupportedProtocolVersion,
     ) -> Result<SharedSecret, Error> {
-        for &algorithm in self.needs {
-            gate(&self.module, algorithm, kx_service(algorithm, false))?;
-        }
+        gate_key_exchange(&self.module, self.needs, false)?;
         self.inner
             .complete_for_tls_version(peer_pub_key, tls_version)
     }

@@ -141,18 +141,13 @@ impl Client {
         let connector =
             TlsConnector::from(Arc::clone(&self.config)).early_data(early_data.is_some());
         let mut stream = connector.connect(server_name, tcp).await.map_err(|error| {
-            let incompatible = error
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
-                .is_some_and(|inner| {
-                    matches!(
-                        inner,
-                        rustls::Error::PeerIncompatible(_)
-                            | rustls::Error::AlertReceived(
-                                rustls::AlertDescription::HandshakeFailure
-                            )
-                    )
-                });
+            let incompatible = crate::rustls_error(&error).is_some_and(|inner| {
+                matches!(
+                    inner,
+                    rustls::Error::PeerIncompatible(_)
+                        | rustls::Error::AlertReceived(rustls::AlertDescription::HandshakeFailure)
+                )
+            });
             if incompatible {
                 TlsError::NothingToOffer(format!(
                     "handshake refused: the server accepts no version, suite, group or signature \

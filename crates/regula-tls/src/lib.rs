@@ -81,6 +81,11 @@ impl From<std::io::Error> for TlsError {
     }
 }
 
+/// The rustls error behind an I/O error from tokio-rustls, if that is what it carries.
+pub(crate) fn rustls_error(error: &std::io::Error) -> Option<&rustls::Error> {
+    error.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
 /// Session-level options of a server; the protocol itself comes from the policy.
 #[derive(Clone, Debug)]
 pub struct ServerOptions {

@@ -227,13 +227,11 @@ impl MessageEncrypter for Sm4RecordKey {
         sequence: u64,
     ) -> Result<OutboundOpaqueMessage, Error> {
         let total_len = self.encrypted_payload_len(message.payload.len());
-        let record = seal_record(
-            self.key()?,
-            &self.iv,
-            sequence,
-            &message.payload.to_vec(),
-            u8::from(message.typ),
-        )?;
+        // The record's chunks go straight into the buffer the module seals in place.
+        let mut record = Vec::with_capacity(total_len);
+        message.payload.copy_to_vec(&mut record);
+        record.push(u8::from(message.typ));
+        seal_inner_plaintext(self.key()?, &self.iv, sequence, &mut record)?;
         let mut payload = PrefixedPayload::with_capacity(total_len);
         payload.extend_from_slice(&record);
         Ok(OutboundOpaqueMessage::new(
@@ -275,14 +273,25 @@ pub fn seal_record(
     plaintext: &[u8],
     content_type: u8,
 ) -> Result<Vec<u8>, Error> {
-    let total_len = plaintext.len() + 1 + TAG_LEN;
-    let mut record = Vec::with_capacity(total_len);
+    let mut record = Vec::with_capacity(plaintext.len() + 1 + TAG_LEN);
     record.extend_from_slice(plaintext);
     record.push(content_type);
-    let nonce = Nonce::new(iv, sequence);
-    key.seal_in_place_with_nonce(&nonce.0, &make_tls13_aad(total_len), &mut record)
-        .map_err(refused)?;
+    seal_inner_plaintext(key, iv, sequence, &mut record)?;
     Ok(record)
+}
+
+/// Seals a TLSInnerPlaintext (`plaintext ‖ content type`) in place, appending the tag.
+fn seal_inner_plaintext(
+    key: &regula::AeadKey,
+    iv: &Iv,
+    sequence: u64,
+    record: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let nonce = Nonce::new(iv, sequence);
+    let aad = make_tls13_aad(record.len() + TAG_LEN);
+    key.seal_in_place_with_nonce(&nonce.0, &aad, record)
+        .map(drop)
+        .map_err(refused)
 }
 
 /// Opens one TLS 1.3 record body (ciphertext ‖ tag); returns `plaintext ‖ content type ‖

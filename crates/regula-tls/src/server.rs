@@ -171,9 +171,7 @@ async fn serve_connection(
         Ok(Ok(stream)) => stream,
         Ok(Err(error)) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
-            let incompatible = error
-                .get_ref()
-                .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+            let incompatible = crate::rustls_error(&error)
                 .is_some_and(|inner| matches!(inner, rustls::Error::PeerIncompatible(_)));
             let hint = if incompatible {
                 " (the client's offer does not meet the policy: versions, suites, groups, \
