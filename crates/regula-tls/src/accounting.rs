@@ -228,6 +228,8 @@ pub(crate) struct AccountedKxGroup {
     pub inner: &'static dyn SupportedKxGroup,
     pub module: Module,
     pub needs: &'static [Algorithm],
+    /// A hybrid's classical half, which a client completes alone when the server picks it.
+    pub classical: Option<Algorithm>,
 }
 
 /// Gates every algorithm a group is built from. ML-KEM is encapsulated by the server and
@@ -260,6 +262,7 @@ impl SupportedKxGroup for AccountedKxGroup {
             inner: self.inner.start()?,
             module: self.module.clone(),
             needs: self.needs,
+            classical: self.classical,
         }))
     }
 
@@ -285,6 +288,7 @@ struct AccountedKeyExchange {
     inner: Box<dyn ActiveKeyExchange>,
     module: Module,
     needs: &'static [Algorithm],
+    classical: Option<Algorithm>,
 }
 
 impl ActiveKeyExchange for AccountedKeyExchange {
@@ -311,6 +315,10 @@ impl ActiveKeyExchange for AccountedKeyExchange {
         self: Box<Self>,
         peer_pub_key: &[u8],
     ) -> Result<SharedSecret, Error> {
+        // Only the classical group runs: it is what the policy must serve and what counts.
+        if let Some(classical) = self.classical {
+            gate(&self.module, classical, Service::KeyAgreement)?;
+        }
         self.inner.complete_hybrid_component(peer_pub_key)
     }
 

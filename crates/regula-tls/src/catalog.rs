@@ -104,6 +104,8 @@ pub struct GroupRow {
     pub needs: &'static [Algorithm],
     /// A hybrid's classical half: its secret is only auxiliary input to the approved KEM's key
     /// derivation (SP 800-56C Rev. 2 §2, SP 800-227 §4.6), so it decides nothing about approval.
+    /// It is gated and counted when a client completes it alone (the server chose the classical
+    /// group from the shares the client sent).
     pub auxiliary: Option<Algorithm>,
 }
 

@@ -236,6 +236,7 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
                     inner: group,
                     module: module.clone(),
                     needs: row.needs,
+                    classical: row.auxiliary,
                 }),
                 GroupImpl::CurveSm2 => leak(rfc8998::CurveSm2 {
                     module: module.clone(),

@@ -219,6 +219,56 @@ async fn handshakes_and_records_are_counted_by_the_module() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hybrid_offer_completed_with_its_classical_half_is_counted() {
+    // A peer server that takes only X25519: a default-policy client offers X25519MLKEM768 with
+    // an X25519 share beside it, and completes just the classical half.
+    let module = module(Profile::Default);
+    let identity = identity(&module);
+    let (certs, key) = regula_tls::load_identity(&identity.cert, &identity.key).unwrap();
+    let mut provider = rustls::crypto::aws_lc_rs::default_provider();
+    provider.kx_groups = vec![rustls::crypto::aws_lc_rs::kx_group::X25519];
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(certs, key)
+        .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.unwrap();
+        let mut stream = tokio_rustls::TlsAcceptor::from(Arc::new(config))
+            .accept(tcp)
+            .await
+            .unwrap();
+        let mut byte = [0u8; 1];
+        stream.read_exact(&mut byte).await.unwrap();
+    });
+
+    let client_module = self::module(Profile::Default);
+    let policy = TlsPolicy::for_module(&client_module).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (mut stream, negotiated) = client
+        .connect(&address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert_eq!(negotiated.group.as_deref(), Some("X25519"));
+    stream.write_all(b"x").await.unwrap();
+    server.await.unwrap();
+    let x25519_agreements = client_module
+        .counters()
+        .iter()
+        .find(|row| row.algorithm == Algorithm::X25519 && row.service == Service::KeyAgreement)
+        .map_or(0, |row| row.approved);
+    assert_eq!(x25519_agreements, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_chacha_only_client_is_refused_by_a_fips_server() {
     let module = module(Profile::Fips1403);
     let identity = identity(&module);
