@@ -4,13 +4,15 @@
 //! an SM2 certificate chain issued by `regula tls certgen --policy gm`. `scripts/tongsuo`
 //! builds Tongsuo once (a few minutes) into a cache outside the repository.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+mod tls_support;
 
-const REGULA: &str = env!("CARGO_BIN_EXE_regula");
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use tls_support::{Server, certgen, free_port, regula, text, with_stdin};
+
 const SUITES: [&str; 2] = ["TLS_SM4_GCM_SM3", "TLS_SM4_CCM_SM3"];
 
 fn tongsuo() -> &'static Path {
@@ -25,111 +27,6 @@ fn tongsuo() -> &'static Path {
         );
         PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
     })
-}
-
-fn regula(args: &[&str]) -> Command {
-    let mut command = Command::new(REGULA);
-    command.args(args).env_remove("REGULA_BREAK_SELFTEST");
-    command
-}
-
-fn certgen() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let output = regula(&["tls", "certgen", "--policy", "gm", "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let path = |name: &str| dir.path().join(name);
-    let (ca, cert, key) = (path("ca.pem"), path("server.pem"), path("server.key"));
-    (dir, ca, cert, key)
-}
-
-fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
-struct RegulaServer {
-    child: Child,
-    port: u16,
-}
-
-impl RegulaServer {
-    fn start(cert: &Path, key: &Path) -> RegulaServer {
-        let mut child = regula(&[
-            "tls",
-            "serve",
-            "--policy",
-            "gm",
-            "--listen",
-            "127.0.0.1:0",
-            "--echo",
-        ])
-        .arg("--cert")
-        .arg(cert)
-        .arg("--key")
-        .arg(key)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening 127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .parse()
-            .unwrap();
-        RegulaServer { child, port }
-    }
-
-    fn stop(mut self) -> String {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "server ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let mut log = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut log)
-            .unwrap();
-        log
-    }
-}
-
-impl Drop for RegulaServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn tongsuo_client(port: u16, ca: &Path, extra: &[&str], stdin: &[u8]) -> String {
@@ -152,8 +49,8 @@ fn tongsuo_client(port: u16, ca: &Path, extra: &[&str], stdin: &[u8]) -> String 
 
 #[test]
 fn tongsuo_clients_talk_to_a_regula_gm_server_and_others_are_refused() {
-    let (_dir, ca, cert, key) = certgen();
-    let server = RegulaServer::start(&cert, &key);
+    let (_dir, ca, cert, key) = certgen("gm");
+    let server = Server::start("gm", &cert, &key, "--echo");
     for suite in SUITES {
         let message = format!("hello over {suite}\n");
         let transcript = tongsuo_client(
@@ -205,22 +102,15 @@ fn tongsuo_clients_talk_to_a_regula_gm_server_and_others_are_refused() {
         x25519_only.contains("alert handshake failure"),
         "{x25519_only}"
     );
-    let log = server.stop();
+    let (status, log) = server.stop();
+    assert_eq!(status, 0, "{log}");
     assert!(log.contains("2 handshakes, 2 handshake failures"), "{log}");
     assert!(log.contains(", 0 not approved"), "{log}");
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn regula_connect_talks_to_a_tongsuo_server() {
-    let (_dir, ca, cert, key) = certgen();
+    let (_dir, ca, cert, key) = certgen("gm");
     for suite in SUITES {
         let port = free_port();
         // -www: s_server answers "GET /" with a status page, so data flows both ways.

@@ -2,18 +2,13 @@
 //! connect to `regula tls serve`, and `regula tls connect` talks to `openssl s_server`. Needs
 //! `openssl` and `gnutls-cli` (Debian `openssl`, `gnutls-bin`; scripts/setup installs them).
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
+mod tls_support;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
-const REGULA: &str = env!("CARGO_BIN_EXE_regula");
-
-fn regula(args: &[&str]) -> Command {
-    let mut command = Command::new(REGULA);
-    command.args(args).env_remove("REGULA_BREAK_SELFTEST");
-    command
-}
+use tls_support::{Server, certgen, free_port, regula, text, with_stdin};
 
 fn require(tool: &str) {
     let found = Command::new(tool)
@@ -25,106 +20,6 @@ fn require(tool: &str) {
         found,
         "`{tool}` is needed for TLS interop tests: run scripts/setup"
     );
-}
-
-fn certgen(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let output = regula(&["tls", "certgen", "--policy", policy, "--out"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let path = |name: &str| dir.path().join(name);
-    let (ca, cert, key) = (path("ca.pem"), path("server.pem"), path("server.key"));
-    (dir, ca, cert, key)
-}
-
-/// `regula tls serve` on a free port; stopped with SIGTERM on drop.
-struct Server {
-    child: Child,
-    port: u16,
-}
-
-impl Server {
-    fn start(policy: &str, cert: &Path, key: &Path, mode: &str) -> Server {
-        let mut child = regula(&[
-            "tls",
-            "serve",
-            "--policy",
-            policy,
-            "--listen",
-            "127.0.0.1:0",
-            mode,
-        ])
-        .arg("--cert")
-        .arg(cert)
-        .arg("--key")
-        .arg(key)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening 127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .parse()
-            .unwrap();
-        Server { child, port }
-    }
-
-    /// SIGTERM, then the exit status and stderr.
-    fn stop(mut self) -> (i32, String) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while self.child.try_wait().unwrap().is_none() {
-            assert!(Instant::now() < deadline, "server ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let output = std::mem::replace(&mut self.child, Command::new("true").spawn().unwrap())
-            .wait_with_output()
-            .unwrap();
-        (
-            output.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _ = child.stdin.take().unwrap().write_all(stdin);
-    child.wait_with_output().unwrap()
-}
-
-fn text(output: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 const REQUEST: &[u8] = b"GET / HTTP/1.0\r\n\r\n";
@@ -202,15 +97,6 @@ fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
         // The service indicator saw the sessions, all approved under the policy.
         assert!(log.contains(", 0 not approved"), "{log}");
     }
-}
-
-/// A free loopback port for a peer server (released just before the peer binds it).
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// `openssl s_server` for one connection, ready once it printed ACCEPT. Its stdin stays open

@@ -1,0 +1,133 @@
+//! What the TLS interop tests share: running `regula`, issuing certificates for a policy, a
+//! `regula tls serve` on a free port, and feeding a peer's command line.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const REGULA: &str = env!("CARGO_BIN_EXE_regula");
+
+/// `regula ARGS`, never with a self-test break switch inherited from the environment.
+pub fn regula(args: &[&str]) -> Command {
+    let mut command = Command::new(REGULA);
+    command.args(args).env_remove("REGULA_BREAK_SELFTEST");
+    command
+}
+
+/// `regula tls certgen --policy POLICY` into a temporary directory: (dir, ca, cert, key).
+pub fn certgen(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let output = regula(&["tls", "certgen", "--policy", policy, "--out"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let path = |name: &str| dir.path().join(name);
+    let (ca, cert, key) = (path("ca.pem"), path("server.pem"), path("server.key"));
+    (dir, ca, cert, key)
+}
+
+/// `regula tls serve` on a free port; killed on drop if not stopped.
+pub struct Server {
+    child: Child,
+    pub port: u16,
+}
+
+impl Server {
+    /// `mode` is `--echo`, `--http` or `--discard`.
+    pub fn start(policy: &str, cert: &Path, key: &Path, mode: &str) -> Server {
+        let mut child = regula(&[
+            "tls",
+            "serve",
+            "--policy",
+            policy,
+            "--listen",
+            "127.0.0.1:0",
+            mode,
+        ])
+        .arg("--cert")
+        .arg(cert)
+        .arg("--key")
+        .arg(key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening 127.0.0.1:")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .parse()
+            .unwrap();
+        Server { child, port }
+    }
+
+    /// SIGTERM, then the exit status and everything the server wrote on stderr.
+    pub fn stop(mut self) -> (i32, String) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "server ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut log = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
+        (status.code().unwrap_or(-1), log)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs `command` with `stdin` as its input, collecting its output.
+pub fn with_stdin(mut command: Command, stdin: &[u8]) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _ = child.stdin.take().unwrap().write_all(stdin);
+    child.wait_with_output().unwrap()
+}
+
+/// stdout then stderr, as one string to search.
+pub fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// A free loopback port for a peer server (released just before the peer binds it).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
