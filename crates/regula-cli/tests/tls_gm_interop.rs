@@ -6,10 +6,11 @@
 
 mod tls_support;
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use tls_support::{Server, certgen, free_port, regula, text, with_stdin};
 
@@ -29,11 +30,11 @@ fn tongsuo() -> &'static Path {
     })
 }
 
+/// Tongsuo's s_client sending `stdin`. With `-ign_eof` it would wait for a close the echo
+/// server never sends first, so it is stopped as soon as the echo of `stdin` has come back (or
+/// it has exited on its own, as a refused client does), at most 20 s.
 fn tongsuo_client(port: u16, ca: &Path, extra: &[&str], stdin: &[u8]) -> String {
-    let mut command = Command::new("timeout");
-    command
-        .arg("20")
-        .arg(tongsuo())
+    let mut child = Command::new(tongsuo())
         .args([
             "s_client",
             "-connect",
@@ -43,8 +44,41 @@ fn tongsuo_client(port: u16, ca: &Path, extra: &[&str], stdin: &[u8]) -> String 
         ])
         .arg("-CAfile")
         .arg(ca)
-        .args(extra);
-    text(&with_stdin(command, stdin))
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin);
+    let stdout = Arc::new(Mutex::new(Vec::new()));
+    let reader = {
+        let stdout = Arc::clone(&stdout);
+        let mut pipe = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(read @ 1..) = pipe.read(&mut chunk) {
+                stdout.lock().unwrap().extend_from_slice(&chunk[..read]);
+            }
+        })
+    };
+    let expected = String::from_utf8_lossy(stdin).trim().to_string();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() && Instant::now() < deadline {
+        let echoed = !expected.is_empty()
+            && String::from_utf8_lossy(&stdout.lock().unwrap()).contains(&expected);
+        if echoed {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(input);
+    let _ = child.kill();
+    let output = child.wait_with_output().unwrap();
+    reader.join().unwrap();
+    let stdout = stdout.lock().unwrap().clone();
+    text(&Output { stdout, ..output })
 }
 
 #[test]
