@@ -98,8 +98,14 @@ fn show(policy: &Policy) {
         policy.profile(),
         policy.mode().name()
     );
+    // Wide enough for the longest family name ("public-key-encryption").
+    let family_width = Algorithm::ALL
+        .iter()
+        .map(|algorithm| algorithm.family().name().len())
+        .max()
+        .unwrap_or(0);
     println!(
-        "{:<20} {:<14} {:<13} {:<7} limits / reason",
+        "{:<20} {:<family_width$} {:<13} {:<7} limits / reason",
         "algorithm", "family", "status", "served"
     );
     for algorithm in Algorithm::ALL {
@@ -115,7 +121,7 @@ fn show(policy: &Policy) {
             "no"
         };
         println!(
-            "{:<20} {:<14} {:<13} {:<7} {note}",
+            "{:<20} {:<family_width$} {:<13} {:<7} {note}",
             algorithm.name(),
             algorithm.family().name(),
             status,
