@@ -11,7 +11,8 @@
 //!
 //! Curve arithmetic comes from RustCrypto's `sm2` crate (constant-time field and scalar
 //! arithmetic, constant-time multiplication by secret scalars). Only signature verification
-//! uses variable-time arithmetic, and only on public inputs.
+//! uses variable-time arithmetic, and only on public inputs; its field arithmetic is our own
+//! (`field.rs`, constant-time and specialised to curveSM2's prime).
 
 use core::fmt;
 
@@ -27,6 +28,7 @@ pub(crate) use sm2::{AffinePoint, ProjectivePoint, Scalar};
 pub mod encoding;
 pub mod encryption;
 pub mod exchange;
+mod field;
 mod fixed_base;
 pub mod signature;
 mod vartime;
