@@ -55,8 +55,9 @@ pub(crate) fn sm2_error(algorithm: Algorithm, error: regula_sm::sm2::Error) -> E
 pub fn implementation(algorithm: Algorithm) -> String {
     match algorithm {
         Algorithm::Sm4Gcm => format!(
-            "regula-sm {} + GHASH (carry-less multiply, RustCrypto ghash without CLMUL)",
-            regula_sm::sm4::backend::active().name()
+            "regula-sm {} + {}",
+            regula_sm::sm4::backend::active().name(),
+            regula_sm::sm4::modes::ghash_implementation()
         ),
         Algorithm::Sm4Ecb
         | Algorithm::Sm4Cbc
@@ -74,11 +75,12 @@ pub fn implementation(algorithm: Algorithm) -> String {
             "regula-sm HMAC over {}",
             regula_sm::sm3::backend::active().name()
         ),
-        Algorithm::Sm2Sign
-        | Algorithm::Sm2Encrypt
-        | Algorithm::Sm2Ecdh
-        | Algorithm::Sm2KeyExchange => {
-            "regula-sm (field arithmetic from RustCrypto sm2)".to_string()
+        Algorithm::Sm2Sign => {
+            "regula-sm: signing on RustCrypto sm2 field arithmetic, verification on regula-sm's curveSM2 field"
+                .to_string()
+        }
+        Algorithm::Sm2Encrypt | Algorithm::Sm2Ecdh | Algorithm::Sm2KeyExchange => {
+            "regula-sm on RustCrypto sm2 field arithmetic".to_string()
         }
         _ => format!("regula-sm {}", regula_sm::sm3::backend::active().name()),
     }

@@ -22,6 +22,12 @@ use super::{Error, xor_block};
 use crate::sm4::backend::Backend;
 use crate::sm4::{BLOCK_SIZE, Block, KEY_SIZE, Sm4};
 
+/// The GHASH implementation SM4-GCM keys use on this CPU (`ghash-vpclmulqdq-avx512`,
+/// `ghash-pclmulqdq` or `ghash-rustcrypto`), for `regula info`.
+pub fn ghash_implementation() -> &'static str {
+    ghash::Implementation::active().name()
+}
+
 /// Length of a full GCM tag.
 pub(crate) const TAG_SIZE: usize = 16;
 

@@ -40,8 +40,16 @@ impl Implementation {
         Implementation::VpclmulqdqAvx512,
     ];
 
+    /// The one [`Key::new`] picks on this CPU (and build).
+    pub(crate) fn active() -> Implementation {
+        Implementation::ALL
+            .into_iter()
+            .rev()
+            .find(|implementation| Key::with_implementation(&[0; 16], *implementation).is_some())
+            .unwrap_or(Implementation::RustCrypto)
+    }
+
     /// Driver-style name.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Implementation::RustCrypto => "ghash-rustcrypto",
@@ -192,6 +200,16 @@ mod tests {
             .into_iter()
             .filter(|implementation| Key::with_implementation(&[0; 16], *implementation).is_some())
             .collect()
+    }
+
+    #[test]
+    fn active_is_the_fastest_available() {
+        let fastest = *available().last().expect("RustCrypto is always available");
+        assert_eq!(Implementation::active(), fastest);
+        #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+        if std::arch::is_x86_feature_detected!("pclmulqdq") {
+            assert_ne!(Implementation::active(), Implementation::RustCrypto);
+        }
     }
 
     fn reference(h: &Block, data: &[u8]) -> Block {
