@@ -2,19 +2,20 @@
 //!
 //! The compression function is chosen once per process from what the CPU supports:
 //!
-//! | backend | CPU features | message expansion |
-//! |---|---|---|
-//! | `sm3-avx512-bmi2` | AVX-512F, AVX-512VL, BMI2 | four words per step, `vprold`/`vpternlogd` |
-//! | `sm3-ssse3` | SSSE3 | four words per step, shifts |
-//! | `sm3-rustcrypto` | none: the RustCrypto `sm3` crate (vetted, portable) | scalar |
+//! | backend | CPU features | message expansion | rounds |
+//! |---|---|---|---|
+//! | `sm3-avx512-bmi2` | AVX-512F, AVX-512VL, BMI2 | four words per step, `vprold`/`vpternlogd` | assembly (`sm3/avx512_asm.rs`) |
+//! | `sm3-ssse3` | SSSE3 | four words per step, shifts | compiled (`sm3/rounds.rs`) |
+//! | `sm3-rustcrypto` | none: the RustCrypto `sm3` crate (vetted, portable) | scalar | compiled |
 //!
-//! The x86-64 backends (`sm3/x86_64.rs`) expand the message on SIMD registers, interleaved
-//! with the scalar rounds (`sm3/rounds.rs`); the rounds are one long dependency chain, so the
-//! expansion runs beside them. SM3 has no table lookups and no data-dependent branches, so
+//! The x86-64 backends expand the message on SIMD registers, interleaved with the scalar
+//! rounds; the rounds are one long dependency chain, so the expansion runs beside them. SM3 has no table lookups and no data-dependent branches, so
 //! every backend runs in constant time. `--cfg sm4_backend="soft"` builds (the crate's switch
 //! for unsafe-free builds) and other architectures use RustCrypto `sm3`. Hash and HMAC states
 //! are wiped when dropped.
 
+#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+mod avx512_asm;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod rounds;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]

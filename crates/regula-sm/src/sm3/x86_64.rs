@@ -4,17 +4,19 @@
 //! (GB/T 32905-2016, 5.3.2) is computed four words at a time. The last of the four needs
 //! W_j, the first of the same four, so it is computed with 0 in its place and then corrected:
 //! P1 is linear over XOR, so the missing term is P1(W_j <<< 15). W'_j = W_j ^ W_(j+4) is four
-//! XORs per vector. The rounds stay scalar (they are one long dependency chain), compiled with
-//! BMI2 so that rotations are `rorx`; taking the expansion off the scalar ports shortens each
-//! round.
+//! XORs per vector. The rounds stay scalar (they are one long dependency chain); taking the
+//! expansion off the scalar ports shortens each round.
 //!
-//! Two flavours: AVX-512VL rotates with `vprold` and XORs three inputs with `vpternlogd`;
-//! SSSE3 rotates with two shifts and an OR.
+//! Two backends: with AVX-512VL and BMI2, the whole compression is the assembly of
+//! `avx512_asm.rs` (the same expansion with `vprold`/`vpternlogd`, rounds with `rorx`); with
+//! SSSE3 only, the expansion below (rotations by two shifts and an OR) feeds the compiled
+//! rounds of `rounds.rs`.
 
 use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
+use super::avx512_asm::{self, Expanded};
 use super::rounds::{Schedule, rounds};
 
 /// Proof that the CPU supports AVX-512F, AVX-512VL and BMI2; only [`Avx512Token::detect`]
@@ -23,7 +25,7 @@ use super::rounds::{Schedule, rounds};
 pub(crate) struct Avx512Token(());
 
 impl Avx512Token {
-    /// Checks the CPU for the features this flavour uses.
+    /// Checks the CPU for the features this backend uses.
     pub(crate) fn detect() -> Option<Self> {
         let supported = std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
@@ -37,17 +39,22 @@ impl Avx512Token {
 pub(crate) struct Ssse3Token(());
 
 impl Ssse3Token {
-    /// Checks the CPU for the features this flavour uses.
+    /// Checks the CPU for the features this backend uses.
     pub(crate) fn detect() -> Option<Self> {
         std::arch::is_x86_feature_detected!("ssse3").then_some(Ssse3Token(()))
     }
 }
 
-/// Compresses every block into `state` (AVX-512VL expansion, BMI2 rounds).
+/// Compresses every block into `state` (the assembly of `avx512_asm.rs`).
 pub(crate) fn compress_avx512(_token: Avx512Token, state: &mut [u32; 8], blocks: &[[u8; 64]]) {
+    if blocks.is_empty() {
+        return;
+    }
+    let mut expanded = Expanded::new();
     // SAFETY: an `Avx512Token` exists only after `Avx512Token::detect` saw AVX-512F, AVX-512VL
-    // and BMI2.
-    unsafe { compress_avx512_bmi2(state, blocks) }
+    // and BMI2; `state` is 8 writable words, `expanded` is writable, and `blocks` holds
+    // `blocks.len()` ≥ 1 readable blocks.
+    unsafe { avx512_asm::compress(state, &mut expanded, blocks.as_ptr(), blocks.len()) }
 }
 
 /// Compresses every block into `state` (SSSE3 expansion).
@@ -70,150 +77,6 @@ fn store4(words: &mut [u32; 4], x: __m128i) {
     unsafe { _mm_storeu_si128(words.as_mut_ptr().cast(), x) }
 }
 
-/// Generates one flavour of the expansion (its schedule type, a compress function) from its
-/// target features, rotation and three-way XOR.
-macro_rules! flavour {
-    ($schedule:ident, $compress:ident, $step:ident, $features:literal, $rol:ident, $xor3:ident) => {
-        /// One step of the expansion: from `x` = W_(j-16..j-1) in four registers, W_(j..j+3);
-        /// `x` moves on by four words.
-        #[inline]
-        #[target_feature(enable = $features)]
-        fn $step(x: &mut [__m128i; 4]) {
-            let [x0, x1, x2, x3] = *x;
-            let w9 = _mm_alignr_epi8::<12>(x2, x1);
-            let w13 = _mm_alignr_epi8::<12>(x1, x0);
-            let w6 = _mm_alignr_epi8::<8>(x3, x2);
-            // W_(j-3), W_(j-2), W_(j-1), and 0 where W_j belongs.
-            let w3 = _mm_srli_si128::<4>(x3);
-            let t = $xor3(x0, w9, $rol!(w3, 15));
-            let p1 = $xor3(t, $rol!(t, 15), $rol!(t, 23));
-            let partial = $xor3(p1, $rol!(w13, 7), w6);
-            // Lane 3 lacks P1(W_j <<< 15); W_j is lane 0.
-            let missing = $rol!(_mm_slli_si128::<12>(partial), 15);
-            let new = $xor3(
-                partial,
-                missing,
-                _mm_xor_si128($rol!(missing, 15), $rol!(missing, 23)),
-            );
-            *x = [x1, x2, x3, new];
-        }
-
-        /// The expansion of one block, kept four words ahead of the rounds.
-        struct $schedule {
-            /// The last sixteen words expanded.
-            x: [__m128i; 4],
-            w: [u32; 68],
-            w_prime: [u32; 64],
-        }
-
-        impl $schedule {
-            /// Loads W_0..W_15 from `block` (big-endian words).
-            ///
-            /// # Safety
-            /// The CPU must support the flavour's target features: the schedule's methods
-            /// rely on it.
-            #[inline]
-            #[target_feature(enable = $features)]
-            unsafe fn load(&mut self, block: &[u8; 64]) {
-                let (chunks, _) = block.as_chunks::<16>();
-                for (i, chunk) in chunks.iter().enumerate() {
-                    // SAFETY: `chunk` is 16 readable bytes; `loadu` has no alignment
-                    // requirement.
-                    let words = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
-                    self.x[i] = _mm_shuffle_epi8(words, bswap_words());
-                    store4((&mut self.w[4 * i..4 * i + 4]).try_into().unwrap(), self.x[i]);
-                }
-            }
-        }
-
-        impl $schedule {
-            /// [`Schedule::prepare`] with the flavour's target features.
-            ///
-            /// The expansion runs two groups ahead of the rounds: W_(4g+8..4g+11) here, for
-            /// group g + 2. The step is tied to `after` (by an empty `asm!`) so that the
-            /// compiler keeps it among the rounds instead of hoisting all steps before them,
-            /// which would leave the out-of-order window full of expansion.
-            #[inline]
-            #[target_feature(enable = $features)]
-            fn prepare_group(&mut self, group: usize, after: u32) {
-                // W_(4g..4g+3) and W_(4g+4..4g+7) are in adjacent registers.
-                let now = group.min(2);
-                let w_prime = _mm_xor_si128(self.x[now], self.x[now + 1]);
-                let at = 4 * group;
-                store4((&mut self.w_prime[at..at + 4]).try_into().unwrap(), w_prime);
-                let first = 4 * group + 8;
-                if (16..68).contains(&first) {
-                    let mut last = self.x[3];
-                    // SAFETY: the template is empty: it only reads `after` and `last` and
-                    // writes `last`, in registers; no memory, stack or flags.
-                    unsafe {
-                        core::arch::asm!(
-                            "/* {0:e} {1} */",
-                            in(reg) after,
-                            inout(xmm_reg) last,
-                            options(pure, nomem, nostack, preserves_flags),
-                        );
-                    }
-                    self.x[3] = last;
-                    $step(&mut self.x);
-                    store4((&mut self.w[first..first + 4]).try_into().unwrap(), self.x[3]);
-                }
-            }
-        }
-
-        impl Schedule for $schedule {
-            #[inline(always)]
-            fn prepare(&mut self, group: usize, after: u32) {
-                // SAFETY: a schedule is loaded only through `load`, whose callers guarantee
-                // the flavour's target features.
-                unsafe { self.prepare_group(group, after) }
-            }
-
-            #[inline(always)]
-            fn w(&self, j: usize) -> u32 {
-                self.w[j]
-            }
-
-            #[inline(always)]
-            fn w_prime(&self, j: usize) -> u32 {
-                self.w_prime[j]
-            }
-        }
-
-        impl Drop for $schedule {
-            fn drop(&mut self) {
-                self.w.zeroize();
-                self.w_prime.zeroize();
-                // SAFETY: SSE2 is part of the x86-64 baseline.
-                self.x = [unsafe { _mm_setzero_si128() }; 4];
-            }
-        }
-
-        /// # Safety
-        /// The CPU must support the flavour's target features.
-        #[target_feature(enable = $features)]
-        unsafe fn $compress(state: &mut [u32; 8], blocks: &[[u8; 64]]) {
-            let mut schedule = $schedule {
-                x: [_mm_setzero_si128(); 4],
-                w: [0; 68],
-                w_prime: [0; 64],
-            };
-            for block in blocks {
-                // SAFETY: this function's callers guarantee the target features.
-                unsafe { schedule.load(block) };
-                rounds(state, &mut schedule, opaque);
-            }
-        }
-    };
-}
-
-/// Rotation of each 32-bit lane with `vprold`.
-macro_rules! rol_avx512 {
-    ($x:expr, $n:literal) => {
-        _mm_rol_epi32::<$n>($x)
-    };
-}
-
 /// Rotation of each 32-bit lane with two shifts and an OR.
 macro_rules! rol_sse {
     ($x:expr, $n:literal) => {{
@@ -222,11 +85,141 @@ macro_rules! rol_sse {
     }};
 }
 
+/// One step of the expansion: from `x` = W_(j-16..j-1) in four registers, W_(j..j+3);
+/// `x` moves on by four words.
 #[inline]
-#[target_feature(enable = "avx512f,avx512vl")]
-fn xor3_avx512(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
-    // 0x96: the truth table of a ^ b ^ c.
-    _mm_ternarylogic_epi32::<0x96>(a, b, c)
+#[target_feature(enable = "ssse3")]
+fn step_ssse3(x: &mut [__m128i; 4]) {
+    let [x0, x1, x2, x3] = *x;
+    let w9 = _mm_alignr_epi8::<12>(x2, x1);
+    let w13 = _mm_alignr_epi8::<12>(x1, x0);
+    let w6 = _mm_alignr_epi8::<8>(x3, x2);
+    // W_(j-3), W_(j-2), W_(j-1), and 0 where W_j belongs.
+    let w3 = _mm_srli_si128::<4>(x3);
+    let t = xor3_sse(x0, w9, rol_sse!(w3, 15));
+    let p1 = xor3_sse(t, rol_sse!(t, 15), rol_sse!(t, 23));
+    let partial = xor3_sse(p1, rol_sse!(w13, 7), w6);
+    // Lane 3 lacks P1(W_j <<< 15); W_j is lane 0.
+    let missing = rol_sse!(_mm_slli_si128::<12>(partial), 15);
+    let new = xor3_sse(
+        partial,
+        missing,
+        _mm_xor_si128(rol_sse!(missing, 15), rol_sse!(missing, 23)),
+    );
+    *x = [x1, x2, x3, new];
+}
+
+/// The expansion of one block, kept four words ahead of the rounds.
+struct Ssse3Schedule {
+    /// The last sixteen words expanded.
+    x: [__m128i; 4],
+    w: [u32; 68],
+    w_prime: [u32; 64],
+}
+
+impl Ssse3Schedule {
+    /// Loads W_0..W_15 from `block` (big-endian words).
+    ///
+    /// # Safety
+    /// The CPU must support SSSE3: the schedule's methods
+    /// rely on it.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    unsafe fn load(&mut self, block: &[u8; 64]) {
+        let (chunks, _) = block.as_chunks::<16>();
+        for (i, chunk) in chunks.iter().enumerate() {
+            // SAFETY: `chunk` is 16 readable bytes; `loadu` has no alignment
+            // requirement.
+            let words = unsafe { _mm_loadu_si128(chunk.as_ptr().cast()) };
+            self.x[i] = _mm_shuffle_epi8(words, bswap_words());
+            store4(
+                (&mut self.w[4 * i..4 * i + 4]).try_into().unwrap(),
+                self.x[i],
+            );
+        }
+    }
+}
+
+impl Ssse3Schedule {
+    /// [`Schedule::prepare`] with SSSE3 enabled.
+    ///
+    /// The expansion runs two groups ahead of the rounds: W_(4g+8..4g+11) here, for
+    /// group g + 2. The step is tied to `after` (by an empty `asm!`) so that the
+    /// compiler keeps it among the rounds instead of hoisting all steps before them,
+    /// which would leave the out-of-order window full of expansion.
+    #[inline]
+    #[target_feature(enable = "ssse3")]
+    fn prepare_group(&mut self, group: usize, after: u32) {
+        // W_(4g..4g+3) and W_(4g+4..4g+7) are in adjacent registers.
+        let now = group.min(2);
+        let w_prime = _mm_xor_si128(self.x[now], self.x[now + 1]);
+        let at = 4 * group;
+        store4((&mut self.w_prime[at..at + 4]).try_into().unwrap(), w_prime);
+        let first = 4 * group + 8;
+        if (16..68).contains(&first) {
+            let mut last = self.x[3];
+            // SAFETY: the template is empty: it only reads `after` and `last` and
+            // writes `last`, in registers; no memory, stack or flags.
+            unsafe {
+                core::arch::asm!(
+                    "/* {0:e} {1} */",
+                    in(reg) after,
+                    inout(xmm_reg) last,
+                    options(pure, nomem, nostack, preserves_flags),
+                );
+            }
+            self.x[3] = last;
+            step_ssse3(&mut self.x);
+            store4(
+                (&mut self.w[first..first + 4]).try_into().unwrap(),
+                self.x[3],
+            );
+        }
+    }
+}
+
+impl Schedule for Ssse3Schedule {
+    #[inline(always)]
+    fn prepare(&mut self, group: usize, after: u32) {
+        // SAFETY: a schedule is loaded only through `load`, whose callers guarantee
+        // SSSE3.
+        unsafe { self.prepare_group(group, after) }
+    }
+
+    #[inline(always)]
+    fn w(&self, j: usize) -> u32 {
+        self.w[j]
+    }
+
+    #[inline(always)]
+    fn w_prime(&self, j: usize) -> u32 {
+        self.w_prime[j]
+    }
+}
+
+impl Drop for Ssse3Schedule {
+    fn drop(&mut self) {
+        self.w.zeroize();
+        self.w_prime.zeroize();
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        self.x = [unsafe { _mm_setzero_si128() }; 4];
+    }
+}
+
+/// # Safety
+/// The CPU must support SSSE3.
+#[target_feature(enable = "ssse3")]
+unsafe fn compress_ssse3_inner(state: &mut [u32; 8], blocks: &[[u8; 64]]) {
+    let mut schedule = Ssse3Schedule {
+        x: [_mm_setzero_si128(); 4],
+        w: [0; 68],
+        w_prime: [0; 64],
+    };
+    for block in blocks {
+        // SAFETY: this function's callers guarantee the target features.
+        unsafe { schedule.load(block) };
+        rounds(state, &mut schedule, opaque);
+    }
 }
 
 #[inline]
@@ -234,23 +227,6 @@ fn xor3_avx512(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
 fn xor3_sse(a: __m128i, b: __m128i, c: __m128i) -> __m128i {
     _mm_xor_si128(_mm_xor_si128(a, b), c)
 }
-
-flavour!(
-    Avx512Schedule,
-    compress_avx512_bmi2,
-    step_avx512,
-    "avx512f,avx512vl,bmi2",
-    rol_avx512,
-    xor3_avx512
-);
-flavour!(
-    Ssse3Schedule,
-    compress_ssse3_inner,
-    step_ssse3,
-    "ssse3",
-    rol_sse,
-    xor3_sse
-);
 
 /// Returns `x` through an empty `asm!` block: no instruction, but the optimiser can no longer
 /// see through it, so the sums in `rounds` keep the order that shortens the critical path.
