@@ -18,41 +18,17 @@
 //!   and after two rounds computes W_(4g+16..4g+19), three groups ahead (the step of
 //!   `x86_64.rs`: P1 is linear, so the fourth word is corrected afterwards).
 //! * The state stays in registers from block to block; V(i+1) = ABCDEFGH ^ V(i) is written
-//!   back after every block. Message words and state are cleared from the scratch registers
-//!   before returning.
+//!   back after every block. The expanded message lives in the function's own stack frame and
+//!   is wiped, with the scratch registers, before returning.
 
-/// The expanded message as the assembly reads it: W_j at byte 4j, W'_j at byte 272 + 4j.
-#[repr(C)]
-pub(super) struct Expanded {
-    w: [u32; 68],
-    w_prime: [u32; 64],
-}
-
-impl Expanded {
-    pub(super) fn new() -> Expanded {
-        Expanded {
-            w: [0; 68],
-            w_prime: [0; 64],
-        }
-    }
-}
-
-impl Drop for Expanded {
-    fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.w);
-        zeroize::Zeroize::zeroize(&mut self.w_prime);
-    }
-}
-
-/// Compresses `count` blocks from `blocks` into `state`, using `expanded` as scratch.
+/// Compresses `count` blocks from `blocks` into `state`.
 ///
 /// # Safety
-/// The CPU must support BMI2, AVX-512F and AVX-512VL; `state` must be 8 writable words,
-/// `expanded` writable and `blocks` `count` ≥ 1 readable blocks.
+/// The CPU must support BMI2, AVX-512F and AVX-512VL; `state` must be 8 writable words and
+/// `blocks` `count` ≥ 1 readable blocks.
 #[unsafe(naked)]
 pub(super) unsafe extern "sysv64" fn compress(
     state: *mut [u32; 8],
-    expanded: *mut Expanded,
     blocks: *const [u8; 64],
     count: usize,
 ) {
@@ -156,10 +132,13 @@ pub(super) unsafe extern "sysv64" fn compress(
         "push r13",
         "push r14",
         "push r15",
-        // [rsp + 16]: state, [rsp + 8]: next block, [rsp]: blocks left.
+        // [rsp + 544]: state, [rsp + 536]: next block, [rsp + 528]: blocks left; below them
+        // the expanded message, W_j at [rsi + 4j] and W'_j at [rsi + 272 + 4j].
         "push rdi",
+        "push rsi",
         "push rdx",
-        "push rcx",
+        "sub rsp, 528",
+        "mov rsi, rsp",
         // The pshufb control that byte-swaps each 32-bit word (SM3 words are big-endian).
         "mov rax, 0x0405060700010203",
         "vmovq xmm15, rax",
@@ -174,7 +153,7 @@ pub(super) unsafe extern "sysv64" fn compress(
         "mov r10d, dword ptr [rdi + 24]",
         "mov r11d, dword ptr [rdi + 28]",
         "2:",
-        "mov rdi, qword ptr [rsp + 8]",
+        "mov rdi, qword ptr [rsp + 536]",
         "vmovdqu xmm0, xmmword ptr [rdi]",
         "vpshufb xmm0, xmm0, xmm15",
         "vmovdqu xmm1, xmmword ptr [rdi + 16]",
@@ -209,7 +188,7 @@ pub(super) unsafe extern "sysv64" fn compress(
         "SM3_GROUP 1, 56, xmm2, xmm3, xmm0, xmm1",
         "SM3_GROUP 1, 60, xmm3, xmm0, xmm1, xmm2",
         // V(i+1) = ABCDEFGH ^ V(i), kept in the registers for the next block.
-        "mov rdi, qword ptr [rsp + 16]",
+        "mov rdi, qword ptr [rsp + 544]",
         "xor eax, dword ptr [rdi]",
         "mov dword ptr [rdi], eax",
         "xor ebx, dword ptr [rdi + 4]",
@@ -226,11 +205,18 @@ pub(super) unsafe extern "sysv64" fn compress(
         "mov dword ptr [rdi + 24], r10d",
         "xor r11d, dword ptr [rdi + 28]",
         "mov dword ptr [rdi + 28], r11d",
-        "add qword ptr [rsp + 8], 64",
-        "dec qword ptr [rsp]",
+        "add qword ptr [rsp + 536], 64",
+        "dec qword ptr [rsp + 528]",
         "jnz 2b",
-        "add rsp, 24",
-        // Clear what the caller does not restore: state words and message words.
+        // Clear the expanded message, and what the caller does not restore: state words and
+        // message words in registers.
+        "vpxor xmm0, xmm0, xmm0",
+        ".set .Lregula_sm3_wipe, 0",
+        ".rept 33",
+        "vmovdqu xmmword ptr [rsp + .Lregula_sm3_wipe], xmm0",
+        ".set .Lregula_sm3_wipe, .Lregula_sm3_wipe + 16",
+        ".endr",
+        "add rsp, 552",
         "xor eax, eax",
         "xor ecx, ecx",
         "xor edx, edx",
@@ -240,7 +226,6 @@ pub(super) unsafe extern "sysv64" fn compress(
         "xor r9d, r9d",
         "xor r10d, r10d",
         "xor r11d, r11d",
-        "vpxor xmm0, xmm0, xmm0",
         "vpxor xmm1, xmm1, xmm1",
         "vpxor xmm2, xmm2, xmm2",
         "vpxor xmm3, xmm3, xmm3",

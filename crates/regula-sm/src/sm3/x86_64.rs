@@ -16,7 +16,7 @@ use core::arch::x86_64::*;
 
 use zeroize::Zeroize;
 
-use super::avx512_asm::{self, Expanded};
+use super::avx512_asm;
 use super::rounds::{Schedule, rounds};
 
 /// Proof that the CPU supports AVX-512F, AVX-512VL and BMI2; only [`Avx512Token::detect`]
@@ -50,11 +50,10 @@ pub(crate) fn compress_avx512(_token: Avx512Token, state: &mut [u32; 8], blocks:
     if blocks.is_empty() {
         return;
     }
-    let mut expanded = Expanded::new();
     // SAFETY: an `Avx512Token` exists only after `Avx512Token::detect` saw AVX-512F, AVX-512VL
-    // and BMI2; `state` is 8 writable words, `expanded` is writable, and `blocks` holds
-    // `blocks.len()` ≥ 1 readable blocks.
-    unsafe { avx512_asm::compress(state, &mut expanded, blocks.as_ptr(), blocks.len()) }
+    // and BMI2; `state` is 8 writable words and `blocks` holds `blocks.len()` ≥ 1 readable
+    // blocks.
+    unsafe { avx512_asm::compress(state, blocks.as_ptr(), blocks.len()) }
 }
 
 /// Compresses every block into `state` (SSSE3 expansion).
