@@ -7,10 +7,10 @@
 use std::sync::OnceLock;
 
 use super::backend::Backend;
-use super::{Block, RoundKeys, soft};
+use super::{Block, BlockKeys, RoundKeys, soft};
 
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-use super::x86_64::{aesni, gfni};
+use super::x86_64::{self, aesni, gfni};
 
 /// A backend that this CPU has been checked to support.
 #[derive(Clone, Copy)]
@@ -42,6 +42,66 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::crypt_blocks(token, round_keys, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::crypt_blocks(token, round_keys, blocks),
+        }
+    }
+
+    /// The round keys in the layout of this backend's one-block path, [`Engine::crypt_block`]:
+    /// transformed for the SIMD backends, a copy of `round_keys` in column 0 for the portable one.
+    pub(crate) fn block_keys(self, round_keys: &RoundKeys) -> BlockKeys {
+        match self {
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(_) | Engine::GfniAvx512(_) => x86_64::one_block_keys(round_keys),
+            Engine::Soft => round_keys.map(|rk| [rk, 0]),
+        }
+    }
+
+    /// Runs the 32 rounds over one block. Chained modes wait for each block, so the SIMD
+    /// backends take a latency-optimised path rather than their wide one.
+    #[inline]
+    pub(crate) fn crypt_block(
+        self,
+        round_keys: &RoundKeys,
+        // Only the GFNI path reads these, and a soft-only build has none.
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(sm4_backend = "soft"))),
+            expect(unused_variables)
+        )]
+        block_keys: &BlockKeys,
+        block: &mut Block,
+    ) {
+        match self {
+            Engine::Soft => soft::crypt_blocks(round_keys, core::slice::from_mut(block)),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(token) => aesni::crypt_block(token, block_keys, block),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::GfniAvx512(token) => gfni::crypt_block(token, block_keys, block),
+        }
+    }
+
+    /// CBC encryption, C_i = E(P_i ^ C_(i-1)) with C_(-1) = `iv`, one block at a time.
+    #[inline]
+    pub(crate) fn cbc_encrypt_blocks(
+        self,
+        round_keys: &RoundKeys,
+        block_keys: &BlockKeys,
+        iv: &Block,
+        blocks: &mut [Block],
+    ) {
+        match self {
+            // The SIMD backends keep the chaining value in their transformed domain.
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(token) => aesni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::GfniAvx512(token) => gfni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
+            Engine::Soft => {
+                let mut previous = u128::from_ne_bytes(*iv);
+                for block in blocks {
+                    // Whole-block XOR, so the next load is forwarded from a single store.
+                    *block = (u128::from_ne_bytes(*block) ^ previous).to_ne_bytes();
+                    self.crypt_block(round_keys, block_keys, block);
+                    previous = u128::from_ne_bytes(*block);
+                }
+            }
         }
     }
 

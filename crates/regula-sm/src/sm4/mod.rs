@@ -8,9 +8,13 @@
 //!
 //! | backend | CPU features | blocks in parallel |
 //! |---|---|---|
-//! | `sm4-gfni-avx512` | GFNI, AVX-512F, AVX-512BW | 16 per register set, 4 sets interleaved |
+//! | `sm4-gfni-avx512` | GFNI, AVX-512F, AVX-512BW, AVX-512VL | 16 per register set, 4 sets interleaved |
 //! | `sm4-aesni-avx2` | AES-NI, AVX2 | 8 per register set, 4 sets interleaved |
 //! | `sm4-soft` | none (portable, constant time) | 2 (one `u64` holds a word of each) |
+//!
+//! Single blocks ([`Sm4::encrypt_block`], CBC encryption, the CBC-MACs) cannot use that
+//! parallelism, so the SIMD backends also have a latency-optimised one-block path; the GFNI one
+//! runs in a transformed domain with its own key layout (see `x86_64/gfni.rs`).
 //!
 //! Build with `--cfg sm4_backend="soft"` to compile only the portable backend.
 //!
@@ -58,6 +62,8 @@ pub(crate) const ROUNDS: usize = 32;
 pub type Block = [u8; BLOCK_SIZE];
 /// The 32 round keys rk0..rk31, in the order a backend applies them.
 pub(crate) type RoundKeys = [u32; ROUNDS];
+/// Round keys laid out for a backend's one-block path (see `autodetect::Engine::block_keys`).
+pub(crate) type BlockKeys = [[u32; 2]; ROUNDS];
 
 /// System parameter FK (GB/T 32907-2016, 7.3).
 const FK: [u32; 4] = [0xa3b1_bac6, 0x56aa_3350, 0x677d_9197, 0xb270_22dc];
@@ -85,6 +91,10 @@ const CK: [u32; ROUNDS] = {
 pub struct Sm4 {
     encrypt_keys: RoundKeys,
     decrypt_keys: RoundKeys,
+    /// The same keys for the one-block path, which chained modes (CBC encryption, the
+    /// CBC-MACs) are bound by.
+    encrypt_block_keys: BlockKeys,
+    decrypt_block_keys: BlockKeys,
     engine: autodetect::Engine,
 }
 
@@ -108,6 +118,8 @@ impl Sm4 {
         // Decryption is the same structure with the round keys in reverse (GB/T 32907-2016, 7.2).
         decrypt_keys.reverse();
         Self {
+            encrypt_block_keys: engine.block_keys(&encrypt_keys),
+            decrypt_block_keys: engine.block_keys(&decrypt_keys),
             encrypt_keys,
             decrypt_keys,
             engine,
@@ -119,16 +131,18 @@ impl Sm4 {
         self.engine.backend()
     }
 
-    /// Encrypts one block in place.
+    /// Encrypts one block in place, on the backend's latency-optimised one-block path.
     #[inline]
     pub fn encrypt_block(&self, block: &mut Block) {
-        self.encrypt_blocks(core::slice::from_mut(block));
+        self.engine
+            .crypt_block(&self.encrypt_keys, &self.encrypt_block_keys, block);
     }
 
-    /// Decrypts one block in place.
+    /// Decrypts one block in place, on the backend's latency-optimised one-block path.
     #[inline]
     pub fn decrypt_block(&self, block: &mut Block) {
-        self.decrypt_blocks(core::slice::from_mut(block));
+        self.engine
+            .crypt_block(&self.decrypt_keys, &self.decrypt_block_keys, block);
     }
 
     /// Encrypts every block in place, using the backend's parallel path for the bulk.
@@ -150,6 +164,13 @@ impl Sm4 {
             .ctr_xor_blocks(&self.encrypt_keys, counter, blocks);
     }
 
+    /// CBC-encrypts `blocks` in place; `iv` is the ciphertext block before the first one. Each
+    /// block waits for the one before, so this runs on the one-block path.
+    pub(crate) fn cbc_encrypt_blocks(&self, iv: &Block, blocks: &mut [Block]) {
+        self.engine
+            .cbc_encrypt_blocks(&self.encrypt_keys, &self.encrypt_block_keys, iv, blocks);
+    }
+
     /// CBC-decrypts `blocks` in place; `iv` is the ciphertext block before the first one.
     pub(crate) fn cbc_decrypt_blocks(&self, iv: &Block, blocks: &mut [Block]) {
         self.engine
@@ -161,6 +182,8 @@ impl Drop for Sm4 {
     fn drop(&mut self) {
         self.encrypt_keys.zeroize();
         self.decrypt_keys.zeroize();
+        self.encrypt_block_keys.as_flattened_mut().zeroize();
+        self.decrypt_block_keys.as_flattened_mut().zeroize();
     }
 }
 

@@ -2,7 +2,7 @@
 
 use zeroize::Zeroize;
 
-use super::{Error, as_blocks_mut, xor_block};
+use super::{Error, as_blocks_mut};
 use crate::sm4::{BLOCK_SIZE, Block, Sm4};
 
 /// Encrypts `data` in place; its length must be a multiple of 16 bytes.
@@ -13,14 +13,10 @@ pub fn cbc_encrypt(cipher: &Sm4, iv: &Block, data: &mut [u8]) -> Result<(), Erro
     Ok(())
 }
 
-/// C_i = E(P_i ^ C_{i-1}) with C_{-1} = IV (NIST SP 800-38A, 6.2).
+/// C_i = E(P_i ^ C_{i-1}) with C_{-1} = IV (NIST SP 800-38A, 6.2), on the backend's one-block
+/// path (the GFNI backend also keeps the chaining value in its internal domain).
 fn encrypt_chain(cipher: &Sm4, iv: &Block, blocks: &mut [Block]) {
-    let mut previous = *iv;
-    for block in blocks {
-        xor_block(block, &previous);
-        cipher.encrypt_block(block);
-        previous = *block;
-    }
+    cipher.cbc_encrypt_blocks(iv, blocks);
 }
 
 /// Decrypts `data` in place; its length must be a multiple of 16 bytes.

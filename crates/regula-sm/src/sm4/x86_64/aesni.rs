@@ -5,11 +5,14 @@
 //! bytes of a register at once: a nibble-table affine map into the AES field, `aesenclast` with
 //! a zero round key on each 128-bit half (after undoing the ShiftRows it applies), and a second
 //! nibble-table affine map back (see `x86_64/mod.rs` for the derivation).
+//!
+//! One block at a time (CBC encryption, the CBC-MACs) is latency bound, so it has its own path,
+//! [`crypt_block`]; see there for its per-round critical path.
 
 use core::arch::x86_64::*;
 
-use super::{AES_SBOX_TO_SM4, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
-use crate::sm4::{Block, RoundKeys};
+use super::{AES_SBOX_TO_SM4, AESNI_L_TERMS, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
+use crate::sm4::{Block, BlockKeys, RoundKeys};
 
 /// Blocks per register set (eight 32-bit lanes in a `ymm`).
 const LANES: usize = 8;
@@ -452,4 +455,232 @@ fn cbc_decrypt_groups<const G: usize>(
         }
     }
     last_ciphertext
+}
+
+// One block at a time.
+//
+// The wide path puts one block in each 32-bit lane, so a single block would pay for eight, and
+// its round is a long chain: XOR, nibble-table map into the AES field, `aesenclast`, map back,
+// then L (about 34 cycles). This path keeps the state in the `Mx` domain like the GFNI one (see
+// `gfni.rs`): the round keys carry the map into the AES field, so `y~` goes straight into
+// `aesenclast`, and `Mx·L(S(y))` is three nibble-table maps of its result plus byte rotations
+// (`AESNI_L_TERMS`, `x86_64/mod.rs`). Each word is broadcast to the four lanes of an `xmm`, so
+// the ShiftRows inside `aesenclast` only moves bytes between equal columns (no fix-up shuffle)
+// and the output words blend without shuffles.
+//
+// Critical path per round: `aesenclast` (4) + nibble split (4) + `pshufb` and XOR (4) +
+// rotation `pshufb` (2) + two XORs (4) = 18 cycles. The next input is
+// `y~_(i+1) = Q_i ^ Mx·L(S(y_i))` with `Q_i` built from older words while `aesenclast` runs.
+// `pshufb` looks up registers, not memory, so nothing secret indexes memory.
+
+/// Runs the 32 rounds over one block with keys from `x86_64::one_block_keys`.
+pub(crate) fn crypt_block(_token: Token, keys: &BlockKeys, block: &mut Block) {
+    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
+    unsafe { crypt_block_aesni(keys, block) }
+}
+
+/// CBC encryption (NIST SP 800-38A, 6.2), C_i = E(P_i ^ C_(i-1)) with C_(-1) = `iv`, with keys
+/// from `x86_64::one_block_keys`. The chaining value stays in the `Mx` domain between blocks.
+pub(crate) fn cbc_encrypt_blocks(
+    _token: Token,
+    keys: &BlockKeys,
+    iv: &Block,
+    blocks: &mut [Block],
+) {
+    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
+    unsafe { cbc_encrypt_blocks_aesni(keys, iv, blocks) }
+}
+
+/// # Safety
+/// The CPU must support AES-NI and AVX2.
+#[target_feature(enable = "aes,avx2")]
+unsafe fn crypt_block_aesni(keys: &BlockKeys, block: &mut Block) {
+    let c = BlockConstants::new();
+    let words = block_rounds(c.load_words(block), keys, &c);
+    c.store_words(words, block);
+}
+
+/// # Safety
+/// The CPU must support AES-NI and AVX2.
+#[target_feature(enable = "aes,avx2")]
+unsafe fn cbc_encrypt_blocks_aesni(keys: &BlockKeys, iv: &Block, blocks: &mut [Block]) {
+    let c = BlockConstants::new();
+    // Mx·(P ^ C) = Mx·P ^ Mx·C, and Mx·C_(i-1) is the previous block's final state.
+    let mut previous = c.load_words(iv);
+    for block in blocks {
+        let input = c.load_words(block);
+        let words = block_rounds(
+            core::array::from_fn(|j| _mm_xor_si128(input[j], previous[j])),
+            keys,
+            &c,
+        );
+        c.store_words(words, block);
+        // Reverse transform R: ciphertext word j is X_(35-j) (GB/T 32907-2016, 7.1).
+        previous = [words[3], words[2], words[1], words[0]];
+    }
+}
+
+/// `pshufb` tables for the low and high nibble of a byte-wise affine map.
+const fn nibble_tables(map: &Affine) -> [[u8; 16]; 2] {
+    [map.low_nibble_table(), map.high_nibble_table()]
+}
+
+/// The one-block path's byte maps, evaluated at compile time.
+const TO_AES_NIBBLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.linear_part());
+const FROM_AES_NIBBLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.inverse_linear());
+const TERM_NIBBLES: [[[u8; 16]; 2]; 3] = [
+    nibble_tables(&AESNI_L_TERMS[0]),
+    nibble_tables(&AESNI_L_TERMS[1]),
+    nibble_tables(&AESNI_L_TERMS[2]),
+];
+
+/// 16 bytes as an `xmm`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bytes_to_xmm(bytes: [u8; 16]) -> __m128i {
+    let (high, low) = halves(bytes);
+    _mm_set_epi64x(high, low)
+}
+
+/// A byte-wise affine map as `pshufb` tables for the low and high nibble.
+#[derive(Clone, Copy)]
+struct NibbleTables {
+    low: __m128i,
+    high: __m128i,
+}
+
+impl NibbleTables {
+    #[target_feature(enable = "avx2")]
+    fn new([low, high]: [[u8; 16]; 2]) -> Self {
+        Self {
+            low: bytes_to_xmm(low),
+            high: bytes_to_xmm(high),
+        }
+    }
+
+    /// Applies the map to every byte, given `x`'s low and high nibbles.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn apply(&self, low: __m128i, high: __m128i) -> __m128i {
+        _mm_xor_si128(
+            _mm_shuffle_epi8(self.low, low),
+            _mm_shuffle_epi8(self.high, high),
+        )
+    }
+}
+
+/// Constant vectors of the one-block path.
+struct BlockConstants {
+    nibble_mask: __m128i,
+    to_aes: NibbleTables,
+    from_aes: NibbleTables,
+    terms: [NibbleTables; 3],
+    rotate_8: __m128i,
+    rotate_16: __m128i,
+    rotate_24: __m128i,
+    bswap: __m128i,
+}
+
+impl BlockConstants {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Self {
+        Self {
+            nibble_mask: _mm_set1_epi8(0x0f),
+            to_aes: NibbleTables::new(TO_AES_NIBBLES),
+            from_aes: NibbleTables::new(FROM_AES_NIBBLES),
+            terms: TERM_NIBBLES.map(|tables| NibbleTables::new(tables)),
+            rotate_8: bytes_to_xmm(ROTATE_8),
+            rotate_16: bytes_to_xmm(ROTATE_16),
+            rotate_24: bytes_to_xmm(ROTATE_24),
+            bswap: bytes_to_xmm(BSWAP_WORDS),
+        }
+    }
+
+    /// Splits every byte into its low and high nibble.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn nibbles(&self, x: __m128i) -> (__m128i, __m128i) {
+        (
+            _mm_and_si128(x, self.nibble_mask),
+            _mm_and_si128(_mm_srli_epi32::<4>(x), self.nibble_mask),
+        )
+    }
+
+    /// Loads a block as its four words x~_0..x~_3, each broadcast to all lanes.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn load_words(&self, block: &Block) -> [__m128i; 4] {
+        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+        let bytes = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+        let (low, high) = self.nibbles(bytes);
+        let transformed = self.to_aes.apply(low, high);
+        // Word j is bytes 4j..4j+4, big-endian (GB/T 32907-2016, 5.1).
+        core::array::from_fn(|j| {
+            let j = 4 * j as u8;
+            let control = u32::from_le_bytes([j + 3, j + 2, j + 1, j]);
+            _mm_shuffle_epi8(transformed, _mm_set1_epi32(control as i32))
+        })
+    }
+
+    /// Stores (X35, X34, X33, X32), given x~_32..x~_35, as the output block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn store_words(&self, [x32, x33, x34, x35]: [__m128i; 4], block: &mut Block) {
+        // Reverse transform R (GB/T 32907-2016, 7.1); blend the newest word last.
+        let words = _mm_blend_epi32::<0b0100>(x32, x33);
+        let words = _mm_blend_epi32::<0b0010>(words, x34);
+        let words = _mm_blend_epi32::<0b0001>(words, x35);
+        let (low, high) = self.nibbles(words);
+        let output = _mm_shuffle_epi8(self.from_aes.apply(low, high), self.bswap);
+        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), output) }
+    }
+}
+
+/// The 32 rounds on x~_0..x~_3; returns x~_32..x~_35.
+#[inline]
+#[target_feature(enable = "aes,avx2")]
+fn block_rounds(words: [__m128i; 4], keys: &BlockKeys, c: &BlockConstants) -> [__m128i; 4] {
+    let [mut x0, mut x1, mut x2, mut x3] = words;
+    let first_key = _mm_set1_epi32(keys[0][0] as i32);
+    let mut y = _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(x1, x2), first_key), x3);
+    // Unrolled by four so that the word window stays in registers.
+    for keys in keys.chunks_exact(4) {
+        (y, x0) = block_round(y, x0, x1, &keys[0], c);
+        (y, x1) = block_round(y, x1, x2, &keys[1], c);
+        (y, x2) = block_round(y, x2, x3, &keys[2], c);
+        (y, x3) = block_round(y, x3, x0, &keys[3], c);
+    }
+    [x0, x1, x2, x3]
+}
+
+/// Round i: from y~_i, x~_i and x~_(i+1), returns (y~_(i+1), x~_(i+4)).
+#[inline]
+#[target_feature(enable = "aes,avx2")]
+fn block_round(
+    y: __m128i,
+    oldest: __m128i,
+    next: __m128i,
+    keys: &[u32; 2],
+    c: &BlockConstants,
+) -> (__m128i, __m128i) {
+    // ShiftRows permutes bytes between the four equal columns: a no-op here.
+    let sbox = _mm_aesenclast_si128(y, _mm_setzero_si128());
+    let (low, high) = c.nibbles(sbox);
+    let [term_0, term_1, term_3] = c.terms.each_ref().map(|term| term.apply(low, high));
+    // Q_i = y~_i ^ x~_i ^ x~_(i+1) ^ rk~_i ^ rk~_(i+1), ready long before the terms.
+    let chained_key = _mm_set1_epi32(keys[1] as i32);
+    let q = _mm_xor_si128(y, _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key));
+    let y_next = _mm_xor_si128(
+        _mm_xor_si128(
+            _mm_xor_si128(q, term_0),
+            _mm_shuffle_epi8(term_1, c.rotate_8),
+        ),
+        _mm_xor_si128(
+            _mm_shuffle_epi8(term_1, c.rotate_16),
+            _mm_shuffle_epi8(term_3, c.rotate_24),
+        ),
+    );
+    // x~_(i+4) = x~_i ^ Mx·L(S(y_i)) = x~_i ^ Q_i ^ y~_(i+1); off the critical path.
+    (y_next, _mm_xor_si128(_mm_xor_si128(oldest, q), y_next))
 }

@@ -16,6 +16,10 @@
 pub(crate) mod aesni;
 pub(crate) mod gfni;
 
+use zeroize::Zeroize;
+
+use super::{BlockKeys, ROUNDS, RoundKeys};
+
 /// An affine map on bytes over GF(2): `rows[i]` selects the input bits whose parity is output
 /// bit i (bit 0 = least significant), then `constant` is added.
 pub(super) struct Affine {
@@ -74,6 +78,70 @@ impl Affine {
     }
 }
 
+impl Affine {
+    /// The linear map whose output bit i is the parity of `x & rows[i]`.
+    const fn linear(rows: [u8; 8]) -> Self {
+        Self { rows, constant: 0 }
+    }
+
+    /// The linear part alone.
+    pub(super) const fn linear_part(&self) -> Self {
+        Self::linear(self.rows)
+    }
+
+    /// `x -> self(x) + other(x)`, linear parts only.
+    const fn plus(&self, other: &Affine) -> Self {
+        let mut rows = self.rows;
+        let mut bit = 0;
+        while bit < 8 {
+            rows[bit] ^= other.rows[bit];
+            bit += 1;
+        }
+        Self::linear(rows)
+    }
+
+    /// `x -> self(inner(x))`, linear parts only.
+    const fn after(&self, inner: &Affine) -> Self {
+        let mut rows = [0u8; 8];
+        let mut bit = 0;
+        while bit < 8 {
+            // Output bit `bit` is the parity of the inner output bits that `rows[bit]` selects.
+            let mut used = 0;
+            while used < 8 {
+                if self.rows[bit] >> used & 1 != 0 {
+                    rows[bit] ^= inner.rows[used];
+                }
+                used += 1;
+            }
+            bit += 1;
+        }
+        Self::linear(rows)
+    }
+
+    /// The inverse of the linear part; panics (at compile time) if it is singular.
+    pub(super) const fn inverse_linear(&self) -> Self {
+        let linear = self.linear_part();
+        let mut rows = [0u8; 8];
+        let mut column = 0;
+        while column < 8 {
+            // Find the input that maps to the unit vector of `column`; it is column `column`
+            // of the inverse.
+            let mut x = 0;
+            while linear.apply(x as u8) != 1 << column {
+                x += 1;
+                assert!(x < 256, "singular matrix");
+            }
+            let mut bit = 0;
+            while bit < 8 {
+                rows[bit] |= (((x >> bit) & 1) as u8) << column;
+                bit += 1;
+            }
+            column += 1;
+        }
+        Self::linear(rows)
+    }
+}
+
 /// `x -> phi·A·x + phi(0xD3)`: SM4's input affine map, carried into the AES field.
 pub(super) const SM4_TO_AES_FIELD: Affine = Affine {
     rows: [0x4c, 0x28, 0x7d, 0xb9, 0x1a, 0x22, 0x50, 0x5d],
@@ -91,6 +159,66 @@ pub(super) const AES_SBOX_TO_SM4: Affine = Affine {
     rows: [0x48, 0x0e, 0x4c, 0x47, 0x65, 0x1d, 0xba, 0xd3],
     constant: 0x6c,
 };
+
+/// Byte-wise pieces of SM4's linear transform L (GB/T 32907-2016, 6.2.2) for the one-block
+/// paths. Rotating a 32-bit word left by 2 moves bits 0..=5 of each byte up inside the byte
+/// (`SHL2`) and bits 6..=7 into the next byte (`SHR6`, then a byte rotation), so with `rot8`
+/// the word rotation by 8 bits,
+/// `L(B) = N0·B ^ rot8(N1·B) ^ rot16(N1·B) ^ rot24(N3·B)` with the byte-wise maps
+/// `N0 = I + SHL2`, `N1 = SHL2 + SHR6` (the rot8 and rot16 terms share it) and `N3 = SHR6 + I`.
+const IDENTITY: Affine = Affine::linear([1, 2, 4, 8, 16, 32, 64, 128]);
+const SHL2: Affine = Affine::linear([0, 0, 1, 2, 4, 8, 16, 32]);
+const SHR6: Affine = Affine::linear([64, 128, 0, 0, 0, 0, 0, 0]);
+
+/// `Mx·N·out`, linear parts only, where `Mx` is [`SM4_TO_AES_FIELD`]'s linear part.
+const fn l_term(n: &Affine, out: &Affine) -> Affine {
+    SM4_TO_AES_FIELD
+        .linear_part()
+        .after(&n.after(&out.linear_part()))
+}
+
+/// The byte-wise terms `[T0, T1, T3]` of `Mx·L(S(x))`, for the one-block paths that keep the
+/// state in the `Mx` domain: with `h` the hardware result (AES-field inverse or AES S-box) and
+/// `out` the map from it to the SM4 S-box output,
+/// `Mx·L(S(x)) = T0(h) ^ rot8(T1(h)) ^ rot16(T1(h)) ^ rot24(T3(h))`.
+///
+/// `T0` carries the whole constant `Mx·L(c, c, c, c)` (`c` = `out`'s constant): it is the same
+/// in every byte because L commutes with byte rotations, and equals `Mx·((SHL2 + SHR6)·c)`,
+/// `Mx` applied to `c` rotated left by 2.
+const fn l_terms(out: &Affine) -> [Affine; 3] {
+    let term_0 = l_term(&IDENTITY.plus(&SHL2), out);
+    let constant = SM4_TO_AES_FIELD
+        .linear_part()
+        .apply(out.constant.rotate_left(2));
+    [
+        Affine {
+            rows: term_0.rows,
+            constant,
+        },
+        l_term(&SHL2.plus(&SHR6), out),
+        l_term(&SHR6.plus(&IDENTITY), out),
+    ]
+}
+
+/// [`l_terms`] on the AES-field inverse (`gf2p8affineinv`).
+pub(super) const GFNI_L_TERMS: [Affine; 3] = l_terms(&AES_INVERSE_TO_SM4);
+/// [`l_terms`] on the AES S-box output (`aesenclast`).
+pub(super) const AESNI_L_TERMS: [Affine; 3] = l_terms(&AES_SBOX_TO_SM4);
+
+/// The one-block round keys of both SIMD backends: entry i is `[rk~_i, rk~_i ^ rk~_(i+1)]`
+/// (`rk~_32 = 0`), with `rk~_i = Mx·rk_i + phi(0xD3)` byte-wise, so that
+/// `x~1 ^ x~2 ^ x~3 ^ rk~` is the AES-field input of the S-box when `x~ = Mx·x`.
+pub(crate) fn one_block_keys(round_keys: &RoundKeys) -> BlockKeys {
+    let mut transformed = round_keys
+        .map(|rk| u32::from_le_bytes(rk.to_le_bytes().map(|byte| SM4_TO_AES_FIELD.apply(byte))));
+    let mut keys = [[0u32; 2]; ROUNDS];
+    for (i, entry) in keys.iter_mut().enumerate() {
+        let next = transformed.get(i + 1).copied().unwrap_or(0);
+        *entry = [transformed[i], transformed[i] ^ next];
+    }
+    transformed.zeroize();
+    keys
+}
 
 /// Splits 16 bytes into the (high, low) little-endian halves `_mm_set_epi64x` takes.
 pub(super) const fn halves(bytes: [u8; 16]) -> (i64, i64) {
@@ -153,6 +281,44 @@ mod tests {
         for x in 0..=255u8 {
             let inverse = aes_field_inv(SM4_TO_AES_FIELD.apply(x));
             assert_eq!(AES_INVERSE_TO_SM4.apply(inverse), sm4_sbox(x), "{x:#04x}");
+        }
+    }
+
+    /// The one-block paths' round function, modelled byte by byte: with the state in the `Mx`
+    /// domain, the terms applied to the hardware result (and byte rotations) give `Mx·L(S(x))`.
+    #[test]
+    fn l_terms_give_the_round_function() {
+        let bytewise =
+            |map: &Affine, word: u32| u32::from_le_bytes(word.to_le_bytes().map(|b| map.apply(b)));
+        let to_aes = SM4_TO_AES_FIELD.linear_part();
+        let terms_of = |[t0, t1, t3]: &[Affine; 3], h: u32| {
+            bytewise(t0, h)
+                ^ bytewise(t1, h).rotate_left(8)
+                ^ bytewise(t1, h).rotate_left(16)
+                ^ bytewise(t3, h).rotate_left(24)
+        };
+        let mut x = 0x0123_4567_u32;
+        for _ in 0..2000 {
+            // Pseudo-random words (xorshift).
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let tau = crate::sm4::soft::tau(x);
+            let l = tau
+                ^ tau.rotate_left(2)
+                ^ tau.rotate_left(10)
+                ^ tau.rotate_left(18)
+                ^ tau.rotate_left(24);
+            let expected = bytewise(&to_aes, l);
+            let y = bytewise(&SM4_TO_AES_FIELD, x).to_le_bytes();
+            let inverse = u32::from_le_bytes(y.map(aes_field_inv));
+            assert_eq!(terms_of(&GFNI_L_TERMS, inverse), expected, "{x:#010x}");
+            let sbox = u32::from_le_bytes(y.map(aes_sbox));
+            assert_eq!(terms_of(&AESNI_L_TERMS, sbox), expected, "{x:#010x}");
+        }
+        let inverse = SM4_TO_AES_FIELD.inverse_linear();
+        for b in 0..=255u8 {
+            assert_eq!(inverse.apply(to_aes.apply(b)), b);
         }
     }
 
