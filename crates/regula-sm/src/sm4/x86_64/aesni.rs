@@ -473,52 +473,7 @@ fn cbc_decrypt_groups<const G: usize>(
 // `y~_(i+1) = Q_i ^ Mx·L(S(y_i))` with `Q_i` built from older words while `aesenclast` runs.
 // `pshufb` looks up registers, not memory, so nothing secret indexes memory.
 
-/// Runs the 32 rounds over one block with keys from `x86_64::one_block_keys`.
-pub(crate) fn crypt_block(_token: Token, keys: &BlockKeys, block: &mut Block) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
-    unsafe { crypt_block_aesni(keys, block) }
-}
-
-/// CBC encryption (NIST SP 800-38A, 6.2), C_i = E(P_i ^ C_(i-1)) with C_(-1) = `iv`, with keys
-/// from `x86_64::one_block_keys`. The chaining value stays in the `Mx` domain between blocks.
-pub(crate) fn cbc_encrypt_blocks(
-    _token: Token,
-    keys: &BlockKeys,
-    iv: &Block,
-    blocks: &mut [Block],
-) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
-    unsafe { cbc_encrypt_blocks_aesni(keys, iv, blocks) }
-}
-
-/// # Safety
-/// The CPU must support AES-NI and AVX2.
-#[target_feature(enable = "aes,avx2")]
-unsafe fn crypt_block_aesni(keys: &BlockKeys, block: &mut Block) {
-    let c = BlockConstants::new();
-    let words = block_rounds(c.load_words(block), keys, &c);
-    c.store_words(words, block);
-}
-
-/// # Safety
-/// The CPU must support AES-NI and AVX2.
-#[target_feature(enable = "aes,avx2")]
-unsafe fn cbc_encrypt_blocks_aesni(keys: &BlockKeys, iv: &Block, blocks: &mut [Block]) {
-    let c = BlockConstants::new();
-    // Mx·(P ^ C) = Mx·P ^ Mx·C, and Mx·C_(i-1) is the previous block's final state.
-    let mut previous = c.load_words(iv);
-    for block in blocks {
-        let input = c.load_words(block);
-        let words = block_rounds(
-            core::array::from_fn(|j| _mm_xor_si128(input[j], previous[j])),
-            keys,
-            &c,
-        );
-        c.store_words(words, block);
-        // Reverse transform R: ciphertext word j is X_(35-j) (GB/T 32907-2016, 7.1).
-        previous = [words[3], words[2], words[1], words[0]];
-    }
-}
+one_block_entry_points!("aes,avx2");
 
 /// `pshufb` tables for the low and high nibble of a byte-wise affine map.
 const fn nibble_tables(map: &Affine) -> [[u8; 16]; 2] {

@@ -428,58 +428,11 @@ fn cbc_decrypt_groups<const G: usize>(
 //
 // Critical path per round: `gf2p8affineinv` (3) + `vprold` (2) + two `vpternlogd` (4) = 9 cycles.
 // Keeping the word also rotated by 16 bits would save one `vpternlogd` level (8 cycles), but
-// needs five or six inversions a round; on two GFNI ports both variants measured slower. Each word is broadcast to all four
-// 32-bit lanes, so the final blends need no shuffles. Nothing secret indexes memory or steers a
+// needs five or six inversions a round; on two GFNI ports both variants measured slower.
+// Each word is broadcast to all four 32-bit lanes, so the final blends need no shuffles. Nothing secret indexes memory or steers a
 // branch.
 
-/// Runs the 32 rounds over one block with keys from `x86_64::one_block_keys`.
-pub(crate) fn crypt_block(_token: Token, keys: &BlockKeys, block: &mut Block) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw GFNI, AVX-512F, AVX-512BW and
-    // AVX-512VL.
-    unsafe { crypt_block_gfni(keys, block) }
-}
-
-/// CBC encryption (NIST SP 800-38A, 6.2), C_i = E(P_i ^ C_(i-1)) with C_(-1) = `iv`, with keys
-/// from `x86_64::one_block_keys`. The chaining value stays in the `Mx` domain between blocks.
-pub(crate) fn cbc_encrypt_blocks(
-    _token: Token,
-    keys: &BlockKeys,
-    iv: &Block,
-    blocks: &mut [Block],
-) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw GFNI, AVX-512F, AVX-512BW and
-    // AVX-512VL.
-    unsafe { cbc_encrypt_blocks_gfni(keys, iv, blocks) }
-}
-
-/// # Safety
-/// The CPU must support GFNI, AVX-512F, AVX-512BW and AVX-512VL.
-#[target_feature(enable = "gfni,avx512f,avx512bw,avx512vl")]
-unsafe fn crypt_block_gfni(keys: &BlockKeys, block: &mut Block) {
-    let c = BlockConstants::new();
-    let words = block_rounds(c.load_words(block), keys, &c);
-    c.store_words(words, block);
-}
-
-/// # Safety
-/// The CPU must support GFNI, AVX-512F, AVX-512BW and AVX-512VL.
-#[target_feature(enable = "gfni,avx512f,avx512bw,avx512vl")]
-unsafe fn cbc_encrypt_blocks_gfni(keys: &BlockKeys, iv: &Block, blocks: &mut [Block]) {
-    let c = BlockConstants::new();
-    // Mx·(P ^ C) = Mx·P ^ Mx·C, and Mx·C_(i-1) is the previous block's final state.
-    let mut previous = c.load_words(iv);
-    for block in blocks {
-        let input = c.load_words(block);
-        let words = block_rounds(
-            core::array::from_fn(|j| _mm_xor_si128(input[j], previous[j])),
-            keys,
-            &c,
-        );
-        c.store_words(words, block);
-        // Reverse transform R: ciphertext word j is X_(35-j) (GB/T 32907-2016, 7.1).
-        previous = [words[3], words[2], words[1], words[0]];
-    }
-}
+one_block_entry_points!("gfni,avx512f,avx512bw,avx512vl");
 
 /// `gf2p8affine(inv)` matrices of the one-block path, evaluated at compile time.
 const TO_AES_MATRIX: i64 = SM4_TO_AES_FIELD.linear_part().gfni_matrix();

@@ -13,6 +13,62 @@
 //! The matrices below are those products; the unit test at the bottom re-derives every S-box
 //! entry from them and compares with the portable implementation.
 
+/// The one-block entry points of a SIMD backend, `crypt_block` and `cbc_encrypt_blocks`, over
+/// that backend's `BlockConstants` and `block_rounds` (words kept in the `Mx` domain), with
+/// `$features` as the backend's `#[target_feature]` list.
+macro_rules! one_block_entry_points {
+    ($features:literal) => {
+        /// Runs the 32 rounds over one block with keys from `x86_64::one_block_keys`.
+        pub(crate) fn crypt_block(_token: Token, keys: &BlockKeys, block: &mut Block) {
+            // SAFETY: a `Token` exists only after `Token::detect` saw every feature this macro
+            // was given as `$features`, the list `crypt_block_inner` is compiled with.
+            unsafe { crypt_block_inner(keys, block) }
+        }
+
+        /// CBC encryption (NIST SP 800-38A, 6.2), C_i = E(P_i ^ C_(i-1)) with C_(-1) = `iv`,
+        /// with keys from `x86_64::one_block_keys`. The chaining value stays in the `Mx`
+        /// domain between blocks.
+        pub(crate) fn cbc_encrypt_blocks(
+            _token: Token,
+            keys: &BlockKeys,
+            iv: &Block,
+            blocks: &mut [Block],
+        ) {
+            // SAFETY: as in `crypt_block`.
+            unsafe { cbc_encrypt_blocks_inner(keys, iv, blocks) }
+        }
+
+        /// # Safety
+        /// The CPU must support `$features`.
+        #[target_feature(enable = $features)]
+        unsafe fn crypt_block_inner(keys: &BlockKeys, block: &mut Block) {
+            let c = BlockConstants::new();
+            let words = block_rounds(c.load_words(block), keys, &c);
+            c.store_words(words, block);
+        }
+
+        /// # Safety
+        /// The CPU must support `$features`.
+        #[target_feature(enable = $features)]
+        unsafe fn cbc_encrypt_blocks_inner(keys: &BlockKeys, iv: &Block, blocks: &mut [Block]) {
+            let c = BlockConstants::new();
+            // Mx·(P ^ C) = Mx·P ^ Mx·C, and Mx·C_(i-1) is the previous block's final state.
+            let mut previous = c.load_words(iv);
+            for block in blocks {
+                let input = c.load_words(block);
+                let words = block_rounds(
+                    core::array::from_fn(|j| _mm_xor_si128(input[j], previous[j])),
+                    keys,
+                    &c,
+                );
+                c.store_words(words, block);
+                // Reverse transform R: ciphertext word j is X_(35-j) (GB/T 32907-2016, 7.1).
+                previous = [words[3], words[2], words[1], words[0]];
+            }
+        }
+    };
+}
+
 pub(crate) mod aesni;
 pub(crate) mod gfni;
 
