@@ -495,21 +495,11 @@ impl BlockConstants {
     }
 }
 
-/// The 32 rounds on x~_0..x~_3; returns x~_32..x~_35.
+/// `a ^ b ^ c ^ d`, the first round's input.
 #[inline]
 #[target_feature(enable = "gfni,avx512f,avx512vl")]
-fn block_rounds(words: [__m128i; 4], keys: &BlockKeys, c: &BlockConstants) -> [__m128i; 4] {
-    let [mut x0, mut x1, mut x2, mut x3] = words;
-    let first_key = _mm_set1_epi32(keys[0][0] as i32);
-    let mut y = _mm_xor_si128(_mm_ternarylogic_epi32::<XOR3>(x1, x2, x3), first_key);
-    // Unrolled by four so that the word window stays in registers.
-    for keys in keys.chunks_exact(4) {
-        (y, x0) = block_round(y, x0, x1, &keys[0], c);
-        (y, x1) = block_round(y, x1, x2, &keys[1], c);
-        (y, x2) = block_round(y, x2, x3, &keys[2], c);
-        (y, x3) = block_round(y, x3, x0, &keys[3], c);
-    }
-    [x0, x1, x2, x3]
+fn xor4(a: __m128i, b: __m128i, c: __m128i, d: __m128i) -> __m128i {
+    _mm_xor_si128(_mm_ternarylogic_epi32::<XOR3>(a, b, c), d)
 }
 
 /// Round i: from y~_i, x~_i and x~_(i+1), returns (y~_(i+1), x~_(i+4)).

@@ -13,11 +13,28 @@
 //! The matrices below are those products; the unit test at the bottom re-derives every S-box
 //! entry from them and compares with the portable implementation.
 
-/// The one-block entry points of a SIMD backend, `crypt_block` and `cbc_encrypt_blocks`, over
-/// that backend's `BlockConstants` and `block_rounds` (words kept in the `Mx` domain), with
-/// `$features` as the backend's `#[target_feature]` list.
+/// The one-block path of a SIMD backend: its 32-round loop and the entry points
+/// `crypt_block` and `cbc_encrypt_blocks`, over that backend's `BlockConstants`, `block_round`
+/// and `xor4` (words kept in the `Mx` domain), with `$features` as the backend's
+/// `#[target_feature]` list.
 macro_rules! one_block_entry_points {
     ($features:literal) => {
+        /// The 32 rounds on x~_0..x~_3; returns x~_32..x~_35.
+        #[inline]
+        #[target_feature(enable = $features)]
+        fn block_rounds(words: [__m128i; 4], keys: &BlockKeys, c: &BlockConstants) -> [__m128i; 4] {
+            let [mut x0, mut x1, mut x2, mut x3] = words;
+            let mut y = xor4(x1, x2, x3, _mm_set1_epi32(keys[0][0] as i32));
+            // Unrolled by four so that the word window stays in registers.
+            for keys in keys.chunks_exact(4) {
+                (y, x0) = block_round(y, x0, x1, &keys[0], c);
+                (y, x1) = block_round(y, x1, x2, &keys[1], c);
+                (y, x2) = block_round(y, x2, x3, &keys[2], c);
+                (y, x3) = block_round(y, x3, x0, &keys[3], c);
+            }
+            [x0, x1, x2, x3]
+        }
+
         /// Runs the 32 rounds over one block with keys from `x86_64::one_block_keys`.
         pub(crate) fn crypt_block(_token: Token, keys: &BlockKeys, block: &mut Block) {
             // SAFETY: a `Token` exists only after `Token::detect` saw every feature this macro
