@@ -42,7 +42,8 @@ pub mod backend {
         RustCrypto,
         /// Message expansion with SSSE3.
         Ssse3,
-        /// Message expansion with AVX-512VL, rounds with BMI2 rotations.
+        /// The assembly compression: message expansion with AVX-512VL, rounds with BMI2
+        /// rotations.
         Avx512Bmi2,
     }
 
