@@ -3,8 +3,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use common::{backends, cipher};
 use rand::rngs::StdRng;
@@ -30,15 +29,7 @@ fn openssl_encrypt(
     if let Some(iv) = iv {
         command.args(["-iv", &hex::encode(iv)]);
     }
-    let mut child = command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(input).ok()?;
-    let output = child.wait_with_output().ok()?;
-    output.status.success().then_some(output.stdout)
+    common::run_with_input(&mut command, input)
 }
 
 #[test]

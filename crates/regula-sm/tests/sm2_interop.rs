@@ -5,9 +5,10 @@
 //!   ciphertexts) both ways;
 //! - PyPI `gmssl` (pure Python): `C1 ‖ C3 ‖ C2` encryption both ways.
 
-use std::io::Write;
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use regula_sm::sm2::{self, CiphertextFormat, DEFAULT_ID, Error, PrivateKey, PublicKey, Signature};
 
@@ -18,16 +19,7 @@ fn random(out: &mut [u8]) -> Result<(), Error> {
 
 /// Runs a command with `input` on stdin; its stdout if it exited 0.
 fn run(program: &str, args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(input).ok()?;
-    let output = child.wait_with_output().ok()?;
-    output.status.success().then_some(output.stdout)
+    common::run_with_input(Command::new(program).args(args), input)
 }
 
 /// A scratch directory unique to this process and test.

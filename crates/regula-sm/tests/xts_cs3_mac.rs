@@ -18,8 +18,7 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use cipher::generic_array::GenericArray;
 use cipher::{BlockEncrypt, BlockEncryptMut, KeyInit, KeyIvInit};
@@ -443,16 +442,7 @@ fn cmac_matches_rustcrypto_cmac() {
 
 /// Runs `openssl <args>` on `input`; `None` if it could not run.
 fn openssl(args: &[&str], input: &[u8]) -> Option<Vec<u8>> {
-    let mut child = Command::new("openssl")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child.stdin.take()?.write_all(input).ok()?;
-    let output = child.wait_with_output().ok()?;
-    output.status.success().then_some(output.stdout)
+    common::run_with_input(Command::new("openssl").args(args), input)
 }
 
 fn openssl_cmac(key: &[u8; 16], message: &[u8]) -> Option<[u8; 16]> {

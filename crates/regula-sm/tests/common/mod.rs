@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+use std::io::Write;
+use std::process::{Command, Stdio};
+
 use regula_sm::sm4::Sm4;
 use regula_sm::sm4::backend::{self, Backend};
 
@@ -76,4 +79,18 @@ pub fn parse_evp(text: &str) -> Vec<Stanza> {
     }
     stanzas.extend(current);
     stanzas
+}
+
+/// Runs `command` with `input` on stdin: its stdout if it exited 0, `None` if it could not run
+/// or failed (the peer CLI tests then skip or fail as they choose).
+pub fn run_with_input(command: &mut Command, input: &[u8]) -> Option<Vec<u8>> {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(input).ok()?;
+    let output = child.wait_with_output().ok()?;
+    output.status.success().then_some(output.stdout)
 }
