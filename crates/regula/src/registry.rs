@@ -85,9 +85,102 @@ const DEFAULT_RSA: Rule = Rule::approved(Limits {
     ..Limits::NONE
 });
 
-const SHA1_LEGACY: Rule = Rule::not_approved(
-    "SHA-1 is a legacy algorithm, kept only to check old data (SP 800-131A Rev. 2 §9)",
-    Some("sha256"),
+/// NIST's announced end of SHA-1 in FIPS 140 validations (transition to be complete by this day).
+const SHA1_END: &str = "2030-12-31";
+
+/// SP 800-131A Rev. 2 §9: SHA-1 is acceptable for non-digital-signature applications (hashing,
+/// HMAC, KDFs) until NIST's transition ends.
+const SHA1_HASHING: Rule = Rule::approved(Limits {
+    approved_until: Some(SHA1_END),
+    ..Limits::NONE
+});
+
+const FIPS_HMAC_SHA1: Rule = Rule::approved(Limits {
+    approved_until: Some(SHA1_END),
+    ..AT_LEAST_112_BIT_SECRET
+});
+
+/// SP 800-131A Rev. 2 §9, Table 8: SHA-1 signature generation is disallowed; verifying existing
+/// signatures is legacy use. Regula creates no SHA-1 signature in any profile.
+const SHA1_SIGNATURE_VERIFY_ONLY: Rule = Rule::approved(Limits {
+    signing_approved: false,
+    min_key_bits: Some(1024),
+    approved_until: Some(SHA1_END),
+    ..Limits::NONE
+});
+
+/// IG C.H applies to GMAC as to GCM: AWS-LC's validated module flags GCM as approved only when
+/// it generates the IV itself, and GMAC (SMB 3.1.1 signing) always takes the caller's nonce.
+const FIPS_GMAC: Rule = Rule::approved(Limits {
+    caller_nonce_approved: false,
+    ..Limits::NONE
+});
+
+/// SP 800-38E and IG C.I: AES-XTS is approved for storage with Key1 ≠ Key2 and data units of at
+/// most 2^20 blocks; Regula makes both an error in every profile, so what it serves is approved.
+const FIPS_XTS: Rule = APPROVED;
+
+/// The legacy set: never approved in any profile; served flagged by `default` for old protocols
+/// (NTLM, netlogon, old file formats), refused by `fips-140-3` and `gm`.
+macro_rules! legacy {
+    ($reason:literal, $alternative:literal, $gm_alternative:literal) => {
+        (
+            Rule::not_approved($reason, Some($alternative)),
+            Rule::not_approved($reason, Some($alternative)),
+            Rule::not_approved($reason, Some($gm_alternative)),
+        )
+    };
+}
+
+const MD4_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "MD4 is broken (RFC 6150 moved it to Historic); served only for legacy protocols such as NTLM",
+    "sha256",
+    "sm3"
+);
+const MD5_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "MD5 collisions are practical (RFC 6151); never approved, served only for legacy protocols",
+    "sha256",
+    "sm3"
+);
+const HMAC_MD5_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "HMAC-MD5 is not approved (FIPS 198-1 needs an approved hash function); legacy protocols \
+     only (NTLMv2)",
+    "hmac-sha256",
+    "hmac-sm3"
+);
+const RC4_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "RC4's keystream is biased (RFC 7465 prohibits it in TLS); never approved, legacy protocols \
+     only",
+    "aes-256-gcm",
+    "sm4-gcm"
+);
+const DES_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "single DES has a 56-bit key (FIPS 46-3 withdrawn in 2005); never approved, legacy protocols \
+     only (netlogon)",
+    "aes-256-cbc",
+    "sm4-cbc"
+);
+const TDES_LEGACY: (Rule, Rule, Rule) = legacy!(
+    "Triple DES encryption is disallowed since 2024 and decryption is legacy use only \
+     (SP 800-131A Rev. 2 §2)",
+    "aes-256-cbc",
+    "sm4-cbc"
+);
+
+/// AWS-LC's validated module does not flag AES-CCM through the SP 800-38C cipher interface (any
+/// nonce and tag size), which SMB 3.0 and RFC 4309 need: only its fixed-parameter EVP_AEAD
+/// variants are approved services. Checked in a test of the FIPS build.
+const FIPS_CCM: Rule = Rule::not_approved(
+    "AWS-LC's validated module flags AES-CCM as approved only for its fixed EVP_AEAD parameter \
+     sets, not for SP 800-38C CCM with a caller-chosen nonce and tag size (as SMB 3.0 uses it)",
+    Some("aes-128-gcm"),
+);
+
+/// SP 800-38A approves CFB8, but AWS-LC's validated module does not flag it (its indicator
+/// covers AES ECB, CBC, CTR, KW, KWP, XTS and the AEADs). Checked in a test of the FIPS build.
+const FIPS_CFB8: Rule = Rule::not_approved(
+    "AWS-LC's validated module does not flag AES-CFB8 as an approved service",
+    Some("aes-256-ctr"),
 );
 
 /// GM/T approves only the SM algorithms (GM/T 0002 SM4, 0003 SM2, 0004 SM3).
@@ -126,6 +219,11 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: FIPS_GCM, gm: GM_NOT_SM),
     row!(Aes256Gcm, "aes-256-gcm", Aead, "AES-GCM", pct: None,
         default: APPROVED, fips: FIPS_GCM, gm: GM_NOT_SM),
+    // SP 800-38C: nonce 7–13 bytes, tag 4–16 bytes (even); SMB 3.0 uses 11 and 16.
+    row!(Aes128Ccm, "aes-128-ccm", Aead, "AES-CCM", pct: None,
+        default: APPROVED, fips: FIPS_CCM, gm: GM_NOT_SM),
+    row!(Aes256Ccm, "aes-256-ccm", Aead, "AES-CCM", pct: None,
+        default: APPROVED, fips: FIPS_CCM, gm: GM_NOT_SM),
     // RFC 8439; not an SP 800-140C security function.
     row!(ChaCha20Poly1305, "chacha20-poly1305", Aead, "CHACHA20-POLY1305", pct: None,
         default: APPROVED,
@@ -141,9 +239,39 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(Aes256Cbc, "aes-256-cbc", Cipher, "AES-CBC", pct: None,
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    // SP 800-38E (IEEE 1619): the IV is the 16-byte tweak (the data-unit number); AWS-LC offers
+    // XTS with AES-256 only.
+    row!(Aes256Xts, "aes-256-xts", Cipher, "AES-XTS", pct: None,
+        default: APPROVED, fips: FIPS_XTS, gm: GM_NOT_SM),
+    // SP 800-38A CFB with 8-bit segments (netlogon).
+    row!(Aes128Cfb8, "aes-128-cfb8", Cipher, "AES-CFB8", pct: None,
+        default: APPROVED, fips: FIPS_CFB8, gm: GM_NOT_SM),
+    row!(Aes256Cfb8, "aes-256-cfb8", Cipher, "AES-CFB8", pct: None,
+        default: APPROVED, fips: FIPS_CFB8, gm: GM_NOT_SM),
+    // SP 800-38F key wrap (KW, RFC 3394) and key wrap with padding (KWP, RFC 5649).
+    row!(Aes128Kw, "aes-128-kw", Cipher, "AES-KW", pct: None,
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(Aes256Kw, "aes-256-kw", Cipher, "AES-KW", pct: None,
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(Aes128Kwp, "aes-128-kwp", Cipher, "AES-KWP", pct: None,
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(Aes256Kwp, "aes-256-kwp", Cipher, "AES-KWP", pct: None,
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    // Legacy stream and block ciphers; DES and 3DES take whole 8-byte blocks, no padding.
+    row!(Rc4, "rc4", Cipher, "RC4", pct: None,
+        default: RC4_LEGACY.0, fips: RC4_LEGACY.1, gm: RC4_LEGACY.2),
+    row!(DesCbc, "des-cbc", Cipher, "DES-CBC", pct: None,
+        default: DES_LEGACY.0, fips: DES_LEGACY.1, gm: DES_LEGACY.2),
+    row!(DesEde3Cbc, "des-ede3-cbc", Cipher, "TDES-CBC", pct: None,
+        default: TDES_LEGACY.0, fips: TDES_LEGACY.1, gm: TDES_LEGACY.2),
+    // RFC 1320 and RFC 1321.
+    row!(Md4, "md4", Digest, "MD4", pct: None,
+        default: MD4_LEGACY.0, fips: MD4_LEGACY.1, gm: MD4_LEGACY.2),
+    row!(Md5, "md5", Digest, "MD5", pct: None,
+        default: MD5_LEGACY.0, fips: MD5_LEGACY.1, gm: MD5_LEGACY.2),
     // FIPS 180-4 and FIPS 202.
     row!(Sha1, "sha1", Digest, "SHA-1", pct: None,
-        default: SHA1_LEGACY, fips: SHA1_LEGACY, gm: GM_NOT_SM),
+        default: SHA1_HASHING, fips: SHA1_HASHING, gm: GM_NOT_SM),
     row!(Sha224, "sha224", Digest, "SHA2-224", pct: None,
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(Sha256, "sha256", Digest, "SHA2-256", pct: None,
@@ -158,7 +286,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(Sha3_512, "sha3-512", Digest, "SHA3-512", pct: None,
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    // RFC 2104 with MD5 (NTLMv2).
+    row!(HmacMd5, "hmac-md5", Mac, "HMAC-MD5", pct: None,
+        default: HMAC_MD5_LEGACY.0, fips: HMAC_MD5_LEGACY.1, gm: HMAC_MD5_LEGACY.2),
     // FIPS 198-1; key length per SP 800-131A.
+    row!(HmacSha1, "hmac-sha1", Mac, "HMAC-SHA-1", pct: None,
+        default: SHA1_HASHING, fips: FIPS_HMAC_SHA1, gm: GM_NOT_SM),
     row!(HmacSha224, "hmac-sha224", Mac, "HMAC-SHA2-224", pct: None,
         default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
     row!(HmacSha256, "hmac-sha256", Mac, "HMAC-SHA2-256", pct: None,
@@ -172,6 +305,11 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     row!(Aes256Cmac, "aes-256-cmac", Mac, "AES-CMAC", pct: None,
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    // SP 800-38D GMAC: GCM with an empty plaintext, the message as additional data.
+    row!(Aes128Gmac, "aes-128-gmac", Mac, "AES-GMAC", pct: None,
+        default: APPROVED, fips: FIPS_GMAC, gm: GM_NOT_SM),
+    row!(Aes256Gmac, "aes-256-gmac", Mac, "AES-GMAC", pct: None,
+        default: APPROVED, fips: FIPS_GMAC, gm: GM_NOT_SM),
     // SP 800-56C Rev. 2 (RFC 5869 construction).
     row!(HkdfSha256, "hkdf-sha256", Kdf, "HKDF-SHA2-256", pct: None,
         default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
@@ -186,6 +324,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: FIPS_PBKDF2, gm: GM_NOT_SM),
     row!(Pbkdf2Sha512, "pbkdf2-sha512", Kdf, "PBKDF2", pct: None,
         default: APPROVED, fips: FIPS_PBKDF2, gm: GM_NOT_SM),
+    // SP 800-108r1 §4.1 counter mode, HMAC PRF, 32-bit counter before the fixed input (SMB3).
+    row!(KbkdfCtrHmacSha256, "kbkdf-ctr-hmac-sha256", Kdf, "KBKDF-CTR-HMAC-SHA2-256", pct: None,
+        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+    row!(KbkdfCtrHmacSha384, "kbkdf-ctr-hmac-sha384", Kdf, "KBKDF-CTR-HMAC-SHA2-256", pct: None,
+        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+    row!(KbkdfCtrHmacSha512, "kbkdf-ctr-hmac-sha512", Kdf, "KBKDF-CTR-HMAC-SHA2-256", pct: None,
+        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
     // FIPS 186-5 §6 (ECDSA, curves of SP 800-186).
     row!(EcdsaP256, "ecdsa-p256", Signature, "ECDSA-P256-SHA2-256", pct: Some("PCT-ECDSA"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
@@ -209,6 +354,19 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: DEFAULT_RSA, fips: FIPS_RSA, gm: GM_NOT_SM),
     row!(RsaPkcs1Sha512, "rsa-pkcs1-sha512", Signature, "RSA-SHA2-256", pct: Some("PCT-RSA"),
         default: DEFAULT_RSA, fips: FIPS_RSA, gm: GM_NOT_SM),
+    // Verification of existing SHA-1 signatures (RSA PKCS#1 v1.5, ECDSA P-256); no profile
+    // creates one.
+    row!(RsaPkcs1Sha1, "rsa-pkcs1-sha1", Signature, "RSA-SHA2-256", pct: None,
+        default: SHA1_SIGNATURE_VERIFY_ONLY, fips: SHA1_SIGNATURE_VERIFY_ONLY, gm: GM_NOT_SM),
+    row!(EcdsaP256Sha1, "ecdsa-p256-sha1", Signature, "ECDSA-P256-SHA2-256", pct: None,
+        default: SHA1_SIGNATURE_VERIFY_ONLY, fips: SHA1_SIGNATURE_VERIFY_ONLY, gm: GM_NOT_SM),
+    // FIPS 204 ML-DSA (pure, empty context), keys as PKCS#8 and SubjectPublicKeyInfo.
+    row!(MlDsa44, "ml-dsa-44", Signature, "ML-DSA-44", pct: Some("PCT-ML-DSA"),
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(MlDsa65, "ml-dsa-65", Signature, "ML-DSA-44", pct: Some("PCT-ML-DSA"),
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
+    row!(MlDsa87, "ml-dsa-87", Signature, "ML-DSA-44", pct: Some("PCT-ML-DSA"),
+        default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),
     // SP 800-56A Rev. 3 ECC CDH.
     row!(EcdhP256, "ecdh-p256", KeyAgreement, "ECDH-P256", pct: Some("PCT-ECDH"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),

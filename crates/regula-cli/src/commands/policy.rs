@@ -112,7 +112,16 @@ fn show(policy: &Policy) {
         let rule = policy.rule(algorithm);
         let (status, note) = match rule.status {
             Status::Approved => ("approved", describe_limits(&rule.limits)),
-            Status::NotApproved { reason, .. } => ("not-approved", reason.to_string()),
+            Status::NotApproved {
+                reason,
+                alternative,
+            } => (
+                "not-approved",
+                match alternative {
+                    Some(alternative) => format!("{reason}; use {alternative}"),
+                    None => reason.to_string(),
+                },
+            ),
             Status::Excluded => ("excluded", String::new()),
         };
         let served = if policy.serves(algorithm) {
@@ -139,6 +148,8 @@ fn describe_limits(limits: &Limits) -> String {
         min_salt_bytes,
         min_iterations,
         min_output_bytes,
+        signing_approved,
+        approved_until,
     } = *limits;
     let mut parts = Vec::new();
     match (min_key_bits, max_key_bits) {
@@ -159,5 +170,11 @@ fn describe_limits(limits: &Limits) -> String {
     at_least("salt bytes", min_salt_bytes);
     at_least("iterations", min_iterations);
     at_least("output bytes", min_output_bytes);
+    if !signing_approved {
+        parts.push("verification only".to_string());
+    }
+    if let Some(until) = approved_until {
+        parts.push(format!("until {until}"));
+    }
     parts.join(", ")
 }

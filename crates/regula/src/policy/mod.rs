@@ -124,6 +124,11 @@ pub struct Limits {
     pub min_salt_bytes: Option<u32>,
     pub min_iterations: Option<u32>,
     pub min_output_bytes: Option<u32>,
+    /// May keys of this algorithm create signatures? (SHA-1 signatures: verification only.)
+    pub signing_approved: bool,
+    /// The last day (`YYYY-MM-DD`, UTC) on which the algorithm stays approved, where a rule has
+    /// a dated end (NIST's SHA-1 transition).
+    pub approved_until: Option<&'static str>,
 }
 
 impl Limits {
@@ -136,6 +141,8 @@ impl Limits {
         min_salt_bytes: None,
         min_iterations: None,
         min_output_bytes: None,
+        signing_approved: true,
+        approved_until: None,
     };
 
     /// Checks a request against the limits; the error is the reason it falls outside them.
@@ -148,6 +155,8 @@ impl Limits {
             min_salt_bytes,
             min_iterations,
             min_output_bytes,
+            signing_approved,
+            approved_until,
         } = *self;
         fn at_least(
             what: &str,
@@ -185,8 +194,42 @@ impl Limits {
             min_iterations,
         )?;
         at_least("output", "bytes", usage.output_bytes, min_output_bytes)?;
+        if usage.signing && !signing_approved {
+            return Err(
+                "signature generation is disallowed (SP 800-131A Rev. 2 §9); only verifying \
+                 existing signatures is allowed"
+                    .to_string(),
+            );
+        }
+        if let Some(until) = approved_until
+            && today_utc().as_str() > until
+        {
+            return Err(format!("approved only until {until}"));
+        }
         Ok(())
     }
+}
+
+/// Today's date as `YYYY-MM-DD` (UTC), from the system clock (civil-from-days, H. Hinnant).
+fn today_utc() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// A profile's full rule for one algorithm.
@@ -224,6 +267,8 @@ pub struct Usage {
     pub salt_bytes: Option<u32>,
     pub iterations: Option<u32>,
     pub output_bytes: Option<u32>,
+    /// The request creates a signature (as opposed to verifying one).
+    pub signing: bool,
 }
 
 /// Whether one operation was approved. Ordered so that `min` aggregates: one non-approved
@@ -360,10 +405,13 @@ impl Policy {
                 .iter()
                 .map(|&algorithm| {
                     let rule = self.rule(algorithm);
-                    let (status, reason) = match rule.status {
-                        Status::Approved => ("approved", None),
-                        Status::NotApproved { reason, .. } => ("not-approved", Some(reason)),
-                        Status::Excluded => ("excluded", None),
+                    let (status, reason, alternative) = match rule.status {
+                        Status::Approved => ("approved", None, None),
+                        Status::NotApproved {
+                            reason,
+                            alternative,
+                        } => ("not-approved", Some(reason), alternative),
+                        Status::Excluded => ("excluded", None, None),
                     };
                     AlgorithmSummary {
                         algorithm: algorithm.name(),
@@ -371,6 +419,7 @@ impl Policy {
                         status,
                         served: self.serves(algorithm),
                         reason,
+                        alternative,
                         limits: rule.limits,
                     }
                 })
@@ -399,6 +448,8 @@ pub struct AlgorithmSummary {
     /// Whether the policy serves it at all (approved, or not approved under a permissive mode).
     pub served: bool,
     pub reason: Option<&'static str>,
+    /// What to use instead, for a non-approved algorithm.
+    pub alternative: Option<&'static str>,
     pub limits: Limits,
 }
 
@@ -455,6 +506,41 @@ mod tests {
                 .is_err()
         );
         assert!(limits.check(&Usage::default()).is_ok());
+    }
+
+    #[test]
+    fn today_is_a_plausible_date() {
+        let today = today_utc();
+        assert_eq!(today.len(), 10, "{today}");
+        assert!(
+            today.as_str() > "2025-01-01" && today.as_str() < "2100-01-01",
+            "{today}"
+        );
+    }
+
+    #[test]
+    fn dated_and_verify_only_rules() {
+        let expired = Limits {
+            approved_until: Some("2001-01-01"),
+            ..Limits::NONE
+        };
+        assert!(
+            expired
+                .check(&Usage::default())
+                .unwrap_err()
+                .contains("until 2001-01-01")
+        );
+        let current = Limits {
+            approved_until: Some("2999-12-31"),
+            signing_approved: false,
+            ..Limits::NONE
+        };
+        assert_eq!(current.check(&Usage::default()), Ok(()));
+        let signing = Usage {
+            signing: true,
+            ..Usage::default()
+        };
+        assert!(current.check(&signing).unwrap_err().contains("disallowed"));
     }
 
     #[test]

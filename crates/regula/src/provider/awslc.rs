@@ -1,7 +1,12 @@
 //! Maps Regula algorithms onto aws-lc-rs constants. No cryptography here: the primitives are
 //! AWS-LC's (the FIPS 140-3 validated module in a `fips` build).
 
+use aws_lc_rs::kdf::{
+    KbkdfCtrHmacAlgorithm, KbkdfCtrHmacAlgorithmId, get_kbkdf_ctr_hmac_algorithm,
+};
 use aws_lc_rs::{aead, agreement, cipher, digest, hkdf, hmac, kem, pbkdf2, signature};
+
+use super::awslc_sys::{EvpCipher, LegacyDigest};
 
 use crate::algorithm::{Algorithm, Family};
 use crate::error::{Error, Result};
@@ -37,15 +42,29 @@ pub(crate) fn aead(algorithm: Algorithm) -> Result<&'static aead::Algorithm> {
     }
 }
 
-/// Block-cipher modes without authentication.
+/// AES-CCM through AWS-LC's cipher interface, which takes SP 800-38C's nonce and tag sizes.
+pub(crate) fn ccm(algorithm: Algorithm) -> Option<(EvpCipher, usize)> {
+    match algorithm {
+        Algorithm::Aes128Ccm => Some((EvpCipher::Aes128Ccm, 16)),
+        Algorithm::Aes256Ccm => Some((EvpCipher::Aes256Ccm, 32)),
+        _ => None,
+    }
+}
+
+/// Block-cipher modes without authentication, and key wrapping.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CipherMode {
     Ctr,
     /// CBC with PKCS#7 padding.
     CbcPkcs7,
+    Cfb8,
+    /// SP 800-38F KW (RFC 3394).
+    Kw,
+    /// SP 800-38F KWP (RFC 5649).
+    Kwp,
 }
 
-/// The AES key, its length in bytes, and the mode.
+/// The AES key, its length in bytes, and the mode, for what aws-lc-rs serves.
 pub(crate) fn cipher(
     algorithm: Algorithm,
 ) -> Result<(&'static cipher::Algorithm, usize, CipherMode)> {
@@ -54,7 +73,49 @@ pub(crate) fn cipher(
         Algorithm::Aes256Ctr => Ok((&cipher::AES_256, 32, CipherMode::Ctr)),
         Algorithm::Aes128Cbc => Ok((&cipher::AES_128, 16, CipherMode::CbcPkcs7)),
         Algorithm::Aes256Cbc => Ok((&cipher::AES_256, 32, CipherMode::CbcPkcs7)),
+        Algorithm::Aes128Cfb8 => Ok((&cipher::AES_128, 16, CipherMode::Cfb8)),
+        Algorithm::Aes256Cfb8 => Ok((&cipher::AES_256, 32, CipherMode::Cfb8)),
+        Algorithm::Aes128Kw => Ok((&cipher::AES_128, 16, CipherMode::Kw)),
+        Algorithm::Aes256Kw => Ok((&cipher::AES_256, 32, CipherMode::Kw)),
+        Algorithm::Aes128Kwp => Ok((&cipher::AES_128, 16, CipherMode::Kwp)),
+        Algorithm::Aes256Kwp => Ok((&cipher::AES_256, 32, CipherMode::Kwp)),
         other => Err(wrong(other, Family::Cipher)),
+    }
+}
+
+/// A cipher served through AWS-LC's C interface: the EVP cipher, the accepted key lengths and
+/// the IV length (0: none).
+pub(crate) struct EvpCipherSpec {
+    pub(crate) cipher: EvpCipher,
+    pub(crate) key_lens: std::ops::RangeInclusive<usize>,
+    pub(crate) iv_len: usize,
+    /// The mode works on whole blocks of this size (1 for stream modes; XTS takes any length
+    /// of at least one block).
+    pub(crate) block: usize,
+}
+
+pub(crate) fn evp_cipher(algorithm: Algorithm) -> Option<EvpCipherSpec> {
+    let spec = |cipher, key_lens, iv_len, block| EvpCipherSpec {
+        cipher,
+        key_lens,
+        iv_len,
+        block,
+    };
+    match algorithm {
+        Algorithm::Aes256Xts => Some(spec(EvpCipher::Aes256Xts, 64..=64, 16, 1)),
+        // RC4 keys of 40 to 2048 bits (RFC 6229's test keys start at 40).
+        Algorithm::Rc4 => Some(spec(EvpCipher::Rc4, 5..=256, 0, 1)),
+        Algorithm::DesCbc => Some(spec(EvpCipher::DesCbc, 8..=8, 8, 8)),
+        Algorithm::DesEde3Cbc => Some(spec(EvpCipher::DesEde3Cbc, 24..=24, 8, 8)),
+        _ => None,
+    }
+}
+
+pub(crate) fn legacy_digest(algorithm: Algorithm) -> Option<LegacyDigest> {
+    match algorithm {
+        Algorithm::Md4 => Some(LegacyDigest::Md4),
+        Algorithm::Md5 => Some(LegacyDigest::Md5),
+        _ => None,
     }
 }
 
@@ -78,16 +139,24 @@ pub(crate) enum MacAlgorithm {
     Hmac(hmac::Algorithm),
     /// CMAC with the AES key length it requires, in bytes.
     Cmac(&'static aws_lc_rs::cmac::Algorithm, usize),
+    /// HMAC over a digest aws-lc-rs does not offer (MD5).
+    LegacyHmac(LegacyDigest),
+    /// GMAC with the AES key length it requires, in bytes.
+    Gmac(usize),
 }
 
 pub(crate) fn mac(algorithm: Algorithm) -> Result<MacAlgorithm> {
     match algorithm {
+        Algorithm::HmacMd5 => Ok(MacAlgorithm::LegacyHmac(LegacyDigest::Md5)),
+        Algorithm::HmacSha1 => Ok(MacAlgorithm::Hmac(hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY)),
         Algorithm::HmacSha224 => Ok(MacAlgorithm::Hmac(hmac::HMAC_SHA224)),
         Algorithm::HmacSha256 => Ok(MacAlgorithm::Hmac(hmac::HMAC_SHA256)),
         Algorithm::HmacSha384 => Ok(MacAlgorithm::Hmac(hmac::HMAC_SHA384)),
         Algorithm::HmacSha512 => Ok(MacAlgorithm::Hmac(hmac::HMAC_SHA512)),
         Algorithm::Aes128Cmac => Ok(MacAlgorithm::Cmac(&aws_lc_rs::cmac::AES_128, 16)),
         Algorithm::Aes256Cmac => Ok(MacAlgorithm::Cmac(&aws_lc_rs::cmac::AES_256, 32)),
+        Algorithm::Aes128Gmac => Ok(MacAlgorithm::Gmac(16)),
+        Algorithm::Aes256Gmac => Ok(MacAlgorithm::Gmac(32)),
         other => Err(wrong(other, Family::Mac)),
     }
 }
@@ -97,6 +166,14 @@ pub(crate) fn mac(algorithm: Algorithm) -> Result<MacAlgorithm> {
 pub(crate) enum KdfAlgorithm {
     Hkdf(hkdf::Algorithm),
     Pbkdf2(&'static pbkdf2::Algorithm),
+    /// SP 800-108 counter mode with an HMAC PRF.
+    Kbkdf(&'static KbkdfCtrHmacAlgorithm),
+}
+
+fn kbkdf(id: KbkdfCtrHmacAlgorithmId) -> Result<KdfAlgorithm> {
+    get_kbkdf_ctr_hmac_algorithm(id)
+        .map(KdfAlgorithm::Kbkdf)
+        .ok_or(Error::CryptoFailure)
 }
 
 pub(crate) fn kdf(algorithm: Algorithm) -> Result<KdfAlgorithm> {
@@ -107,6 +184,9 @@ pub(crate) fn kdf(algorithm: Algorithm) -> Result<KdfAlgorithm> {
         Algorithm::Pbkdf2Sha256 => Ok(KdfAlgorithm::Pbkdf2(&pbkdf2::PBKDF2_HMAC_SHA256)),
         Algorithm::Pbkdf2Sha384 => Ok(KdfAlgorithm::Pbkdf2(&pbkdf2::PBKDF2_HMAC_SHA384)),
         Algorithm::Pbkdf2Sha512 => Ok(KdfAlgorithm::Pbkdf2(&pbkdf2::PBKDF2_HMAC_SHA512)),
+        Algorithm::KbkdfCtrHmacSha256 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha256),
+        Algorithm::KbkdfCtrHmacSha384 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha384),
+        Algorithm::KbkdfCtrHmacSha512 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha512),
         other => Err(wrong(other, Family::Kdf)),
     }
 }
@@ -123,6 +203,13 @@ pub(crate) enum SignatureScheme {
         &'static dyn signature::RsaEncoding,
         &'static signature::RsaParameters,
     ),
+    /// FIPS 204 ML-DSA.
+    MlDsa(
+        &'static signature::PqdsaSigningAlgorithm,
+        &'static signature::PqdsaVerificationAlgorithm,
+    ),
+    /// Verification only (SHA-1 signatures): no key of this scheme signs.
+    VerifyOnly(&'static dyn signature::VerificationAlgorithm),
 }
 
 pub(crate) fn signature(algorithm: Algorithm) -> Result<SignatureScheme> {
@@ -165,6 +252,13 @@ pub(crate) fn signature(algorithm: Algorithm) -> Result<SignatureScheme> {
             &s::RSA_PKCS1_SHA512,
             &s::RSA_PKCS1_2048_8192_SHA512,
         )),
+        Algorithm::RsaPkcs1Sha1 => Ok(SignatureScheme::VerifyOnly(
+            &s::RSA_PKCS1_1024_8192_SHA1_FOR_LEGACY_USE_ONLY,
+        )),
+        Algorithm::EcdsaP256Sha1 => Ok(SignatureScheme::VerifyOnly(&s::ECDSA_P256_SHA1_ASN1)),
+        Algorithm::MlDsa44 => Ok(SignatureScheme::MlDsa(&s::ML_DSA_44_SIGNING, &s::ML_DSA_44)),
+        Algorithm::MlDsa65 => Ok(SignatureScheme::MlDsa(&s::ML_DSA_65_SIGNING, &s::ML_DSA_65)),
+        Algorithm::MlDsa87 => Ok(SignatureScheme::MlDsa(&s::ML_DSA_87_SIGNING, &s::ML_DSA_87)),
         other => Err(wrong(other, Family::Signature)),
     }
 }

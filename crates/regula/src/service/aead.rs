@@ -1,9 +1,9 @@
-//! Authenticated encryption: AES-GCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and SM4-CCM
-//! (regula-sm, RFC 8998's AEADs).
+//! Authenticated encryption: AES-GCM, AES-CCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and
+//! SM4-CCM (regula-sm, RFC 8998's AEADs).
 
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
-use zeroize::Zeroize;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
@@ -11,12 +11,18 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
+use crate::provider::awslc_sys::{self, EvpCipher};
 
-/// Every AEAD here uses 96-bit nonces (SP 800-38D §8.2, RFC 8439 §2.8, RFC 8998 §4).
+/// The nonce the module generates, and the only one most AEADs here take: 96 bits
+/// (SP 800-38D §8.2, RFC 8439 §2.8, RFC 8998 §4). AES-CCM takes 7 to 13 bytes (SP 800-38C).
 pub const NONCE_LEN: usize = 12;
 
-/// Every AEAD here uses 128-bit tags.
+/// The default tag: 128 bits. AES-CCM also takes 4 to 14 bytes (even), see
+/// [`Module::aead_key_with_tag_len`].
 const TAG_LEN: usize = 16;
+
+/// SP 800-38C §A.1: CCM nonces of 7 to 13 bytes; the message length field gets the rest.
+const CCM_NONCE_LENS: std::ops::RangeInclusive<usize> = 7..=13;
 
 /// Ciphertext with the nonce the module chose for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +43,11 @@ enum Backend {
     },
     Sm4Gcm(Box<Sm4Gcm>),
     Sm4Ccm(Box<Sm4Ccm>),
+    /// AES-CCM through AWS-LC's cipher interface, keyed per message from this copy.
+    AesCcm {
+        cipher: EvpCipher,
+        key: Zeroizing<Vec<u8>>,
+    },
 }
 
 /// An AEAD key bound to a module.
@@ -46,6 +57,7 @@ pub struct AeadKey {
     /// Approval for encryption with a module-generated nonce.
     approval: Approval,
     backend: Backend,
+    tag_len: usize,
 }
 
 impl std::fmt::Debug for AeadKey {
@@ -57,9 +69,32 @@ impl std::fmt::Debug for AeadKey {
 }
 
 impl Module {
-    /// Binds an AEAD key (16 or 32 bytes as the algorithm requires).
+    /// Binds an AEAD key (16 or 32 bytes as the algorithm requires) with a 16-byte tag.
     pub fn aead_key(&self, algorithm: Algorithm, key: &[u8]) -> Result<AeadKey> {
+        self.aead_key_with_tag_len(algorithm, key, TAG_LEN)
+    }
+
+    /// Binds an AEAD key with a shorter tag: AES-CCM takes 4, 6, 8, 10, 12, 14 or 16 bytes
+    /// (SP 800-38C §A.1; RFC 4309 uses 8, 12 and 16); every other AEAD here only 16.
+    pub fn aead_key_with_tag_len(
+        &self,
+        algorithm: Algorithm,
+        key: &[u8],
+        tag_len: usize,
+    ) -> Result<AeadKey> {
         let approval = self.authorize(algorithm, Family::Aead, &Usage::default())?;
+        let ccm = awslc::ccm(algorithm);
+        let tag_allowed = if ccm.is_some() {
+            (4..=16).contains(&tag_len) && tag_len % 2 == 0
+        } else {
+            tag_len == TAG_LEN
+        };
+        if !tag_allowed {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} does not take a {tag_len}-byte tag (AES-CCM: 4 to 16 bytes, even; \
+                 other AEADs: 16)"
+            )));
+        }
         let wrong_length = |expected: usize| {
             Error::invalid_key(
                 algorithm,
@@ -67,6 +102,16 @@ impl Module {
             )
         };
         let backend = match algorithm {
+            _ if ccm.is_some() => {
+                let (cipher, key_len) = ccm.ok_or(Error::CryptoFailure)?;
+                if key.len() != key_len {
+                    return Err(wrong_length(key_len));
+                }
+                Backend::AesCcm {
+                    cipher,
+                    key: Zeroizing::new(key.to_vec()),
+                }
+            }
             Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => {
                 let key = super::fixed_size_key::<16>(algorithm, key)?;
                 if algorithm == Algorithm::Sm4Gcm {
@@ -98,6 +143,7 @@ impl Module {
             algorithm,
             approval,
             backend,
+            tag_len,
         })
     }
 }
@@ -108,7 +154,15 @@ impl AeadKey {
     }
 
     pub fn tag_len(&self) -> usize {
-        TAG_LEN
+        self.tag_len
+    }
+
+    /// The nonce lengths this key accepts, in bytes (12 for all but AES-CCM's 7 to 13).
+    pub fn nonce_lens(&self) -> std::ops::RangeInclusive<usize> {
+        match self.backend {
+            Backend::AesCcm { .. } => CCM_NONCE_LENS,
+            _ => NONCE_LEN..=NONCE_LEN,
+        }
     }
 
     /// Encrypts `in_out` in place with a nonce the module generates, appends the tag, and
@@ -141,7 +195,7 @@ impl AeadKey {
 
     /// [`AeadKey::seal_in_place`] on a copy of `plaintext`.
     pub fn seal(&self, aad: &[u8], plaintext: &[u8]) -> Result<Served<Sealed>> {
-        let mut ciphertext = Vec::with_capacity(plaintext.len() + TAG_LEN);
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len);
         ciphertext.extend_from_slice(plaintext);
         let (nonce, indicator) = self.seal_in_place(aad, &mut ciphertext)?.into_parts();
         Ok(Served::new(Sealed { nonce, ciphertext }, indicator))
@@ -162,8 +216,8 @@ impl AeadKey {
         let approval = self
             .module
             .authorize(self.algorithm, Family::Aead, &usage)?;
-        let nonce = self.nonce(nonce)?;
-        self.seal_raw(&nonce, aad, in_out)?;
+        self.check_nonce(nonce)?;
+        self.seal_raw(nonce, aad, in_out)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, approval, ()))
@@ -176,7 +230,7 @@ impl AeadKey {
         aad: &[u8],
         plaintext: &[u8],
     ) -> Result<Served<Vec<u8>>> {
-        let mut ciphertext = Vec::with_capacity(plaintext.len() + TAG_LEN);
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + self.tag_len);
         ciphertext.extend_from_slice(plaintext);
         let ((), indicator) = self
             .seal_in_place_with_nonce(nonce, aad, &mut ciphertext)?
@@ -184,8 +238,24 @@ impl AeadKey {
         Ok(Served::new(ciphertext, indicator))
     }
 
-    /// Encrypts and appends the tag, with a nonce already checked or generated.
-    fn seal_raw(&self, nonce: &[u8; NONCE_LEN], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
+    /// Encrypts and appends the tag, with a nonce already checked or generated. On failure
+    /// `in_out` is wiped and emptied.
+    fn seal_raw(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
+        let result = self.seal_raw_inner(nonce, aad, in_out);
+        if result.is_err() {
+            in_out.zeroize();
+            in_out.clear();
+        }
+        result
+    }
+
+    fn seal_raw_inner(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
+        if let Backend::AesCcm { cipher, key } = &self.backend {
+            check_ccm_length(nonce.len(), in_out.len())?;
+            return awslc_sys::ccm_seal(*cipher, key, nonce, aad, in_out, self.tag_len)
+                .map_err(|_| Error::CryptoFailure);
+        }
+        let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
         let tag = match &self.backend {
             Backend::AwsLc { caller_nonce, .. } => {
                 return caller_nonce
@@ -198,6 +268,7 @@ impl AeadKey {
             }
             Backend::Sm4Gcm(key) => key.encrypt(nonce, aad, in_out),
             Backend::Sm4Ccm(key) => key.encrypt(nonce, aad, in_out),
+            Backend::AesCcm { .. } => return Err(Error::CryptoFailure),
         };
         let tag = tag.map_err(|error| Error::invalid_input(error.to_string()))?;
         in_out.extend_from_slice(&tag);
@@ -227,14 +298,26 @@ impl AeadKey {
         in_out: &mut Vec<u8>,
     ) -> Result<Served<()>> {
         self.module.ensure_operational()?;
-        let nonce = self.nonce(nonce)?;
-        if in_out.len() < TAG_LEN {
+        self.check_nonce(nonce)?;
+        let tag_len = self.tag_len;
+        if in_out.len() < tag_len {
             return Err(Error::invalid_input(format!(
-                "ciphertext of {} bytes is shorter than the {TAG_LEN}-byte tag",
+                "ciphertext of {} bytes is shorter than the {tag_len}-byte tag",
                 in_out.len()
             )));
         }
-        let plaintext_len = in_out.len() - TAG_LEN;
+        let plaintext_len = in_out.len() - tag_len;
+        if let Backend::AesCcm { cipher, key } = &self.backend {
+            check_ccm_length(nonce.len(), plaintext_len)?;
+            let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
+            awslc_sys::ccm_open(*cipher, key, nonce, aad, ciphertext, tag)
+                .map_err(|_| Error::AuthenticationFailed)?;
+            in_out.truncate(plaintext_len);
+            return Ok(self
+                .module
+                .serve(self.algorithm, Service::Decrypt, self.approval, ()));
+        }
+        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
         let opened = match &self.backend {
             Backend::AwsLc { caller_nonce, .. } => caller_nonce
                 .open_in_place(Nonce::assume_unique_for_key(nonce), Aad::from(aad), in_out)
@@ -248,6 +331,7 @@ impl AeadKey {
                 let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
                 key.decrypt(&nonce, aad, ciphertext, tag).map_err(drop)
             }
+            Backend::AesCcm { .. } => Err(()),
         };
         opened.map_err(|()| Error::AuthenticationFailed)?;
         in_out.truncate(plaintext_len);
@@ -269,13 +353,35 @@ impl AeadKey {
         Ok(Served::new(buffer, indicator))
     }
 
-    fn nonce(&self, nonce: &[u8]) -> Result<[u8; NONCE_LEN]> {
-        nonce.try_into().map_err(|_| {
-            Error::invalid_input(format!(
-                "{} nonce must be {NONCE_LEN} bytes, got {}",
-                self.algorithm,
-                nonce.len()
-            ))
-        })
+    fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
+        let lens = self.nonce_lens();
+        if lens.contains(&nonce.len()) {
+            return Ok(());
+        }
+        let expected = if lens.start() == lens.end() {
+            format!("{}", lens.start())
+        } else {
+            format!("{} to {}", lens.start(), lens.end())
+        };
+        Err(Error::invalid_input(format!(
+            "{} nonce must be {expected} bytes, got {}",
+            self.algorithm,
+            nonce.len()
+        )))
+    }
+}
+
+/// SP 800-38C §A.1: with an n-byte nonce the message length is encoded in q = 15 − n bytes, so
+/// a message has fewer than 2^(8q) bytes.
+fn check_ccm_length(nonce_len: usize, message_len: usize) -> Result<()> {
+    let length_bytes = 15usize.saturating_sub(nonce_len);
+    let fits = length_bytes >= 8 || (message_len as u128) < (1u128 << (8 * length_bytes));
+    if fits {
+        Ok(())
+    } else {
+        Err(Error::invalid_input(format!(
+            "AES-CCM with a {nonce_len}-byte nonce carries at most 2^{} - 1 bytes, got {message_len}",
+            8 * length_bytes
+        )))
     }
 }

@@ -1,25 +1,32 @@
-//! Unauthenticated block-cipher modes: AES-CTR, AES-CBC (PKCS#7), SM4-ECB (whole blocks, no
-//! padding), SM4-CBC (PKCS#7) and SM4-CTR.
+//! Unauthenticated block-cipher modes: AES-CTR, AES-CBC (PKCS#7), AES-256-XTS, AES-CFB8,
+//! SM4-ECB (whole blocks, no padding), SM4-CBC (PKCS#7), SM4-CTR, SM4-XTS, SM4-CBC-CS3; AES key
+//! wrapping (KW, KWP); and the legacy RC4, DES-CBC and 3DES-CBC (whole blocks, no padding).
 
 use aws_lc_rs::cipher::{
     DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, PaddedBlockDecryptingKey,
-    PaddedBlockEncryptingKey, UnboundCipherKey,
+    PaddedBlockEncryptingKey, StreamingDecryptingKey, StreamingEncryptingKey, UnboundCipherKey,
 };
 use aws_lc_rs::iv::FixedLength;
+use aws_lc_rs::key_wrap::{AES_128, AES_256, AesKek, KeyWrap, KeyWrapPadded};
 use regula_sm::Sm4;
 use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc::{self, CipherMode};
+use crate::provider::awslc::{self, CipherMode, EvpCipherSpec};
+use crate::provider::awslc_sys;
 use crate::provider::sm::{self, Sm4Mode};
 
-/// AES and SM4 block size; the IV (CBC) or initial counter block (CTR) has this length.
+/// AES and SM4 block size; the IV (CBC, CFB8), initial counter block (CTR) or tweak (XTS) has
+/// this length. DES and 3DES take 8-byte IVs; see [`CipherKey::iv_len`].
 pub const IV_LEN: usize = 16;
+
+/// SP 800-38E §5.1 and IEEE 1619 §5.1: an XTS data unit has at most 2^20 blocks.
+const XTS_MAX_DATA_UNIT: usize = (1 << 20) * 16;
 
 enum Keys {
     Ctr(EncryptingKey, DecryptingKey),
@@ -28,6 +35,16 @@ enum Keys {
     Sm4(Box<Sm4>, Sm4Mode),
     /// Both SM4 key schedules of XTS; the IV is the tweak.
     Sm4Xts(Box<Xts>),
+    /// CFB8 through aws-lc-rs's streaming interface, keyed per message from this copy.
+    Cfb8(&'static aws_lc_rs::cipher::Algorithm, Zeroizing<Vec<u8>>),
+    /// AES key wrap (KW or, padded, KWP); the key-encryption key is built per call because
+    /// aws-lc-rs consumes it.
+    Wrap {
+        padded: bool,
+        key: Zeroizing<Vec<u8>>,
+    },
+    /// XTS, RC4, DES and 3DES through AWS-LC's cipher interface.
+    Evp(EvpCipherSpec, Zeroizing<Vec<u8>>),
 }
 
 /// Ciphertext with the IV that was used (empty for ECB, which takes none).
@@ -76,6 +93,36 @@ impl Module {
                 keys: Keys::Sm4Xts(Box::new(xts)),
             });
         }
+        if let Some(spec) = awslc::evp_cipher(algorithm) {
+            if !spec.key_lens.contains(&key.len()) {
+                let (min, max) = (spec.key_lens.start(), spec.key_lens.end());
+                let expected = if min == max {
+                    format!("{min}")
+                } else {
+                    format!("{min} to {max}")
+                };
+                return Err(Error::invalid_key(
+                    algorithm,
+                    format!("expected {expected} bytes, got {}", key.len()),
+                ));
+            }
+            // SP 800-38E / IG C.I: the two halves of an XTS key must differ (an attack on
+            // equal halves is known); this is an error in every profile, not a flagged success.
+            if algorithm == Algorithm::Aes256Xts
+                && aws_lc_rs::constant_time::verify_slices_are_equal(&key[..32], &key[32..]).is_ok()
+            {
+                return Err(Error::invalid_key(
+                    algorithm,
+                    "the two 32-byte halves of an XTS key must differ (SP 800-38E)",
+                ));
+            }
+            return Ok(CipherKey {
+                module: self.clone(),
+                algorithm,
+                approval,
+                keys: Keys::Evp(spec, Zeroizing::new(key.to_vec())),
+            });
+        }
         if let Ok(mode) = sm::sm4_mode(algorithm) {
             let key = super::fixed_size_key::<16>(algorithm, key)?;
             let keys = Keys::Sm4(Box::new(Sm4::new(&key)), mode);
@@ -99,6 +146,11 @@ impl Module {
         };
         let backend = |_| Error::CryptoFailure;
         let keys = match mode {
+            CipherMode::Cfb8 => Keys::Cfb8(aws_algorithm, Zeroizing::new(key.to_vec())),
+            CipherMode::Kw | CipherMode::Kwp => Keys::Wrap {
+                padded: mode == CipherMode::Kwp,
+                key: Zeroizing::new(key.to_vec()),
+            },
             CipherMode::Ctr => Keys::Ctr(
                 EncryptingKey::ctr(unbound()?).map_err(backend)?,
                 DecryptingKey::ctr(unbound()?).map_err(backend)?,
@@ -122,9 +174,124 @@ impl CipherKey {
         self.algorithm
     }
 
-    /// Whether the mode takes an IV (all but ECB).
+    /// Whether the mode takes an IV (all but ECB, RC4 and key wrapping).
     pub fn takes_iv(&self) -> bool {
-        !matches!(self.keys, Keys::Sm4(_, Sm4Mode::Ecb))
+        self.iv_len() != 0
+    }
+
+    /// The IV (or tweak) length in bytes: 16 for AES and SM4 modes, 8 for DES and 3DES, 0 for
+    /// ECB, RC4 and key wrapping.
+    pub fn iv_len(&self) -> usize {
+        match &self.keys {
+            Keys::Sm4(_, Sm4Mode::Ecb) | Keys::Wrap { .. } => 0,
+            Keys::Evp(spec, _) => spec.iv_len,
+            _ => IV_LEN,
+        }
+    }
+
+    /// Encrypts or decrypts with the ciphers that need more than aws-lc-rs's one-shot keys:
+    /// CFB8, key wrapping and the AWS-LC C interface. `None` for the others.
+    fn apply_other(&self, iv: &[u8], input: &[u8], encrypt: bool) -> Option<Result<Vec<u8>>> {
+        let algorithm = self.algorithm;
+        let failed = |_| Error::CryptoFailure;
+        Some(match &self.keys {
+            Keys::Cfb8(aws_algorithm, key) => (|| {
+                let unbound = UnboundCipherKey::new(aws_algorithm, key).map_err(failed)?;
+                let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| Error::CryptoFailure)?;
+                let mut output = vec![0u8; input.len() + IV_LEN];
+                let written = if encrypt {
+                    let mut stream = StreamingEncryptingKey::less_safe_cfb8(
+                        unbound,
+                        EncryptionContext::Iv128(FixedLength::from(iv)),
+                    )
+                    .map_err(failed)?;
+                    let updated = stream.update(input, &mut output).map_err(failed)?;
+                    let written = updated.written().len();
+                    let (_, last) = stream.finish(&mut output[written..]).map_err(failed)?;
+                    written + last.written().len()
+                } else {
+                    let mut stream = StreamingDecryptingKey::cfb8(
+                        unbound,
+                        DecryptionContext::Iv128(FixedLength::from(iv)),
+                    )
+                    .map_err(failed)?;
+                    let updated = stream.update(input, &mut output).map_err(failed)?;
+                    let written = updated.written().len();
+                    let last = stream.finish(&mut output[written..]).map_err(failed)?;
+                    written + last.written().len()
+                };
+                output.truncate(written);
+                Ok(output)
+            })(),
+            Keys::Wrap { padded, key } => (|| {
+                let cipher = if key.len() == 16 { &AES_128 } else { &AES_256 };
+                let kek = || AesKek::new(cipher, key).map_err(failed);
+                if !*padded && (input.len() < 8 || input.len() % 8 != 0) {
+                    return Err(Error::invalid_input(format!(
+                        "{algorithm} takes a multiple of 8 bytes, at least 16 to unwrap and 8 to \
+                         wrap, got {}",
+                        input.len()
+                    )));
+                }
+                let mut output = vec![0u8; input.len() + 16];
+                let written = match (encrypt, *padded) {
+                    (true, false) => kek()?.wrap(input, &mut output).map(|out| out.len()),
+                    (true, true) => kek()?
+                        .wrap_with_padding(input, &mut output)
+                        .map(|out| out.len()),
+                    (false, false) => kek()?.unwrap(input, &mut output).map(|out| out.len()),
+                    (false, true) => kek()?
+                        .unwrap_with_padding(input, &mut output)
+                        .map(|out| out.len()),
+                };
+                match written {
+                    Ok(written) => {
+                        output.truncate(written);
+                        Ok(output)
+                    }
+                    Err(_) => {
+                        output.zeroize();
+                        // Unwrapping fails on an integrity check (or an impossible length).
+                        Err(if encrypt {
+                            Error::invalid_input(format!(
+                                "{algorithm} cannot wrap {} bytes",
+                                input.len()
+                            ))
+                        } else {
+                            Error::AuthenticationFailed
+                        })
+                    }
+                }
+            })(),
+            Keys::Evp(spec, key) => (|| {
+                if spec.cipher == awslc_sys::EvpCipher::Aes256Xts
+                    && !(IV_LEN..=XTS_MAX_DATA_UNIT).contains(&input.len())
+                {
+                    return Err(Error::invalid_input(format!(
+                        "{algorithm} data units are 16 bytes to 2^20 blocks (SP 800-38E), got {} \
+                         bytes",
+                        input.len()
+                    )));
+                }
+                if input.len() % spec.block != 0 {
+                    return Err(Error::invalid_input(format!(
+                        "{algorithm} takes whole {}-byte blocks without padding, got {} bytes",
+                        spec.block,
+                        input.len()
+                    )));
+                }
+                let mut output = input.to_vec();
+                let iv = (spec.iv_len != 0).then_some(iv);
+                match awslc_sys::cipher_in_place(spec.cipher, key, iv, encrypt, &mut output) {
+                    Ok(()) => Ok(output),
+                    Err(_) => {
+                        output.zeroize();
+                        Err(Error::CryptoFailure)
+                    }
+                }
+            })(),
+            _ => return None,
+        })
     }
 
     /// Encrypts with the given IV, or with a random one from the module's DRBG when `None`.
@@ -142,10 +309,23 @@ impl CipherKey {
             (Some(iv), true) => Some(self.iv(iv)?),
             (None, true) => {
                 let mut iv = [0u8; IV_LEN];
-                aws_lc_rs::rand::fill(&mut iv).map_err(|_| Error::CryptoFailure)?;
+                aws_lc_rs::rand::fill(&mut iv[..self.iv_len()])
+                    .map_err(|_| Error::CryptoFailure)?;
                 Some(iv)
             }
         };
+        if let Some(result) =
+            self.apply_other(&iv.unwrap_or_default()[..self.iv_len()], plaintext, true)
+        {
+            let ciphertext = result?;
+            let iv = iv.map_or_else(Vec::new, |iv| iv[..self.iv_len()].to_vec());
+            return Ok(self.module.serve(
+                self.algorithm,
+                Service::Encrypt,
+                self.approval,
+                Encrypted { iv, ciphertext },
+            ));
+        }
         let context = || EncryptionContext::Iv128(FixedLength::from(iv.unwrap_or_default()));
         let mut ciphertext = plaintext.to_vec();
         match &self.keys {
@@ -177,6 +357,10 @@ impl CipherKey {
                     })?;
                 Ok(())
             }
+            // Served by apply_other above.
+            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
+                Err(aws_lc_rs::error::Unspecified)
+            }
         }
         .map_err(|_| Error::CryptoFailure)?;
         let iv = iv.map_or_else(Vec::new, |iv| iv.to_vec());
@@ -202,6 +386,11 @@ impl CipherKey {
                 self.algorithm
             )));
         };
+        if let Some(result) = self.apply_other(&iv[..self.iv_len()], ciphertext, false) {
+            return Ok(self
+                .module
+                .serve(self.algorithm, Service::Decrypt, self.approval, result?));
+        }
         let is_cbc = matches!(self.keys, Keys::Cbc(..) | Keys::Sm4(_, Sm4Mode::CbcPkcs7));
         if is_cbc && (ciphertext.is_empty() || !ciphertext.len().is_multiple_of(IV_LEN)) {
             return Err(Error::invalid_input(format!(
@@ -244,6 +433,10 @@ impl CipherKey {
                 })?;
                 Ok(buffer.len())
             }
+            // Served by apply_other above.
+            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
+                Err(aws_lc_rs::error::Unspecified)
+            }
         }
         .map_err(|_| Error::CryptoFailure)?;
         buffer.truncate(plaintext_len);
@@ -252,14 +445,19 @@ impl CipherKey {
             .serve(self.algorithm, Service::Decrypt, self.approval, buffer))
     }
 
+    /// Checks the IV's length; the result is padded to 16 bytes (DES uses the first 8).
     fn iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
-        iv.try_into().map_err(|_| {
-            Error::invalid_input(format!(
-                "{} IV must be {IV_LEN} bytes, got {}",
+        let iv_len = self.iv_len();
+        if iv.len() != iv_len {
+            return Err(Error::invalid_input(format!(
+                "{} IV must be {iv_len} bytes, got {}",
                 self.algorithm,
                 iv.len()
-            ))
-        })
+            )));
+        }
+        let mut padded = [0u8; IV_LEN];
+        padded[..iv_len].copy_from_slice(iv);
+        Ok(padded)
     }
 }
 

@@ -1,14 +1,15 @@
-//! Message digests: SHA-1 (legacy), SHA-2, SHA-3.
+//! Message digests: SHA-1, SHA-2, SHA-3 and the legacy MD4 and MD5 (AWS-LC), SM3 (regula-sm).
 
 use aws_lc_rs::digest;
 use regula_sm::sm3::Sm3;
 
 use crate::algorithm::{Algorithm, Family, Service};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
+use crate::provider::awslc_sys::DigestCtx;
 
 /// An incremental digest computation; recorded when it finishes.
 pub struct DigestContext {
@@ -16,19 +17,38 @@ pub struct DigestContext {
     algorithm: Algorithm,
     approval: Approval,
     hasher: Hasher,
+    /// An update failed in AWS-LC; `finish` refuses to return a digest.
+    poisoned: bool,
 }
 
 /// The provider's incremental state.
 enum Hasher {
     AwsLc(digest::Context),
     Sm3(Box<Sm3>),
+    /// MD4 and MD5 through AWS-LC's C interface.
+    Legacy(DigestCtx),
 }
 
 impl Hasher {
     fn new(algorithm: Algorithm) -> Result<Hasher> {
+        if let Some(legacy) = awslc::legacy_digest(algorithm) {
+            return DigestCtx::new(legacy)
+                .map(Hasher::Legacy)
+                .map_err(|_| Error::CryptoFailure);
+        }
         Ok(match algorithm {
             Algorithm::Sm3 => Hasher::Sm3(Box::default()),
             _ => Hasher::AwsLc(digest::Context::new(awslc::digest(algorithm)?)),
+        })
+    }
+
+    fn try_clone(&self) -> Result<Hasher> {
+        Ok(match self {
+            Hasher::AwsLc(context) => Hasher::AwsLc(context.clone()),
+            Hasher::Sm3(hash) => Hasher::Sm3(hash.clone()),
+            Hasher::Legacy(context) => {
+                Hasher::Legacy(context.try_clone().map_err(|_| Error::CryptoFailure)?)
+            }
         })
     }
 }
@@ -38,6 +58,18 @@ impl Module {
     pub fn digest(&self, algorithm: Algorithm, data: &[u8]) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
         let output = match algorithm {
+            Algorithm::Md4 | Algorithm::Md5 => {
+                let mut hasher = Hasher::new(algorithm)?;
+                if let Hasher::Legacy(context) = &mut hasher {
+                    context.update(data).map_err(|_| Error::CryptoFailure)?;
+                }
+                match hasher {
+                    Hasher::Legacy(context) => {
+                        context.finish().map_err(|_| Error::CryptoFailure)?
+                    }
+                    _ => return Err(Error::CryptoFailure),
+                }
+            }
             Algorithm::Sm3 => regula_sm::sm3::sm3(data).to_vec(),
             _ => digest::digest(awslc::digest(algorithm)?, data)
                 .as_ref()
@@ -55,6 +87,7 @@ impl Module {
             algorithm,
             approval,
             hasher,
+            poisoned: false,
         })
     }
 }
@@ -72,14 +105,38 @@ impl DigestContext {
         match &mut self.hasher {
             Hasher::AwsLc(context) => context.update(data),
             Hasher::Sm3(hash) => hash.update(data),
+            // AWS-LC's MD4/MD5 update cannot fail on a live context; if it ever did, the state
+            // is poisoned so that `finish` fails instead of returning a wrong digest.
+            Hasher::Legacy(context) => {
+                if context.update(data).is_err() {
+                    self.poisoned = true;
+                }
+            }
         }
+    }
+
+    /// A copy of the computation so far, e.g. to read an intermediate hash and keep going (the
+    /// SMB 3.1.1 pre-authentication integrity hash).
+    pub fn try_clone(&self) -> Result<DigestContext> {
+        self.module.ensure_operational()?;
+        Ok(DigestContext {
+            module: self.module.clone(),
+            algorithm: self.algorithm,
+            approval: self.approval,
+            hasher: self.hasher.try_clone()?,
+            poisoned: self.poisoned,
+        })
     }
 
     pub fn finish(self) -> Result<Served<Vec<u8>>> {
         self.module.ensure_operational()?;
+        if self.poisoned {
+            return Err(Error::CryptoFailure);
+        }
         let output = match self.hasher {
             Hasher::AwsLc(context) => context.finish().as_ref().to_vec(),
             Hasher::Sm3(hash) => hash.finalize().to_vec(),
+            Hasher::Legacy(context) => context.finish().map_err(|_| Error::CryptoFailure)?,
         };
         Ok(self
             .module

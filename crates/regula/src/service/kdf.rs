@@ -1,8 +1,9 @@
-//! Key derivation: HKDF (SP 800-56C / RFC 5869) and PBKDF2 (SP 800-132).
+//! Key derivation: HKDF (SP 800-56C / RFC 5869), PBKDF2 (SP 800-132) and KBKDF in counter mode
+//! (SP 800-108r1 §4.1, the KDF of every SMB3 key).
 
 use std::num::NonZeroU32;
 
-use aws_lc_rs::{hkdf, pbkdf2};
+use aws_lc_rs::{hkdf, kdf, pbkdf2};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -97,5 +98,66 @@ impl Module {
         let mut output = Zeroizing::new(vec![0u8; len]);
         pbkdf2::derive(*pbkdf2_algorithm, iterations, salt, password, &mut output);
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// SP 800-108r1 KBKDF in counter mode with an HMAC PRF: `len` bytes from `key` and the
+    /// fixed input `fixed_input`, the 32-bit big-endian counter (starting at 1) placed before
+    /// it, as AWS-LC's `KBKDF_ctr_hmac` and SMB3 do.
+    pub fn kbkdf(
+        &self,
+        algorithm: Algorithm,
+        key: &[u8],
+        fixed_input: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(key.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let KdfAlgorithm::Kbkdf(kbkdf_algorithm) = awslc::kdf(algorithm)? else {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} is not a KBKDF algorithm"
+            )));
+        };
+        if key.is_empty() {
+            return Err(Error::invalid_input("KBKDF needs a non-empty key"));
+        }
+        // SP 800-108r1 §4.1: n = ⌈L/h⌉ must fit the 32-bit counter; AWS-LC caps output at
+        // 2^32 − 1 blocks as well. Anything near that is a mistake, so the bound is generous.
+        if len == 0 || len > (1 << 30) {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..=1073741824 bytes, got {len}"
+            )));
+        }
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        kdf::kbkdf_ctr_hmac(kbkdf_algorithm, key, fixed_input, &mut output)
+            .map_err(|_| Error::CryptoFailure)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// [`Module::kbkdf`] with SP 800-108r1 §4's fixed input `Label ‖ 0x00 ‖ Context ‖ [L]₃₂`
+    /// (L in bits, 32-bit big-endian) — the encoding SMB 3.x uses for its signing, encryption
+    /// and application keys.
+    pub fn kbkdf_label_context(
+        &self,
+        algorithm: Algorithm,
+        key: &[u8],
+        label: &[u8],
+        context: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let bits = len
+            .checked_mul(8)
+            .and_then(|bits| u32::try_from(bits).ok())
+            .ok_or_else(|| {
+                Error::invalid_input(format!("{algorithm} output of {len} bytes is too long"))
+            })?;
+        let mut fixed_input = Vec::with_capacity(label.len() + 1 + context.len() + 4);
+        fixed_input.extend_from_slice(label);
+        fixed_input.push(0);
+        fixed_input.extend_from_slice(context);
+        fixed_input.extend_from_slice(&bits.to_be_bytes());
+        self.kbkdf(algorithm, key, &fixed_input, len)
     }
 }

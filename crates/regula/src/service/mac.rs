@@ -1,5 +1,8 @@
-//! Message authentication: HMAC-SHA-2 and AES-CMAC (AWS-LC); HMAC-SM3, SM4-CMAC,
-//! SM4-XCBC-MAC and SM4-CBC-MAC (regula-sm).
+//! Message authentication: HMAC-SHA-1/SHA-2, AES-CMAC, AES-GMAC and the legacy HMAC-MD5
+//! (AWS-LC); HMAC-SM3, SM4-CMAC, SM4-XCBC-MAC and SM4-CBC-MAC (regula-sm).
+//!
+//! GMAC takes a nonce per message ([`MacKey::sign_with_nonce`], [`MacKey::context_with_nonce`]);
+//! the other MACs take none.
 
 use aws_lc_rs::{cmac, constant_time, hmac};
 use regula_sm::sm3::HmacSm3;
@@ -11,6 +14,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, MacAlgorithm};
+use crate::provider::awslc_sys::{GcmAeadCtx, HmacCtx};
 
 // HMAC's state is large and CMAC's small; boxing keeps every key and context small.
 enum Key {
@@ -19,6 +23,9 @@ enum Key {
     /// Keyed once; each message works on a clone of this state.
     HmacSm3(Box<HmacSm3>),
     Sm4(Box<Sm4Mac>),
+    /// Keyed once; each message works on a copy of this state.
+    LegacyHmac(Box<HmacCtx>),
+    Gmac(Box<GcmAeadCtx>),
 }
 
 /// The block-cipher MACs over SM4; regula-sm wipes their subkeys on drop.
@@ -33,6 +40,14 @@ enum Context<'key> {
     Cmac(cmac::Context),
     HmacSm3(Box<HmacSm3>),
     Sm4(MacStream<'key>),
+    /// `None` if AWS-LC could not copy the keyed state; the tag then fails.
+    LegacyHmac(Option<Box<HmacCtx>>),
+    /// GCM has no incremental additional-data interface in AWS-LC's AEAD API, so GMAC collects
+    /// the message (SMB signs one message at a time); `None` until a nonce is given.
+    Gmac {
+        nonce: Option<Vec<u8>>,
+        message: Vec<u8>,
+    },
 }
 
 /// A MAC key bound to a module; AWS-LC wipes the key on drop.
@@ -54,6 +69,8 @@ impl std::fmt::Debug for MacKey {
 /// An incremental MAC computation; recorded when it finishes.
 pub struct MacContext<'key> {
     key: &'key MacKey,
+    /// The key's approval, or lower for this message (a GMAC nonce chosen by the caller).
+    approval: Approval,
     context: Context<'key>,
 }
 
@@ -95,6 +112,22 @@ impl Module {
             });
         }
         let key = match awslc::mac(algorithm)? {
+            MacAlgorithm::LegacyHmac(digest) => {
+                Key::LegacyHmac(Box::new(HmacCtx::new(digest, key).map_err(|_| {
+                    Error::invalid_key(algorithm, "rejected by the backend")
+                })?))
+            }
+            MacAlgorithm::Gmac(expected_len) => {
+                if key.len() != expected_len {
+                    return Err(Error::invalid_key(
+                        algorithm,
+                        format!("expected {expected_len} bytes, got {}", key.len()),
+                    ));
+                }
+                Key::Gmac(Box::new(GcmAeadCtx::new(key).map_err(|_| {
+                    Error::invalid_key(algorithm, "rejected by the backend")
+                })?))
+            }
             MacAlgorithm::Hmac(hmac_algorithm) => {
                 Key::Hmac(Box::new(hmac::Key::new(hmac_algorithm, key)))
             }
@@ -125,8 +158,20 @@ impl MacKey {
         self.algorithm
     }
 
+    /// Whether the MAC takes a nonce per message (GMAC).
+    pub fn takes_nonce(&self) -> bool {
+        matches!(self.key, Key::Gmac(_))
+    }
+
+    /// Starts a MAC computation. A GMAC context made this way fails when it finishes: GMAC needs
+    /// [`MacKey::context_with_nonce`].
     pub fn context(&self) -> MacContext<'_> {
         let context = match &self.key {
+            Key::Gmac(_) => Context::Gmac {
+                nonce: None,
+                message: Vec::new(),
+            },
+            Key::LegacyHmac(state) => Context::LegacyHmac(state.try_clone().ok().map(Box::new)),
             Key::Hmac(key) => Context::Hmac(Box::new(hmac::Context::with_key(key))),
             Key::Cmac(key) => Context::Cmac(cmac::Context::with_key(key)),
             Key::HmacSm3(state) => Context::HmacSm3(state.clone()),
@@ -136,7 +181,55 @@ impl MacKey {
                 Sm4Mac::CbcMac(mac) => mac.start(),
             }),
         };
-        MacContext { key: self, context }
+        MacContext {
+            key: self,
+            approval: self.approval,
+            context,
+        }
+    }
+
+    /// Starts a GMAC computation under `nonce` (any non-empty length; 12 bytes is the usual).
+    /// The nonce is the caller's, which FIPS 140-3 does not approve for GCM (IG C.H).
+    pub fn context_with_nonce(&self, nonce: &[u8]) -> Result<MacContext<'_>> {
+        if !self.takes_nonce() {
+            return Err(Error::invalid_input(format!(
+                "{} takes no nonce",
+                self.algorithm
+            )));
+        }
+        if nonce.is_empty() {
+            return Err(Error::invalid_input(format!(
+                "{} needs a non-empty nonce",
+                self.algorithm
+            )));
+        }
+        let usage = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let approval = self.module.authorize(self.algorithm, Family::Mac, &usage)?;
+        Ok(MacContext {
+            key: self,
+            approval,
+            context: Context::Gmac {
+                nonce: Some(nonce.to_vec()),
+                message: Vec::new(),
+            },
+        })
+    }
+
+    /// Computes the GMAC tag of `data` under `nonce`.
+    pub fn sign_with_nonce(&self, nonce: &[u8], data: &[u8]) -> Result<Served<Vec<u8>>> {
+        let mut context = self.context_with_nonce(nonce)?;
+        context.update(data)?;
+        context.sign()
+    }
+
+    /// Checks a GMAC tag in constant time.
+    pub fn verify_with_nonce(&self, nonce: &[u8], data: &[u8], tag: &[u8]) -> Result<Served<()>> {
+        let mut context = self.context_with_nonce(nonce)?;
+        context.update(data)?;
+        context.verify(tag)
     }
 
     /// Computes the tag of `data`.
@@ -169,6 +262,11 @@ impl MacContext<'_> {
             Context::Cmac(context) => context.update(data).map_err(|_| Error::CryptoFailure)?,
             Context::HmacSm3(state) => state.update(data),
             Context::Sm4(stream) => stream.update(data),
+            Context::LegacyHmac(Some(state)) => {
+                state.update(data).map_err(|_| Error::CryptoFailure)?
+            }
+            Context::LegacyHmac(None) => return Err(Error::CryptoFailure),
+            Context::Gmac { message, .. } => message.extend_from_slice(data),
         }
         Ok(())
     }
@@ -188,24 +286,43 @@ impl MacContext<'_> {
                 .finalize()
                 .map_err(|error| Error::invalid_input(error.to_string()))?
                 .to_vec()),
+            Context::LegacyHmac(state) => state
+                .ok_or(Error::CryptoFailure)?
+                .finish()
+                .map_err(|_| Error::CryptoFailure),
+            Context::Gmac { nonce, message } => {
+                let Key::Gmac(key) = &self.key.key else {
+                    return Err(Error::CryptoFailure);
+                };
+                let nonce = nonce.ok_or_else(|| {
+                    Error::invalid_input(format!(
+                        "{} needs a nonce: use sign_with_nonce or context_with_nonce",
+                        self.key.algorithm
+                    ))
+                })?;
+                Ok(key
+                    .gmac(&nonce, &message)
+                    .map_err(|_| Error::CryptoFailure)?
+                    .to_vec())
+            }
         }
     }
 
     pub fn sign(self) -> Result<Served<Vec<u8>>> {
-        let key = self.key;
+        let (key, approval) = (self.key, self.approval);
         let tag = self.tag()?;
         Ok(key
             .module
-            .serve(key.algorithm, Service::MacGenerate, key.approval, tag))
+            .serve(key.algorithm, Service::MacGenerate, approval, tag))
     }
 
     pub fn verify(self, expected: &[u8]) -> Result<Served<()>> {
-        let key = self.key;
+        let (key, approval) = (self.key, self.approval);
         let tag = self.tag()?;
         constant_time::verify_slices_are_equal(&tag, expected)
             .map_err(|_| Error::AuthenticationFailed)?;
         Ok(key
             .module
-            .serve(key.algorithm, Service::MacVerify, key.approval, ()))
+            .serve(key.algorithm, Service::MacVerify, approval, ()))
     }
 }

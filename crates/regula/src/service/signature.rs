@@ -1,5 +1,6 @@
-//! Digital signatures: ECDSA P-256/P-384, Ed25519, RSA-PSS and RSA PKCS#1 v1.5 from AWS-LC, and
-//! SM2 (GB/T 32918.2) from regula-sm.
+//! Digital signatures: ECDSA P-256/P-384/P-521, Ed25519, RSA-PSS, RSA PKCS#1 v1.5 and ML-DSA
+//! (FIPS 204) from AWS-LC, and SM2 (GB/T 32918.2) from regula-sm. SHA-1 signatures
+//! (`rsa-pkcs1-sha1`, `ecdsa-p256-sha1`) can only be verified.
 //!
 //! SM2 signatures bind a signer's user ID. [`SigningKey::sign`] and [`Module::verify`] use the
 //! default ID of GM/T 0009-2012 (`1234567812345678`); [`SigningKey::sign_with_id`] and
@@ -11,7 +12,8 @@ use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::rsa::{KeySize, PublicEncryptingKey};
 use aws_lc_rs::signature::{
-    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, RsaKeyPair, VerificationAlgorithm,
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, PqdsaKeyPair, RsaKeyPair,
+    VerificationAlgorithm,
 };
 use zeroize::Zeroizing;
 
@@ -30,6 +32,7 @@ enum KeyPairInner {
     Ecdsa(EcdsaKeyPair),
     Ed25519(Ed25519KeyPair),
     Rsa(RsaKeyPair),
+    MlDsa(PqdsaKeyPair),
     /// Wiped on drop by regula-sm.
     Sm2(Box<sm2::PrivateKey>),
 }
@@ -73,6 +76,23 @@ fn rsa_key_size(bits: u32) -> Option<KeySize> {
     }
 }
 
+/// The refusal for a scheme that only verifies (SHA-1 signatures), in a permissive policy that
+/// let the request through: Regula creates no such signature in any profile.
+fn verify_only(algorithm: Algorithm) -> Error {
+    Error::invalid_input(format!(
+        "{algorithm} only verifies existing signatures; Regula creates no SHA-1 signature"
+    ))
+}
+
+/// The usage a signing key is checked against.
+fn signing_usage(key_bits: Option<u32>) -> Usage {
+    Usage {
+        key_bits,
+        signing: true,
+        ..Usage::default()
+    }
+}
+
 fn curve_bits(algorithm: Algorithm) -> u32 {
     match algorithm {
         Algorithm::EcdsaP384 => 384,
@@ -93,8 +113,13 @@ impl Module {
             return self.generate_sm2_signing_key(rsa_bits);
         }
         let scheme = awslc::signature(algorithm)?;
+        if let SignatureScheme::VerifyOnly(_) = scheme {
+            self.authorize(algorithm, Family::Signature, &signing_usage(None))?;
+            return Err(verify_only(algorithm));
+        }
         let key_bits = match (scheme, rsa_bits) {
             (SignatureScheme::Rsa(..), bits) => bits.unwrap_or(3072),
+            (SignatureScheme::MlDsa(..), None) => 0,
             (_, None) => curve_bits(algorithm),
             (_, Some(_)) => {
                 return Err(Error::invalid_input(format!(
@@ -102,13 +127,14 @@ impl Module {
                 )));
             }
         };
-        let usage = Usage {
-            key_bits: Some(key_bits),
-            ..Usage::default()
-        };
+        let usage = signing_usage((key_bits != 0).then_some(key_bits));
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
         let backend = |_| Error::CryptoFailure;
         let key = match scheme {
+            SignatureScheme::MlDsa(signing, _) => {
+                KeyPairInner::MlDsa(PqdsaKeyPair::generate(signing).map_err(backend)?)
+            }
+            SignatureScheme::VerifyOnly(_) => return Err(verify_only(algorithm)),
             SignatureScheme::Ecdsa(signing, _) => {
                 KeyPairInner::Ecdsa(EcdsaKeyPair::generate(signing).map_err(backend)?)
             }
@@ -180,6 +206,10 @@ impl Module {
             return Ok(self.serve(algorithm, Service::KeyImport, approval, key));
         }
         let scheme = awslc::signature(algorithm)?;
+        if let SignatureScheme::VerifyOnly(_) = scheme {
+            self.authorize(algorithm, Family::Signature, &signing_usage(None))?;
+            return Err(verify_only(algorithm));
+        }
         let rejected = |error: aws_lc_rs::error::KeyRejected| {
             Error::invalid_key(
                 algorithm,
@@ -200,11 +230,13 @@ impl Module {
                 let bits = u32::try_from(key.public_modulus_len() * 8).unwrap_or(u32::MAX);
                 (KeyPairInner::Rsa(key), bits)
             }
+            SignatureScheme::MlDsa(signing, _) => (
+                KeyPairInner::MlDsa(PqdsaKeyPair::from_pkcs8(signing, pkcs8).map_err(rejected)?),
+                0,
+            ),
+            SignatureScheme::VerifyOnly(_) => return Err(verify_only(algorithm)),
         };
-        let usage = Usage {
-            key_bits: Some(key_bits),
-            ..Usage::default()
-        };
+        let usage = signing_usage((key_bits != 0).then_some(key_bits));
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
         let key = SigningKey {
             module: self.clone(),
@@ -233,7 +265,22 @@ impl Module {
         let (verification, key_bits): (&'static dyn VerificationAlgorithm, u32) = match scheme {
             SignatureScheme::Ecdsa(_, verification) => (verification, curve_bits(algorithm)),
             SignatureScheme::Ed25519 => (&signature::ED25519, 256),
+            SignatureScheme::MlDsa(_, verification) => (verification, 0),
+            SignatureScheme::VerifyOnly(verification) if algorithm == Algorithm::EcdsaP256Sha1 => {
+                (verification, 256)
+            }
             SignatureScheme::Rsa(_, verification) => {
+                let bits = PublicEncryptingKey::from_der(public_key)
+                    .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
+                    .map_err(|_| {
+                        Error::invalid_key(
+                            algorithm,
+                            "not a DER SubjectPublicKeyInfo RSA public key",
+                        )
+                    })?;
+                (verification, bits)
+            }
+            SignatureScheme::VerifyOnly(verification) => {
                 let bits = PublicEncryptingKey::from_der(public_key)
                     .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
                     .map_err(|_| {
@@ -246,7 +293,7 @@ impl Module {
             }
         };
         let usage = Usage {
-            key_bits: Some(key_bits),
+            key_bits: (key_bits != 0).then_some(key_bits),
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
@@ -304,6 +351,7 @@ impl SigningKey {
             KeyPairInner::Ecdsa(key) => key.public_key().as_der(),
             KeyPairInner::Ed25519(key) => key.public_key().as_der(),
             KeyPairInner::Rsa(key) => key.public_key().as_der(),
+            KeyPairInner::MlDsa(key) => key.public_key().as_der(),
             KeyPairInner::Sm2(key) => {
                 return key
                     .public_key()
@@ -327,6 +375,7 @@ impl SigningKey {
                 let der: Result<Pkcs8V1Der<'static>, _> = key.as_der();
                 der.map(|der| der.as_ref().to_vec())
             }
+            KeyPairInner::MlDsa(key) => key.to_pkcs8v1().map(|document| document.as_ref().to_vec()),
             KeyPairInner::Sm2(key) => {
                 return key.to_pkcs8_der().map_err(|_| Error::CryptoFailure);
             }
@@ -377,6 +426,14 @@ impl SigningKey {
                 .map_err(|_| Error::CryptoFailure)?
                 .as_ref()
                 .to_vec()),
+            KeyPairInner::MlDsa(key) => {
+                let mut signature = vec![0u8; key.algorithm().signature_len()];
+                let written = key
+                    .sign(message, &mut signature)
+                    .map_err(|_| Error::CryptoFailure)?;
+                signature.truncate(written);
+                Ok(signature)
+            }
             KeyPairInner::Rsa(key) => {
                 let SignatureScheme::Rsa(encoding, _) = awslc::signature(self.algorithm)? else {
                     return Err(Error::CryptoFailure);
@@ -401,6 +458,8 @@ impl SigningKey {
                 SignatureScheme::Ecdsa(_, verification) => verification,
                 SignatureScheme::Ed25519 => &signature::ED25519,
                 SignatureScheme::Rsa(_, verification) => verification,
+                SignatureScheme::MlDsa(_, verification) => verification,
+                SignatureScheme::VerifyOnly(verification) => verification,
             };
         ParsedPublicKey::new(verification, &public_key)
             .map_err(|_| Error::CryptoFailure)?

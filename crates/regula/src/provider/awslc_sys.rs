@@ -1,0 +1,506 @@
+//! The few AWS-LC C functions that aws-lc-rs has no API for: AES-CCM with SP 800-38C's nonce and
+//! tag sizes, AES-256-XTS, GMAC with any nonce length, and the legacy set (MD4, MD5, HMAC-MD5,
+//! RC4, DES, 3DES). No cryptography here: every primitive is AWS-LC's, from the same copy that
+//! aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys` otherwise).
+//!
+//! Each wrapper owns its AWS-LC object and frees it on drop; AWS-LC's free functions cleanse key
+//! schedules and hash states before releasing them.
+
+use std::os::raw::{c_int, c_uint, c_void};
+use std::ptr::{self, NonNull};
+
+#[cfg(feature = "fips")]
+use aws_lc_fips_sys as sys;
+#[cfg(not(feature = "fips"))]
+use aws_lc_sys as sys;
+
+/// An AWS-LC call failed; the caller knows what it was doing and says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Failed;
+
+fn check(result: c_int) -> Result<(), Failed> {
+    if result == 1 {
+        Ok(())
+    } else {
+        // SAFETY: clears this thread's AWS-LC error queue; takes no arguments.
+        unsafe { sys::ERR_clear_error() };
+        Err(Failed)
+    }
+}
+
+fn c_len(len: usize) -> Result<c_int, Failed> {
+    c_int::try_from(len).map_err(|_| Failed)
+}
+
+/// The EVP ciphers used through `EVP_CIPHER_CTX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum EvpCipher {
+    Aes128Ccm,
+    Aes256Ccm,
+    Aes256Xts,
+    Rc4,
+    DesCbc,
+    DesEde3Cbc,
+}
+
+impl EvpCipher {
+    fn get(self) -> *const sys::EVP_CIPHER {
+        // SAFETY: each returns a pointer to a static, immutable cipher description.
+        unsafe {
+            match self {
+                EvpCipher::Aes128Ccm => sys::EVP_aes_128_ccm(),
+                EvpCipher::Aes256Ccm => sys::EVP_aes_256_ccm(),
+                EvpCipher::Aes256Xts => sys::EVP_aes_256_xts(),
+                EvpCipher::Rc4 => sys::EVP_rc4(),
+                EvpCipher::DesCbc => sys::EVP_des_cbc(),
+                EvpCipher::DesEde3Cbc => sys::EVP_des_ede3_cbc(),
+            }
+        }
+    }
+}
+
+/// An owned `EVP_CIPHER_CTX`.
+struct CipherCtx(NonNull<sys::EVP_CIPHER_CTX>);
+
+impl CipherCtx {
+    fn new() -> Result<CipherCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        NonNull::new(unsafe { sys::EVP_CIPHER_CTX_new() })
+            .map(CipherCtx)
+            .ok_or(Failed)
+    }
+
+    fn ptr(&self) -> *mut sys::EVP_CIPHER_CTX {
+        self.0.as_ptr()
+    }
+
+    /// `EVP_CipherInit_ex` with optional key and IV (NULL keeps what was set before).
+    fn init(
+        &self,
+        cipher: Option<EvpCipher>,
+        key: Option<&[u8]>,
+        iv: Option<&[u8]>,
+        encrypt: bool,
+    ) -> Result<(), Failed> {
+        let cipher = cipher.map_or(ptr::null(), EvpCipher::get);
+        let key = key.map_or(ptr::null(), <[u8]>::as_ptr);
+        let iv = iv.map_or(ptr::null(), <[u8]>::as_ptr);
+        // SAFETY: the context is live; cipher is a static description or NULL; key and IV are
+        // NULL or point to buffers whose lengths the caller set up for this cipher (key length
+        // via EVP_CIPHER_CTX_set_key_length, IV length via the AEAD IV-length control).
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                self.ptr(),
+                cipher,
+                ptr::null_mut(),
+                key,
+                iv,
+                c_int::from(encrypt),
+            )
+        })
+    }
+
+    fn ctrl(&self, command: c_int, argument: c_int, data: *mut c_void) -> Result<(), Failed> {
+        // SAFETY: the context is live; `data` is NULL or a buffer of at least `argument` bytes,
+        // as each control used here (IV length, tag set/get) requires.
+        check(unsafe { sys::EVP_CIPHER_CTX_ctrl(self.ptr(), command, argument, data) })
+    }
+
+    /// `EVP_CipherUpdate` in place: `data` is both input and output (exact overlap is allowed).
+    /// Returns the number of bytes written.
+    fn update_in_place(&self, data: &mut [u8]) -> Result<usize, Failed> {
+        let mut written: c_int = 0;
+        let len = c_len(data.len())?;
+        // SAFETY: the context is live and initialised; input and output are the same buffer of
+        // `len` bytes, and every cipher used here (stream, CCM, XTS, or block modes without
+        // padding fed whole blocks) writes at most `len` bytes.
+        check(unsafe {
+            sys::EVP_CipherUpdate(
+                self.ptr(),
+                data.as_mut_ptr(),
+                &mut written,
+                data.as_ptr(),
+                len,
+            )
+        })?;
+        usize::try_from(written).map_err(|_| Failed)
+    }
+
+    /// `EVP_CipherUpdate` with no output: CCM's total length (`input` NULL) or its AAD.
+    fn update_without_output(&self, input: Option<&[u8]>, len: usize) -> Result<(), Failed> {
+        let mut written: c_int = 0;
+        let input_ptr = input.map_or(ptr::null(), <[u8]>::as_ptr);
+        // SAFETY: the context is live; with a NULL output, CCM takes a NULL input as the total
+        // plaintext length and a non-NULL input (of `len` bytes) as additional data.
+        check(unsafe {
+            sys::EVP_CipherUpdate(
+                self.ptr(),
+                ptr::null_mut(),
+                &mut written,
+                input_ptr,
+                c_len(len)?,
+            )
+        })
+    }
+
+    fn finish(&self) -> Result<(), Failed> {
+        let mut block = [0u8; 32];
+        let mut written: c_int = 0;
+        // SAFETY: the context is live; padding is off or the mode is a stream/AEAD mode, so at
+        // most one block (≤ 32 bytes here) is written, and nothing is expected.
+        check(unsafe { sys::EVP_CipherFinal_ex(self.ptr(), block.as_mut_ptr(), &mut written) })?;
+        if written == 0 { Ok(()) } else { Err(Failed) }
+    }
+}
+
+impl Drop for CipherCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_CIPHER_CTX_new and is freed once; AWS-LC cleans up
+        // the cipher state (key schedule) before freeing it.
+        unsafe { sys::EVP_CIPHER_CTX_free(self.ptr()) }
+    }
+}
+
+/// AES-CCM (SP 800-38C) encryption in place, appending a `tag_len`-byte tag.
+pub(crate) fn ccm_seal(
+    cipher: EvpCipher,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    in_out: &mut Vec<u8>,
+    tag_len: usize,
+) -> Result<(), Failed> {
+    let ctx = ccm_context(cipher, key, nonce, tag_len, true, None)?;
+    ctx.update_without_output(None, in_out.len())?;
+    if !aad.is_empty() {
+        ctx.update_without_output(Some(aad), aad.len())?;
+    }
+    // Called even for an empty message: CCM computes the tag in this call.
+    ctx.update_in_place(in_out)?;
+    ctx.finish()?;
+    let mut tag = vec![0u8; tag_len];
+    ctx.ctrl(
+        sys::EVP_CTRL_AEAD_GET_TAG,
+        c_len(tag_len)?,
+        tag.as_mut_ptr().cast(),
+    )?;
+    in_out.extend_from_slice(&tag);
+    Ok(())
+}
+
+/// AES-CCM decryption in place; fails (leaving `ciphertext` to be wiped by the caller) when the
+/// tag does not verify.
+pub(crate) fn ccm_open(
+    cipher: EvpCipher,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    ciphertext: &mut [u8],
+    tag: &[u8],
+) -> Result<(), Failed> {
+    let ctx = ccm_context(cipher, key, nonce, tag.len(), false, Some(tag))?;
+    ctx.update_without_output(None, ciphertext.len())?;
+    if !aad.is_empty() {
+        ctx.update_without_output(Some(aad), aad.len())?;
+    }
+    // CCM verifies the tag in this call, for an empty message too.
+    ctx.update_in_place(ciphertext)?;
+    Ok(())
+}
+
+fn ccm_context(
+    cipher: EvpCipher,
+    key: &[u8],
+    nonce: &[u8],
+    tag_len: usize,
+    encrypt: bool,
+    expected_tag: Option<&[u8]>,
+) -> Result<CipherCtx, Failed> {
+    let ctx = CipherCtx::new()?;
+    ctx.init(Some(cipher), None, None, encrypt)?;
+    ctx.ctrl(
+        sys::EVP_CTRL_AEAD_SET_IVLEN,
+        c_len(nonce.len())?,
+        ptr::null_mut(),
+    )?;
+    match expected_tag {
+        // The control copies the tag; it does not keep the pointer.
+        Some(tag) => ctx.ctrl(
+            sys::EVP_CTRL_AEAD_SET_TAG,
+            c_len(tag.len())?,
+            tag.as_ptr().cast_mut().cast(),
+        )?,
+        None => ctx.ctrl(sys::EVP_CTRL_AEAD_SET_TAG, c_len(tag_len)?, ptr::null_mut())?,
+    }
+    ctx.init(None, Some(key), Some(nonce), encrypt)?;
+    Ok(ctx)
+}
+
+/// One-shot encryption or decryption in place with a non-AEAD EVP cipher (XTS, RC4, DES-CBC,
+/// 3DES-CBC), padding off. `key` must have the cipher's key length (RC4: any length 1..=256).
+pub(crate) fn cipher_in_place(
+    cipher: EvpCipher,
+    key: &[u8],
+    iv: Option<&[u8]>,
+    encrypt: bool,
+    data: &mut [u8],
+) -> Result<(), Failed> {
+    let ctx = CipherCtx::new()?;
+    ctx.init(Some(cipher), None, None, encrypt)?;
+    if cipher == EvpCipher::Rc4 {
+        let key_len = c_uint::try_from(key.len()).map_err(|_| Failed)?;
+        // SAFETY: the context is live and holds RC4, whose key length is variable.
+        check(unsafe { sys::EVP_CIPHER_CTX_set_key_length(ctx.ptr(), key_len) })?;
+    }
+    // SAFETY: the context is live; turning padding off only changes how Final behaves.
+    check(unsafe { sys::EVP_CIPHER_CTX_set_padding(ctx.ptr(), 0) })?;
+    ctx.init(None, Some(key), iv, encrypt)?;
+    if cipher == EvpCipher::Aes256Xts {
+        // XTS takes the whole data unit in one call (ciphertext stealing needs its end).
+        if ctx.update_in_place(data)? != data.len() {
+            return Err(Failed);
+        }
+    } else {
+        for chunk in data.chunks_mut(1 << 30) {
+            if ctx.update_in_place(chunk)? != chunk.len() {
+                return Err(Failed);
+            }
+        }
+    }
+    ctx.finish()
+}
+
+/// The legacy digests, which aws-lc-rs does not offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LegacyDigest {
+    Md4,
+    Md5,
+}
+
+impl LegacyDigest {
+    fn get(self) -> *const sys::EVP_MD {
+        // SAFETY: each returns a pointer to a static, immutable digest description.
+        unsafe {
+            match self {
+                LegacyDigest::Md4 => sys::EVP_md4(),
+                LegacyDigest::Md5 => sys::EVP_md5(),
+            }
+        }
+    }
+
+    pub(crate) const fn output_len(self) -> usize {
+        16
+    }
+}
+
+/// An owned `EVP_MD_CTX`: an incremental MD4 or MD5 computation.
+pub(crate) struct DigestCtx {
+    ctx: NonNull<sys::EVP_MD_CTX>,
+    digest: LegacyDigest,
+}
+
+// SAFETY: the context is owned exclusively and only touched through `&mut self` (or `&self` for
+// copying, which AWS-LC reads without modifying); AWS-LC digest contexts are not tied to a thread.
+unsafe impl Send for DigestCtx {}
+// SAFETY: see `Send`; shared references only read the context (EVP_MD_CTX_copy_ex's source).
+unsafe impl Sync for DigestCtx {}
+
+impl DigestCtx {
+    pub(crate) fn new(digest: LegacyDigest) -> Result<DigestCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::EVP_MD_CTX_new() }).ok_or(Failed)?;
+        let this = DigestCtx { ctx, digest };
+        // SAFETY: the context is live; the digest description is static.
+        check(unsafe { sys::EVP_DigestInit_ex(ctx.as_ptr(), digest.get(), ptr::null_mut()) })?;
+        Ok(this)
+    }
+
+    pub(crate) fn update(&mut self, data: &[u8]) -> Result<(), Failed> {
+        // SAFETY: the context is live and initialised; `data` is a valid buffer of its length.
+        check(unsafe { sys::EVP_DigestUpdate(self.ctx.as_ptr(), data.as_ptr().cast(), data.len()) })
+    }
+
+    pub(crate) fn finish(self) -> Result<Vec<u8>, Failed> {
+        let mut output = vec![0u8; self.digest.output_len()];
+        let mut written: c_uint = 0;
+        // SAFETY: the context is live and initialised; the output holds the digest's length.
+        check(unsafe {
+            sys::EVP_DigestFinal_ex(self.ctx.as_ptr(), output.as_mut_ptr(), &mut written)
+        })?;
+        if written as usize != output.len() {
+            return Err(Failed);
+        }
+        Ok(output)
+    }
+
+    pub(crate) fn try_clone(&self) -> Result<DigestCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::EVP_MD_CTX_new() }).ok_or(Failed)?;
+        let copy = DigestCtx {
+            ctx,
+            digest: self.digest,
+        };
+        // SAFETY: both contexts are live; the source is initialised and only read.
+        check(unsafe { sys::EVP_MD_CTX_copy_ex(ctx.as_ptr(), self.ctx.as_ptr()) })?;
+        Ok(copy)
+    }
+}
+
+impl Drop for DigestCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_MD_CTX_new and is freed once; AWS-LC cleanses the
+        // hash state first.
+        unsafe { sys::EVP_MD_CTX_free(self.ctx.as_ptr()) }
+    }
+}
+
+/// An owned `HMAC_CTX` over a legacy digest (HMAC-MD5).
+pub(crate) struct HmacCtx {
+    ctx: NonNull<sys::HMAC_CTX>,
+    digest: LegacyDigest,
+}
+
+// SAFETY: as for `DigestCtx`: exclusively owned, mutated only through `&mut self`, copied from
+// `&self` without modification.
+unsafe impl Send for HmacCtx {}
+// SAFETY: see `Send`.
+unsafe impl Sync for HmacCtx {}
+
+impl HmacCtx {
+    pub(crate) fn new(digest: LegacyDigest, key: &[u8]) -> Result<HmacCtx, Failed> {
+        let this = HmacCtx::empty(digest)?;
+        // SAFETY: the context is live; the key is a valid buffer of its length; the digest
+        // description is static.
+        check(unsafe {
+            sys::HMAC_Init_ex(
+                this.ctx.as_ptr(),
+                key.as_ptr().cast(),
+                key.len(),
+                digest.get(),
+                ptr::null_mut(),
+            )
+        })?;
+        Ok(this)
+    }
+
+    fn empty(digest: LegacyDigest) -> Result<HmacCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::HMAC_CTX_new() }).ok_or(Failed)?;
+        Ok(HmacCtx { ctx, digest })
+    }
+
+    pub(crate) fn update(&mut self, data: &[u8]) -> Result<(), Failed> {
+        // SAFETY: the context is live and keyed; `data` is a valid buffer of its length.
+        check(unsafe { sys::HMAC_Update(self.ctx.as_ptr(), data.as_ptr(), data.len()) })
+    }
+
+    pub(crate) fn finish(self) -> Result<Vec<u8>, Failed> {
+        let mut output = vec![0u8; self.digest.output_len()];
+        let mut written: c_uint = 0;
+        // SAFETY: the context is live and keyed; the output holds the digest's length.
+        check(unsafe { sys::HMAC_Final(self.ctx.as_ptr(), output.as_mut_ptr(), &mut written) })?;
+        if written as usize != output.len() {
+            return Err(Failed);
+        }
+        Ok(output)
+    }
+
+    pub(crate) fn try_clone(&self) -> Result<HmacCtx, Failed> {
+        let copy = HmacCtx::empty(self.digest)?;
+        // SAFETY: both contexts are live; the source is keyed and only read.
+        check(unsafe { sys::HMAC_CTX_copy_ex(copy.ctx.as_ptr(), self.ctx.as_ptr()) })?;
+        Ok(copy)
+    }
+}
+
+impl Drop for HmacCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from HMAC_CTX_new and is freed once; AWS-LC cleanses the
+        // keyed state first.
+        unsafe { sys::HMAC_CTX_free(self.ctx.as_ptr()) }
+    }
+}
+
+/// AES-GCM as AWS-LC's `EVP_AEAD` with a caller-chosen nonce of any length, used for GMAC
+/// (SP 800-38D: GCM over an empty plaintext, the message as additional data).
+pub(crate) struct GcmAeadCtx(NonNull<sys::EVP_AEAD_CTX>);
+
+// SAFETY: the context is keyed once at creation and afterwards only read (EVP_AEAD_CTX_seal takes
+// a const context), so it can be sent and shared between threads.
+unsafe impl Send for GcmAeadCtx {}
+// SAFETY: see `Send`.
+unsafe impl Sync for GcmAeadCtx {}
+
+/// GCM's tag length.
+pub(crate) const GMAC_TAG_LEN: usize = 16;
+
+impl GcmAeadCtx {
+    /// Keys AES-128-GCM or AES-256-GCM by the key's length (16 or 32 bytes).
+    pub(crate) fn new(key: &[u8]) -> Result<GcmAeadCtx, Failed> {
+        // SAFETY: each returns a pointer to a static AEAD description.
+        let aead = unsafe {
+            match key.len() {
+                16 => sys::EVP_aead_aes_128_gcm(),
+                32 => sys::EVP_aead_aes_256_gcm(),
+                _ => return Err(Failed),
+            }
+        };
+        // SAFETY: the AEAD is static; the key is a valid buffer of its length, copied by AWS-LC.
+        let ctx = unsafe { sys::EVP_AEAD_CTX_new(aead, key.as_ptr(), key.len(), GMAC_TAG_LEN) };
+        NonNull::new(ctx).map(GcmAeadCtx).ok_or(Failed)
+    }
+
+    /// The GMAC tag of `message` under `nonce` (non-empty).
+    pub(crate) fn gmac(&self, nonce: &[u8], message: &[u8]) -> Result<[u8; GMAC_TAG_LEN], Failed> {
+        if nonce.is_empty() {
+            return Err(Failed);
+        }
+        let mut tag = [0u8; GMAC_TAG_LEN];
+        let mut written = 0usize;
+        // SAFETY: the context is live and keyed; the output holds the tag (the plaintext is
+        // empty, so the sealed output is the tag alone); nonce and message are valid buffers of
+        // their lengths; an empty input is passed as a valid empty pointer.
+        check(unsafe {
+            sys::EVP_AEAD_CTX_seal(
+                self.0.as_ptr(),
+                tag.as_mut_ptr(),
+                &mut written,
+                tag.len(),
+                nonce.as_ptr(),
+                nonce.len(),
+                [].as_ptr(),
+                0,
+                message.as_ptr(),
+                message.len(),
+            )
+        })?;
+        if written == GMAC_TAG_LEN {
+            Ok(tag)
+        } else {
+            Err(Failed)
+        }
+    }
+}
+
+impl Drop for GcmAeadCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_AEAD_CTX_new and is freed once; AWS-LC cleanses the
+        // key schedule first.
+        unsafe { sys::EVP_AEAD_CTX_free(self.0.as_ptr()) }
+    }
+}
+
+/// AWS-LC's own service indicator (FIPS builds only): how many approved services the calling
+/// thread has run. Tests compare it before and after a call, as AWS-LC's own tests do.
+#[cfg(feature = "fips")]
+pub fn fips_service_indicator_counter() -> u64 {
+    // SAFETY: reads a thread-local counter; takes no arguments.
+    unsafe { sys::FIPS_service_indicator_before_call() }
+}
+
+#[cfg(feature = "fips")]
+/// The counter after a call: it moved past `before` if and only if AWS-LC approved the call.
+pub fn fips_service_indicator_approved(before: u64) -> bool {
+    // SAFETY: reads a thread-local counter; takes no arguments.
+    unsafe { sys::FIPS_service_indicator_after_call() != before }
+}
