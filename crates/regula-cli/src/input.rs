@@ -37,11 +37,23 @@ pub fn algorithm(name: &str, families: &[Family]) -> Result<Algorithm, Failure> 
             .collect::<Vec<_>>()
             .join(" or ");
         return Err(Failure::input(format!(
-            "{algorithm} is a {} algorithm; this command takes a {expected} algorithm",
-            algorithm.family()
+            "{algorithm} is a {} algorithm; this command takes a {expected} algorithm ({})",
+            algorithm.family(),
+            names_in(families)
         )));
     }
     Ok(algorithm)
+}
+
+/// The registry's names of every algorithm in `families`, comma-separated: choice lists in
+/// errors come from the registry, so they cannot go stale.
+pub fn names_in(families: &[Family]) -> String {
+    Algorithm::ALL
+        .iter()
+        .filter(|algorithm| families.contains(&algorithm.family()))
+        .map(|algorithm| algorithm.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Decodes a hex argument, naming it in the error (never echoing its value: it may be a key).

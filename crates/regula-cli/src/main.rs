@@ -79,17 +79,17 @@ enum Command {
     /// Hash files or stdin, printing `sha256sum`-style lines.
     #[command(after_help = EXIT_CODES)]
     Dgst(commands::dgst::DgstArgs),
-    /// Compute or verify a MAC (HMAC, CMAC) over a file or stdin.
-    #[command(after_help = EXIT_CODES)]
+    /// Compute or verify a MAC (HMAC, CMAC, GMAC, SM4 MACs) over a file or stdin.
+    // Examples and exit codes: the arguments struct's after_help.
     Mac(commands::mac::MacArgs),
-    /// Derive key material with HKDF or PBKDF2; prints hex.
-    #[command(after_help = EXIT_CODES)]
+    /// Derive key material with HKDF, PBKDF2 or KBKDF (SP 800-108); prints hex.
+    // Examples and exit codes: the arguments struct's after_help.
     Kdf(commands::kdf::KdfArgs),
     /// Encrypt stdin to stdout (raw bytes); AEAD tags are appended.
-    #[command(after_help = EXIT_CODES)]
+    // Examples and exit codes: the arguments struct's after_help.
     Enc(commands::cipher::EncArgs),
     /// Decrypt stdin to stdout (raw bytes); nothing is written unless it all succeeds.
-    #[command(after_help = EXIT_CODES)]
+    // Examples and exit codes: the arguments struct's after_help.
     Dec(commands::cipher::DecArgs),
     /// Generate a signing key pair (PKCS#8 and SubjectPublicKeyInfo, PEM or DER).
     #[command(after_help = EXIT_CODES)]

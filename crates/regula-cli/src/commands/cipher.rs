@@ -10,7 +10,7 @@
 //! `C1 ‖ C3 ‖ C2`.
 
 use clap::Args;
-use regula::service::{aead::NONCE_LEN, cipher::IV_LEN};
+use regula::service::aead::NONCE_LEN;
 use regula::{Algorithm, CiphertextFormat, Family, Module};
 use zeroize::Zeroizing;
 
@@ -18,17 +18,17 @@ use crate::GlobalOptions;
 use crate::failure::Failure;
 use crate::input;
 
-const ALGORITHMS: &str = "aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr, \
-     aes-128-cbc, aes-256-cbc (PKCS#7), sm4-ecb (whole blocks), sm4-cbc (PKCS#7), sm4-ctr, \
-     sm2 (= sm2-encrypt, public-key encryption)";
+const CIPHER_HELP: &str = "Algorithms: every `aead` and `cipher` row of `regula policy show default`, and sm2 (= sm2-encrypt). CBC modes of AES and SM4 pad with PKCS#7; sm4-ecb, des-cbc and des-ede3-cbc take whole blocks; aes-*-kw/kwp wrap key data (no IV); aes-256-xts takes a 64-byte key and the data-unit number as a 16-byte --iv.\n\nExamples:\n  regula enc -a aes-256-gcm -k KEYHEX < plain > sealed          # module-chosen nonce, prefixed\n  regula dec -a aes-128-ccm -k KEYHEX --iv 11BYTENONCEHEX --aad HEADERHEX < ciphertext_and_tag   # SMB 3.0 transform";
 
 #[derive(Args)]
+#[command(after_help = format!("{CIPHER_HELP}\n\n{}", crate::EXIT_CODES))]
 pub struct EncArgs {
     #[command(flatten)]
     common: CipherArgs,
 }
 
 #[derive(Args)]
+#[command(after_help = format!("{CIPHER_HELP}\n\n{}", crate::EXIT_CODES))]
 pub struct DecArgs {
     #[command(flatten)]
     common: CipherArgs,
@@ -36,8 +36,7 @@ pub struct DecArgs {
 
 #[derive(Args)]
 struct CipherArgs {
-    /// Algorithm: aes-128-gcm, aes-256-gcm, chacha20-poly1305, aes-128-ctr, aes-256-ctr,
-    /// aes-128-cbc, aes-256-cbc, sm4-ecb, sm4-cbc, sm4-ctr, sm2.
+    /// Algorithm (an `aead` or `cipher` row of `regula policy show default`, or sm2).
     #[arg(short, long)]
     algorithm: String,
     /// The key, in hex; for sm2 a key file (enc: public key, dec: PKCS#8 private key; PEM or
@@ -47,10 +46,13 @@ struct CipherArgs {
     /// SM2 only: `C1 ‖ C3 ‖ C2` ciphertexts instead of GM/T 0009 ASN.1.
     #[arg(long)]
     c1c3c2: bool,
-    /// Nonce (AEAD, 12 bytes) or IV (CTR/CBC, 16 bytes) in hex. Omit it to have the module
-    /// generate one and put it in front of the ciphertext.
+    /// Nonce (AEAD: 12 bytes; AES-CCM 7 to 13) or IV (16 bytes; DES 8; XTS: the tweak) in hex.
+    /// Omit it to have the module generate one and put it in front of the ciphertext.
     #[arg(long, value_name = "HEX")]
     iv: Option<String>,
+    /// AEAD tag length in bytes (AES-CCM: 4 to 16, even; other AEADs: 16).
+    #[arg(long, value_name = "BYTES", default_value_t = 16)]
+    tag_len: usize,
     /// Additional authenticated data in hex (AEAD only).
     #[arg(long, value_name = "HEX")]
     aad: Option<String>,
@@ -62,6 +64,7 @@ struct Prepared {
     key: Zeroizing<Vec<u8>>,
     iv: Option<Vec<u8>>,
     aad: Vec<u8>,
+    tag_len: usize,
     input: Vec<u8>,
 }
 
@@ -72,10 +75,7 @@ fn cipher_algorithm(name: &str) -> Result<Algorithm, Failure> {
         name
     };
     let families = [Family::Aead, Family::Cipher, Family::PublicKeyEncryption];
-    input::algorithm(name, &families).map_err(|failure| Failure {
-        message: format!("{} (choose from {ALGORITHMS})", failure.message),
-        ..failure
-    })
+    input::algorithm(name, &families)
 }
 
 /// SM2 encryption or decryption of stdin with the key file `--key`.
@@ -128,6 +128,11 @@ fn prepare(global: &GlobalOptions, args: CipherArgs) -> Result<Prepared, Failure
         Some(aad) => input::hex_arg("--aad", &aad)?,
         None => Vec::new(),
     };
+    if args.tag_len != 16 && algorithm.family() != Family::Aead {
+        return Err(Failure::input(format!(
+            "--tag-len applies to AEAD algorithms only, not {algorithm}"
+        )));
+    }
     let input = input::read_all("-")?;
     Ok(Prepared {
         module,
@@ -135,6 +140,7 @@ fn prepare(global: &GlobalOptions, args: CipherArgs) -> Result<Prepared, Failure
         key,
         iv,
         aad,
+        tag_len: args.tag_len,
         input,
     })
 }
@@ -149,10 +155,11 @@ pub fn run_enc(global: &GlobalOptions, args: EncArgs) -> Result<(), Failure> {
         key,
         iv,
         aad,
+        tag_len,
         input,
     } = prepare(global, args.common)?;
     let output = if algorithm.family() == Family::Aead {
-        let key = module.aead_key(algorithm, &key)?;
+        let key = module.aead_key_with_tag_len(algorithm, &key, tag_len)?;
         match iv {
             Some(nonce) => {
                 let sealed = key.seal_with_nonce(&nonce, &aad, &input)?;
@@ -190,21 +197,21 @@ pub fn run_dec(global: &GlobalOptions, args: DecArgs) -> Result<(), Failure> {
         key,
         iv,
         aad,
+        tag_len,
         input,
     } = prepare(global, args.common)?;
     let aead_key = match algorithm.family() {
-        Family::Aead => Some(module.aead_key(algorithm, &key)?),
+        Family::Aead => Some(module.aead_key_with_tag_len(algorithm, &key, tag_len)?),
         _ => None,
     };
     let cipher_key = match algorithm.family() {
         Family::Cipher => Some(module.cipher_key(algorithm, &key)?),
         _ => None,
     };
-    // The nonce/IV `enc` put in front when the module chose it; ECB has none.
+    // The nonce/IV `enc` put in front when the module chose it; ECB, RC4 and key wrap have none.
     let prefix_len = match &cipher_key {
         None => NONCE_LEN,
-        Some(key) if key.takes_iv() => IV_LEN,
-        Some(_) => 0,
+        Some(key) => key.iv_len(),
     };
     let (iv, body) = match &iv {
         Some(iv) => (iv.as_slice(), input.as_slice()),
