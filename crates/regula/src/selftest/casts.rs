@@ -7,9 +7,13 @@ use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 use aws_lc_rs::cipher::{
     AES_256, DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey,
 };
+use aws_lc_rs::cipher::{StreamingDecryptingKey, StreamingEncryptingKey};
 use aws_lc_rs::iv::FixedLength;
+use aws_lc_rs::kdf::{KbkdfCtrHmacAlgorithmId, get_kbkdf_ctr_hmac_algorithm, kbkdf_ctr_hmac};
+use aws_lc_rs::key_wrap::{self, AesKek, KeyWrap, KeyWrapPadded};
 use aws_lc_rs::signature::{
-    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair, UnparsedPublicKey,
+    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, PqdsaKeyPair, RsaKeyPair,
+    UnparsedPublicKey,
 };
 use aws_lc_rs::{agreement, cmac, digest, hkdf, hmac, kem, pbkdf2, rand};
 
@@ -19,15 +23,21 @@ use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 
 use super::vectors as v;
 use super::{Cast, Fault};
+use crate::provider::awslc_sys::{self, DigestCtx, EvpCipher, GcmAeadCtx, HmacCtx, LegacyDigest};
 
 type Outcome = Result<(), ()>;
 
 /// Every CAST, in the order they run.
 pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("AES-GCM", aes_gcm),
+    cast("AES-CCM", aes_ccm),
     cast("CHACHA20-POLY1305", chacha20_poly1305),
     cast("AES-CTR", aes_ctr),
     cast("AES-CBC", aes_cbc),
+    cast("AES-XTS", aes_xts),
+    cast("AES-CFB8", aes_cfb8),
+    cast("AES-KW", aes_kw),
+    cast("AES-KWP", aes_kwp),
     cast("SHA-1", sha1),
     cast("SHA2-224", sha224),
     cast("SHA2-256", sha256),
@@ -36,20 +46,30 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SHA3-256", sha3_256),
     cast("SHA3-384", sha3_384),
     cast("SHA3-512", sha3_512),
+    cast("HMAC-SHA-1", hmac_sha1),
     cast("HMAC-SHA2-224", hmac_sha224),
     cast("HMAC-SHA2-256", hmac_sha256),
     cast("HMAC-SHA2-384", hmac_sha384),
     cast("HMAC-SHA2-512", hmac_sha512),
     cast("AES-CMAC", aes_cmac),
+    cast("AES-GMAC", aes_gmac),
     cast("HKDF-SHA2-256", hkdf_sha256),
+    cast("KBKDF-CTR-HMAC-SHA2-256", kbkdf_ctr_hmac_sha256),
     cast("PBKDF2", pbkdf2_sha256),
     cast("ECDSA-P256-SHA2-256", ecdsa_p256),
     cast("ED25519", ed25519),
     cast("RSA-SHA2-256", rsa_pkcs1_sha256),
+    cast("ML-DSA-44", ml_dsa_44),
     cast("ECDH-P256", ecdh_p256),
     cast("X25519", x25519),
     cast("ML-KEM-768", ml_kem_768),
     cast("CTR_DRBG", ctr_drbg),
+    cast("MD4", md4),
+    cast("MD5", md5),
+    cast("HMAC-MD5", hmac_md5),
+    cast("RC4", rc4),
+    cast("DES-CBC", des_cbc),
+    cast("TDES-CBC", tdes_cbc),
     cast("SM3", sm3),
     cast("HMAC-SM3", hmac_sm3),
     cast("SM4-ECB", sm4_ecb),
@@ -130,6 +150,37 @@ fn chacha20_poly1305(fault: Fault) -> Result<(), ()> {
     )
 }
 
+/// SP 800-38C through AWS-LC's cipher interface (`ccm_seal`/`ccm_open`, as the service calls
+/// it), AES-256 with SMB 3.x's 11-byte nonce and a 16-byte tag; covers AES-128-CCM (IG 10.3.A).
+fn aes_ccm(fault: Fault) -> Result<(), ()> {
+    let mut sealed = v::AES256_CCM_PLAINTEXT.to_vec();
+    awslc_sys::ccm_seal(
+        EvpCipher::Aes256Ccm,
+        v::AES256_CCM_KEY,
+        v::AES256_CCM_NONCE,
+        v::AES256_CCM_AAD,
+        &mut sealed,
+        v::AES256_CCM_TAG.len(),
+    )
+    .map_err(drop)?;
+    expect(
+        fault,
+        sealed,
+        &joined(&[v::AES256_CCM_CIPHERTEXT, v::AES256_CCM_TAG]),
+    )?;
+    let mut opened = v::AES256_CCM_CIPHERTEXT.to_vec();
+    awslc_sys::ccm_open(
+        EvpCipher::Aes256Ccm,
+        v::AES256_CCM_KEY,
+        v::AES256_CCM_NONCE,
+        v::AES256_CCM_AAD,
+        &mut opened,
+        v::AES256_CCM_TAG,
+    )
+    .map_err(drop)?;
+    expect(fault, opened, v::AES256_CCM_PLAINTEXT)
+}
+
 fn iv16(bytes: &[u8]) -> Result<FixedLength<16>, ()> {
     let array: [u8; 16] = bytes.try_into().map_err(drop)?;
     Ok(FixedLength::from(array))
@@ -182,6 +233,107 @@ fn aes_cbc(fault: Fault) -> Result<(), ()> {
         v::AES256_CBC_PLAINTEXT,
         v::AES256_CBC_CIPHERTEXT,
     )
+}
+
+/// Encrypts and decrypts with one of the AWS-LC EVP ciphers the service calls through
+/// `cipher_in_place` (XTS, RC4, DES, 3DES).
+fn evp_round_trip(
+    fault: Fault,
+    cipher: EvpCipher,
+    key: &[u8],
+    iv: Option<&[u8]>,
+    plaintext: &[u8],
+    ciphertext: &[u8],
+) -> Outcome {
+    let mut buffer = plaintext.to_vec();
+    awslc_sys::cipher_in_place(cipher, key, iv, true, &mut buffer).map_err(drop)?;
+    expect(fault, buffer, ciphertext)?;
+    let mut buffer = ciphertext.to_vec();
+    awslc_sys::cipher_in_place(cipher, key, iv, false, &mut buffer).map_err(drop)?;
+    expect(fault, buffer, plaintext)
+}
+
+/// SP 800-38E, AES-256 (AWS-LC has no AES-128-XTS), one two-block data unit.
+fn aes_xts(fault: Fault) -> Result<(), ()> {
+    evp_round_trip(
+        fault,
+        EvpCipher::Aes256Xts,
+        v::AES256_XTS_KEY,
+        Some(v::AES256_XTS_TWEAK),
+        v::AES256_XTS_PLAINTEXT,
+        v::AES256_XTS_CIPHERTEXT,
+    )
+}
+
+/// Through aws-lc-rs's streaming CFB8 keys, as the service uses them; AES-256 covers AES-128.
+fn aes_cfb8(fault: Fault) -> Result<(), ()> {
+    let iv = || iv16(v::AES256_CFB8_IV);
+    let mut output = vec![0u8; v::AES256_CFB8_PLAINTEXT.len() + 16];
+    let mut encrypting = StreamingEncryptingKey::less_safe_cfb8(
+        aes_key(v::AES256_CFB8_KEY)?,
+        EncryptionContext::Iv128(iv()?),
+    )
+    .map_err(drop)?;
+    let written = encrypting
+        .update(v::AES256_CFB8_PLAINTEXT, &mut output)
+        .map_err(drop)?
+        .written()
+        .len();
+    let (_, last) = encrypting.finish(&mut output[written..]).map_err(drop)?;
+    let total = written + last.written().len();
+    output.truncate(total);
+    expect(fault, output, v::AES256_CFB8_CIPHERTEXT)?;
+    let mut output = vec![0u8; v::AES256_CFB8_CIPHERTEXT.len() + 16];
+    let mut decrypting = StreamingDecryptingKey::cfb8(
+        aes_key(v::AES256_CFB8_KEY)?,
+        DecryptionContext::Iv128(iv()?),
+    )
+    .map_err(drop)?;
+    let written = decrypting
+        .update(v::AES256_CFB8_CIPHERTEXT, &mut output)
+        .map_err(drop)?
+        .written()
+        .len();
+    let last = decrypting.finish(&mut output[written..]).map_err(drop)?;
+    let total = written + last.written().len();
+    output.truncate(total);
+    expect(fault, output, v::AES256_CFB8_PLAINTEXT)
+}
+
+fn kek(key: &[u8]) -> Result<AesKek, ()> {
+    AesKek::new(&key_wrap::AES_256, key).map_err(drop)
+}
+
+/// SP 800-38F KW wrap and unwrap (the integrity check included), AES-256 covering AES-128.
+fn aes_kw(fault: Fault) -> Result<(), ()> {
+    let mut output = vec![0u8; v::AES256_KW_KEY_DATA.len() + 16];
+    let wrapped = kek(v::AES256_KW_KEK)?
+        .wrap(v::AES256_KW_KEY_DATA, &mut output)
+        .map_err(drop)?
+        .to_vec();
+    expect(fault, wrapped, v::AES256_KW_WRAPPED)?;
+    let mut output = vec![0u8; v::AES256_KW_WRAPPED.len()];
+    let unwrapped = kek(v::AES256_KW_KEK)?
+        .unwrap(v::AES256_KW_WRAPPED, &mut output)
+        .map_err(drop)?
+        .to_vec();
+    expect(fault, unwrapped, v::AES256_KW_KEY_DATA)
+}
+
+/// SP 800-38F KWP wrap and unwrap, AES-256 covering AES-128.
+fn aes_kwp(fault: Fault) -> Result<(), ()> {
+    let mut output = vec![0u8; v::AES256_KWP_KEY_DATA.len() + 16];
+    let wrapped = kek(v::AES256_KWP_KEK)?
+        .wrap_with_padding(v::AES256_KWP_KEY_DATA, &mut output)
+        .map_err(drop)?
+        .to_vec();
+    expect(fault, wrapped, v::AES256_KWP_WRAPPED)?;
+    let mut output = vec![0u8; v::AES256_KWP_WRAPPED.len()];
+    let unwrapped = kek(v::AES256_KWP_KEK)?
+        .unwrap_with_padding(v::AES256_KWP_WRAPPED, &mut output)
+        .map_err(drop)?
+        .to_vec();
+    expect(fault, unwrapped, v::AES256_KWP_KEY_DATA)
 }
 
 fn hash(
@@ -260,6 +412,25 @@ fn mac(
     expect(fault, hmac::sign(&key, data).as_ref().to_vec(), expected)
 }
 
+/// Two RFC 2202 cases, as for HMAC-SHA2-256: a short key, and one longer than the block.
+fn hmac_sha1(fault: Fault) -> Result<(), ()> {
+    let sha1 = hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY;
+    mac(
+        fault,
+        sha1,
+        v::HMAC_RFC2202_TC2_KEY,
+        v::HMAC_RFC2202_TC2_DATA,
+        v::HMAC_SHA1_RFC2202_TC2,
+    )?;
+    mac(
+        fault,
+        sha1,
+        v::HMAC_RFC2202_TC6_KEY,
+        v::HMAC_TC6_DATA,
+        v::HMAC_SHA1_RFC2202_TC6,
+    )
+}
+
 fn hmac_sha224(fault: Fault) -> Result<(), ()> {
     mac(
         fault,
@@ -314,6 +485,15 @@ fn aes_cmac(fault: Fault) -> Result<(), ()> {
     expect(fault, tag.as_ref().to_vec(), v::AES128_CMAC_TAG)
 }
 
+/// SP 800-38D GMAC through AWS-LC's GCM `EVP_AEAD` (`GcmAeadCtx`, as the service calls it);
+/// AES-256 covers AES-128. Verification recomputes the same tag.
+fn aes_gmac(fault: Fault) -> Result<(), ()> {
+    let tag = GcmAeadCtx::new(v::AES256_GMAC_KEY)
+        .and_then(|ctx| ctx.gmac(v::AES256_GMAC_IV, v::AES256_GMAC_MESSAGE))
+        .map_err(drop)?;
+    expect(fault, tag.to_vec(), v::AES256_GMAC_TAG)
+}
+
 struct OutputLen(usize);
 
 impl hkdf::KeyType for OutputLen {
@@ -337,6 +517,21 @@ fn hkdf_sha256(fault: Fault) -> Result<(), ()> {
         .and_then(|okm_out| okm_out.fill(&mut okm))
         .map_err(drop)?;
     expect(fault, okm, v::HKDF_SHA256_OKM)
+}
+
+/// SP 800-108 counter mode with HMAC-SHA-256 (covers the SHA-384 and SHA-512 PRFs: same
+/// AWS-LC code, IG 10.3.A), two PRF blocks so that the counter increments.
+fn kbkdf_ctr_hmac_sha256(fault: Fault) -> Result<(), ()> {
+    let algorithm = get_kbkdf_ctr_hmac_algorithm(KbkdfCtrHmacAlgorithmId::Sha256).ok_or(())?;
+    let mut derived = vec![0u8; v::KBKDF_SHA256_OUTPUT.len()];
+    kbkdf_ctr_hmac(
+        algorithm,
+        v::KBKDF_SHA256_KEY,
+        v::KBKDF_SHA256_FIXED_INPUT,
+        &mut derived,
+    )
+    .map_err(drop)?;
+    expect(fault, derived, v::KBKDF_SHA256_OUTPUT)
 }
 
 fn pbkdf2_sha256(fault: Fault) -> Result<(), ()> {
@@ -405,6 +600,34 @@ fn rsa_pkcs1_sha256(fault: Fault) -> Result<(), ()> {
     )
     .verify(v::RSA2048_MESSAGE, v::RSA2048_PKCS1_SHA256_SIG)
     .map_err(drop)
+}
+
+/// FIPS 204 for ML-DSA-44/65/87 (one implementation, IG 10.3.A): key generation from a seed
+/// reproduces the published public key; the published signature verifies; and, since signing
+/// is hedged (randomised) and cannot be compared byte for byte, a fresh signature verifies.
+fn ml_dsa_44(fault: Fault) -> Result<(), ()> {
+    let key_pair =
+        PqdsaKeyPair::from_seed(&signature::ML_DSA_44_SIGNING, v::ML_DSA_44_SEED).map_err(drop)?;
+    expect(
+        fault,
+        key_pair.public_key().as_ref().to_vec(),
+        &v::ML_DSA_44_PUBLIC,
+    )?;
+    let public_key =
+        ParsedPublicKey::new(&signature::ML_DSA_44, v::ML_DSA_44_PUBLIC).map_err(drop)?;
+    let mut known = v::ML_DSA_44_SIGNATURE.to_vec();
+    fault.corrupt(&mut known);
+    public_key
+        .verify_sig(v::ML_DSA_44_MESSAGE, &known)
+        .map_err(drop)?;
+    let mut fresh = vec![0u8; signature::ML_DSA_44_SIGNING.signature_len()];
+    let written = key_pair
+        .sign(v::ML_DSA_44_MESSAGE, &mut fresh)
+        .map_err(drop)?;
+    fresh.truncate(written);
+    public_key
+        .verify_sig(v::ML_DSA_44_MESSAGE, &fresh)
+        .map_err(drop)
 }
 
 fn agree(
@@ -484,6 +707,86 @@ fn ctr_drbg(fault: Fault) -> Result<(), ()> {
         second = first;
     }
     if first == second { Err(()) } else { Ok(()) }
+}
+
+fn legacy_digest(fault: Fault, digest: LegacyDigest, message: &[u8], expected: &[u8]) -> Outcome {
+    let mut ctx = DigestCtx::new(digest).map_err(drop)?;
+    ctx.update(message).map_err(drop)?;
+    expect(fault, ctx.finish().map_err(drop)?, expected)
+}
+
+fn md4(fault: Fault) -> Result<(), ()> {
+    legacy_digest(
+        fault,
+        LegacyDigest::Md4,
+        v::MD_MSG_80_DIGITS,
+        v::MD4_80_DIGITS,
+    )
+}
+
+fn md5(fault: Fault) -> Result<(), ()> {
+    legacy_digest(
+        fault,
+        LegacyDigest::Md5,
+        v::MD_MSG_80_DIGITS,
+        v::MD5_80_DIGITS,
+    )
+}
+
+fn legacy_hmac(fault: Fault, key: &[u8], data: &[u8], expected: &[u8]) -> Outcome {
+    let mut ctx = HmacCtx::new(LegacyDigest::Md5, key).map_err(drop)?;
+    ctx.update(data).map_err(drop)?;
+    expect(fault, ctx.finish().map_err(drop)?, expected)
+}
+
+/// RFC 2202 cases 2 and 6 (a key longer than the block), as for HMAC-SHA-1.
+fn hmac_md5(fault: Fault) -> Result<(), ()> {
+    legacy_hmac(
+        fault,
+        v::HMAC_RFC2202_TC2_KEY,
+        v::HMAC_RFC2202_TC2_DATA,
+        v::HMAC_MD5_RFC2202_TC2,
+    )?;
+    legacy_hmac(
+        fault,
+        v::HMAC_RFC2202_TC6_KEY,
+        v::HMAC_TC6_DATA,
+        v::HMAC_MD5_RFC2202_TC6,
+    )
+}
+
+/// RC4 encryption and decryption are the same key-stream XOR; both directions run anyway.
+fn rc4(fault: Fault) -> Result<(), ()> {
+    evp_round_trip(
+        fault,
+        EvpCipher::Rc4,
+        v::RC4_KEY,
+        None,
+        &[0u8; 32],
+        v::RC4_KEY_STREAM,
+    )
+}
+
+fn des_cbc(fault: Fault) -> Result<(), ()> {
+    evp_round_trip(
+        fault,
+        EvpCipher::DesCbc,
+        v::DES_CBC_KEY,
+        Some(v::DES_CBC_IV),
+        v::DES_CBC_PLAINTEXT,
+        v::DES_CBC_CIPHERTEXT,
+    )
+}
+
+fn tdes_cbc(fault: Fault) -> Result<(), ()> {
+    evp_round_trip(
+        fault,
+        EvpCipher::DesEde3Cbc,
+        v::TDES_CBC_KEY,
+        Some(v::TDES_CBC_IV),
+        v::TDES_CBC_PLAINTEXT,
+        v::TDES_CBC_CIPHERTEXT,
+    )
 }
 
 fn sm3(fault: Fault) -> Result<(), ()> {

