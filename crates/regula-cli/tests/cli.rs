@@ -112,29 +112,77 @@ fn dgst_hashes_several_files_and_reports_unreadable_ones() {
 }
 
 #[test]
-fn sha1_under_fips_exits_3_naming_the_policy() {
-    let output = run(&["dgst", "-a", "sha1", "--policy", "fips-140-3"], b"abc");
+fn md5_under_fips_and_gm_exits_3_naming_the_policy_and_the_alternative() {
+    let output = run(&["dgst", "-a", "md5", "--policy", "fips-140-3"], b"abc");
     assert_fails(&output, 3, "fips-140-3");
+    assert!(stderr(&output).contains("RFC 6151"), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("use sha256 instead"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run(&["dgst", "-a", "md5", "--policy", "gm"], b"abc");
+    assert_fails(&output, 3, "gm");
+    assert!(
+        stderr(&output).contains("use sm3 instead"),
         "{}",
         stderr(&output)
     );
 }
 
 #[test]
-fn sha1_under_default_is_served_but_flagged_not_approved() {
-    let output = run(&["dgst", "-a", "sha1", "--indicator"], b"abc");
+fn md5_under_default_is_served_but_flagged_not_approved() {
+    let output = run(&["dgst", "-a", "md5", "--indicator"], b"abc");
     assert_eq!(code(&output), 0);
+    // RFC 1321 §A.5: MD5 ("abc").
+    assert_eq!(stdout(&output), "900150983cd24fb0d6963f7d28e17f72  -\n");
+    let indicator: serde_json::Value = serde_json::from_str(stderr(&output).trim()).unwrap();
+    assert_eq!(indicator["approval"], "not-approved");
+    assert_eq!(indicator["policy"], "default");
+    assert_eq!(indicator["algorithm"], "md5");
+}
+
+/// SP 800-131A Rev. 2 §9: SHA-1 is approved for hashing under FIPS; SHA-1 signatures are never
+/// created.
+#[test]
+fn sha1_hashing_is_approved_under_fips_and_sha1_signing_exits_3() {
+    let output = run(
+        &[
+            "dgst",
+            "-a",
+            "sha1",
+            "--policy",
+            "fips-140-3",
+            "--indicator",
+        ],
+        b"abc",
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
     // FIPS 180-4 example: SHA-1("abc").
     assert_eq!(
         stdout(&output),
         "a9993e364706816aba3e25717850c26c9cd0d89d  -\n"
     );
     let indicator: serde_json::Value = serde_json::from_str(stderr(&output).trim()).unwrap();
-    assert_eq!(indicator["approval"], "not-approved");
-    assert_eq!(indicator["policy"], "default");
-    assert_eq!(indicator["algorithm"], "sha1");
+    assert_eq!(indicator["approval"], "approved");
+    assert_eq!(indicator["policy"], "fips-140-3");
+    for algorithm in ["rsa-pkcs1-sha1", "ecdsa-p256-sha1"] {
+        let dir = tempfile::tempdir().unwrap();
+        let key = dir.path().join("key.pem");
+        let output = run(
+            &[
+                "keygen",
+                "-a",
+                algorithm,
+                "--policy",
+                "fips-140-3",
+                "--out",
+                key.to_str().unwrap(),
+            ],
+            b"",
+        );
+        assert_fails(&output, 3, "signature generation is disallowed");
+    }
 }
 
 fn self_test_names(kind: &str) -> Vec<String> {
@@ -228,10 +276,10 @@ fn selftest_json_has_the_documented_shape() {
         .iter()
         .map(|test| test["name"].as_str().unwrap())
         .collect();
-    // FIPS serves neither SHA-1 nor ChaCha20-Poly1305 nor X25519, so their tests don't run.
+    // FIPS serves neither MD5 nor ChaCha20-Poly1305 nor X25519, so their tests don't run.
     assert!(names.contains(&"AES-GCM") && names.contains(&"ML-KEM-768"));
     assert!(
-        !names.contains(&"SHA-1")
+        !names.contains(&"MD5")
             && !names.contains(&"CHACHA20-POLY1305")
             && !names.contains(&"X25519")
     );
@@ -800,7 +848,8 @@ fn policy_commands() {
             .unwrap()["status"]
             .clone()
     };
-    assert_eq!(status("sha1"), "not-approved");
+    assert_eq!(status("md5"), "not-approved");
+    assert_eq!(status("sha1"), "approved");
     assert_eq!(status("aes-256-gcm"), "approved");
     assert_eq!(summary["mode"], "strict");
 
@@ -822,12 +871,12 @@ fn policy_commands() {
     let bad = dir.path().join("bad.toml");
     std::fs::write(
         &bad,
-        "base = \"fips-140-3\"\n\nallow = [\"sha256\", \"md5\"]\n",
+        "base = \"fips-140-3\"\n\nallow = [\"sha256\", \"md2\"]\n",
     )
     .unwrap();
     let output = run(&["policy", "check", bad.to_str().unwrap()], b"");
     assert_fails(&output, 2, "bad.toml:3:");
-    assert!(stderr(&output).contains("unknown algorithm `md5`"));
+    assert!(stderr(&output).contains("unknown algorithm `md2`"));
 
     // A narrowed policy file in use: sha384 is excluded, sha256 still approved.
     let output = run(

@@ -102,19 +102,26 @@ const FIPS_HMAC_SHA1: Rule = Rule::approved(Limits {
 
 /// SP 800-131A Rev. 2 §9, Table 8: SHA-1 signature generation is disallowed; verifying existing
 /// signatures is legacy use. Regula creates no SHA-1 signature in any profile.
-const SHA1_SIGNATURE_VERIFY_ONLY: Rule = Rule::approved(Limits {
+const SHA1_ECDSA_VERIFY_ONLY: Rule = Rule::approved(Limits {
     signing_approved: false,
-    min_key_bits: Some(1024),
     approved_until: Some(SHA1_END),
     ..Limits::NONE
 });
 
+/// As above; SP 800-131A Rev. 2 §4 admits RSA keys of at least 1024 bits for legacy
+/// verification.
+const SHA1_RSA_VERIFY_ONLY: Rule = Rule::approved(Limits {
+    min_key_bits: Some(1024),
+    ..SHA1_ECDSA_VERIFY_ONLY.limits
+});
+
 /// IG C.H applies to GMAC as to GCM: AWS-LC's validated module flags GCM as approved only when
 /// it generates the IV itself, and GMAC (SMB 3.1.1 signing) always takes the caller's nonce.
-const FIPS_GMAC: Rule = Rule::approved(Limits {
-    caller_nonce_approved: false,
-    ..Limits::NONE
-});
+const FIPS_GMAC: Rule = Rule::not_approved(
+    "GMAC takes the caller's nonce, and AWS-LC's validated module approves GCM only with an IV \
+     it generates itself (IG C.H); SMB 3.1.1 can sign with AES-CMAC instead",
+    Some("aes-128-cmac"),
+);
 
 /// SP 800-38E and IG C.I: AES-XTS is approved for storage with Key1 ≠ Key2 and data units of at
 /// most 2^20 blocks; Regula makes both an error in every profile, so what it serves is approved.
@@ -357,9 +364,9 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // Verification of existing SHA-1 signatures (RSA PKCS#1 v1.5, ECDSA P-256); no profile
     // creates one.
     row!(RsaPkcs1Sha1, "rsa-pkcs1-sha1", Signature, "RSA-SHA2-256", pct: None,
-        default: SHA1_SIGNATURE_VERIFY_ONLY, fips: SHA1_SIGNATURE_VERIFY_ONLY, gm: GM_NOT_SM),
+        default: SHA1_RSA_VERIFY_ONLY, fips: SHA1_RSA_VERIFY_ONLY, gm: GM_NOT_SM),
     row!(EcdsaP256Sha1, "ecdsa-p256-sha1", Signature, "ECDSA-P256-SHA2-256", pct: None,
-        default: SHA1_SIGNATURE_VERIFY_ONLY, fips: SHA1_SIGNATURE_VERIFY_ONLY, gm: GM_NOT_SM),
+        default: SHA1_ECDSA_VERIFY_ONLY, fips: SHA1_ECDSA_VERIFY_ONLY, gm: GM_NOT_SM),
     // FIPS 204 ML-DSA (pure, empty context), keys as PKCS#8 and SubjectPublicKeyInfo.
     row!(MlDsa44, "ml-dsa-44", Signature, "ML-DSA-44", pct: Some("PCT-ML-DSA"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),

@@ -3,11 +3,14 @@
 //!
 //! Sources of the expectations:
 //! - `fips-140-3`: SP 800-140C/D (approved security functions), SP 800-131A Rev. 2 (SHA-1
-//!   legacy only, ≥ 112-bit keys), IG C.H (AES-GCM IV generated inside the module),
+//!   acceptable for hashing and HMAC, SHA-1 signatures verification only, ≥ 112-bit keys),
+//!   IG C.H (AES-GCM and GMAC IV generated inside the module), AWS-LC's validated module's own
+//!   indicator (AES-CCM through the cipher interface and AES-CFB8 not flagged),
 //!   SP 800-132 (PBKDF2), FIPS 186-5 (RSA ≥ 2048), SP 800-56A Rev. 3 (no X25519),
 //!   FIPS 203 (ML-KEM).
 //! - `gm`: GM/T approves only SM2/SM3/SM4.
-//! - `default`: everything implemented; SHA-1 served but never approved.
+//! - `default`: everything implemented; the legacy set (MD4, MD5, HMAC-MD5, RC4, DES, 3DES)
+//!   served but never approved.
 
 mod common;
 
@@ -35,12 +38,26 @@ use Expect::{Approved as A, Flagged as F, Refused as R};
 const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Aes128Gcm, A, A, R),
     (Algorithm::Aes256Gcm, A, A, R),
+    (Algorithm::Aes128Ccm, A, R, R),
+    (Algorithm::Aes256Ccm, A, R, R),
     (Algorithm::ChaCha20Poly1305, A, R, R),
     (Algorithm::Aes128Ctr, A, A, R),
     (Algorithm::Aes256Ctr, A, A, R),
     (Algorithm::Aes128Cbc, A, A, R),
     (Algorithm::Aes256Cbc, A, A, R),
-    (Algorithm::Sha1, F, R, R),
+    (Algorithm::Aes256Xts, A, A, R),
+    (Algorithm::Aes128Cfb8, A, R, R),
+    (Algorithm::Aes256Cfb8, A, R, R),
+    (Algorithm::Aes128Kw, A, A, R),
+    (Algorithm::Aes256Kw, A, A, R),
+    (Algorithm::Aes128Kwp, A, A, R),
+    (Algorithm::Aes256Kwp, A, A, R),
+    (Algorithm::Rc4, F, R, R),
+    (Algorithm::DesCbc, F, R, R),
+    (Algorithm::DesEde3Cbc, F, R, R),
+    (Algorithm::Md4, F, R, R),
+    (Algorithm::Md5, F, R, R),
+    (Algorithm::Sha1, A, A, R),
     (Algorithm::Sha224, A, A, R),
     (Algorithm::Sha256, A, A, R),
     (Algorithm::Sha384, A, A, R),
@@ -48,18 +65,26 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Sha3_256, A, A, R),
     (Algorithm::Sha3_384, A, A, R),
     (Algorithm::Sha3_512, A, A, R),
+    (Algorithm::HmacMd5, F, R, R),
+    (Algorithm::HmacSha1, A, A, R),
     (Algorithm::HmacSha224, A, A, R),
     (Algorithm::HmacSha256, A, A, R),
     (Algorithm::HmacSha384, A, A, R),
     (Algorithm::HmacSha512, A, A, R),
     (Algorithm::Aes128Cmac, A, A, R),
     (Algorithm::Aes256Cmac, A, A, R),
+    // GMAC always takes the caller's nonce, which FIPS does not approve for GCM (IG C.H).
+    (Algorithm::Aes128Gmac, A, R, R),
+    (Algorithm::Aes256Gmac, A, R, R),
     (Algorithm::HkdfSha256, A, A, R),
     (Algorithm::HkdfSha384, A, A, R),
     (Algorithm::HkdfSha512, A, A, R),
     (Algorithm::Pbkdf2Sha256, A, A, R),
     (Algorithm::Pbkdf2Sha384, A, A, R),
     (Algorithm::Pbkdf2Sha512, A, A, R),
+    (Algorithm::KbkdfCtrHmacSha256, A, A, R),
+    (Algorithm::KbkdfCtrHmacSha384, A, A, R),
+    (Algorithm::KbkdfCtrHmacSha512, A, A, R),
     (Algorithm::EcdsaP256, A, A, R),
     (Algorithm::EcdsaP384, A, A, R),
     (Algorithm::EcdsaP521, A, A, R),
@@ -70,6 +95,12 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::RsaPkcs1Sha256, A, A, R),
     (Algorithm::RsaPkcs1Sha384, A, A, R),
     (Algorithm::RsaPkcs1Sha512, A, A, R),
+    // Verification of existing SHA-1 signatures is legacy use, still approved.
+    (Algorithm::RsaPkcs1Sha1, A, A, R),
+    (Algorithm::EcdsaP256Sha1, A, A, R),
+    (Algorithm::MlDsa44, A, A, R),
+    (Algorithm::MlDsa65, A, A, R),
+    (Algorithm::MlDsa87, A, A, R),
     (Algorithm::EcdhP256, A, A, R),
     (Algorithm::EcdhP384, A, A, R),
     (Algorithm::EcdhP521, A, A, R),
@@ -218,9 +249,9 @@ fn services_follow_the_table_in_every_profile() {
 }
 
 #[test]
-fn fips_refuses_sha1_naming_the_policy_and_suggesting_sha256() {
+fn fips_refuses_md5_naming_the_policy_and_suggesting_sha256() {
     let module = load(Profile::Fips1403);
-    let error = module.digest(Algorithm::Sha1, b"abc").unwrap_err();
+    let error = module.digest(Algorithm::Md5, b"abc").unwrap_err();
     let Error::NotApproved {
         algorithm,
         ref policy,
@@ -230,18 +261,18 @@ fn fips_refuses_sha1_naming_the_policy_and_suggesting_sha256() {
     else {
         panic!("expected NotApproved, got {error:?}");
     };
-    assert_eq!(algorithm, Algorithm::Sha1);
+    assert_eq!(algorithm, Algorithm::Md5);
     assert_eq!(policy, "fips-140-3");
     assert!(!reason.is_empty());
     assert_eq!(alternative, Some("sha256"));
     assert_eq!(error.kind(), ErrorKind::NotApproved);
     let message = error.to_string();
-    assert!(message.contains("sha1"), "{message}");
+    assert!(message.contains("md5"), "{message}");
     assert!(message.contains("fips-140-3"), "{message}");
     assert!(message.contains("sha256"), "{message}");
     // The incremental interface is gated the same way.
     assert!(matches!(
-        module.digest_context(Algorithm::Sha1),
+        module.digest_context(Algorithm::Md5),
         Err(Error::NotApproved { .. })
     ));
     // A refusal is not an operation: nothing counted, scope untouched.
@@ -269,18 +300,31 @@ fn fips_alternatives_for_chacha_and_x25519() {
     }
 }
 
-/// Default (permissive) serves SHA-1, flagged, and the digest is FIPS 180-4's.
+/// Default (permissive) serves MD5, flagged, and the digest is RFC 1321's.
 #[test]
-fn default_serves_sha1_flagged() {
+fn default_serves_md5_flagged() {
     let module = load(Profile::Default);
+    let digest = module.digest(Algorithm::Md5, b"abc").unwrap();
+    // RFC 1321 §A.5, MD5 ("abc").
+    assert_eq!(digest.as_slice(), unhex("900150983cd24fb0d6963f7d28e17f72"));
+    assert_eq!(digest.indicator().approval, Approval::NotApproved);
+    assert_eq!(digest.indicator().policy, "default");
+}
+
+/// SP 800-131A Rev. 2 §9: SHA-1 hashing is approved under FIPS, with NIST's dated end, and the
+/// digest is FIPS 180-4's.
+#[test]
+fn fips_approves_sha1_hashing_until_its_transition_date() {
+    let module = load(Profile::Fips1403);
     let digest = module.digest(Algorithm::Sha1, b"abc").unwrap();
     // FIPS 180-4 example (SHA1ShortMsg "abc").
     assert_eq!(
         digest.as_slice(),
         unhex("a9993e364706816aba3e25717850c26c9cd0d89d")
     );
-    assert_eq!(digest.indicator().approval, Approval::NotApproved);
-    assert_eq!(digest.indicator().policy, "default");
+    assert!(digest.is_approved());
+    let rule = module.policy().rule(Algorithm::Sha1);
+    assert_eq!(rule.limits.approved_until, Some("2030-12-31"));
 }
 
 /// IG C.H: AES-GCM encryption with a caller-chosen IV is refused under FIPS; the module-
@@ -545,7 +589,7 @@ fn policy_file_raises_rsa_minimum() {
 
 /// A permissive policy file serves SHA-1 with the indicator saying "not approved".
 #[test]
-fn permissive_policy_file_serves_sha1_not_approved() {
+fn permissive_policy_file_serves_md5_not_approved() {
     let policy = file::parse(
         "base = \"fips-140-3\"\nname = \"legacy-check\"\nmode = \"permissive\"\n",
         "legacy.toml",
@@ -556,13 +600,10 @@ fn permissive_policy_file_serves_sha1_not_approved() {
     let module = Module::load(policy);
     assert_eq!(module.state(), ModuleState::Operational);
 
-    let digest = module.digest(Algorithm::Sha1, b"abc").unwrap();
-    assert_eq!(
-        digest.as_slice(),
-        unhex("a9993e364706816aba3e25717850c26c9cd0d89d")
-    );
+    let digest = module.digest(Algorithm::Md5, b"abc").unwrap();
+    assert_eq!(digest.as_slice(), unhex("900150983cd24fb0d6963f7d28e17f72"));
     let indicator = digest.indicator();
-    assert_eq!(indicator.algorithm, Algorithm::Sha1);
+    assert_eq!(indicator.algorithm, Algorithm::Md5);
     assert_eq!(indicator.service, Service::Digest);
     assert_eq!(indicator.approval, Approval::NotApproved);
     assert_eq!(indicator.policy, "legacy-check");
@@ -601,7 +642,7 @@ fn policy_file_allow_and_deny() {
             .unwrap()
             .is_approved()
     );
-    for algorithm in [Algorithm::Sha1, Algorithm::Sha384] {
+    for algorithm in [Algorithm::Md5, Algorithm::Sha384] {
         match module.digest(algorithm, b"abc") {
             Err(Error::NotApproved { policy, .. }) => assert_eq!(policy, "narrow"),
             other => panic!("{algorithm}: expected refusal, got {other:?}"),
@@ -690,7 +731,7 @@ fn load_named_profiles_and_files() {
 fn error_kinds() {
     let fips = load(Profile::Fips1403);
     assert_eq!(
-        fips.digest(Algorithm::Sha1, b"").unwrap_err().kind(),
+        fips.digest(Algorithm::Md5, b"").unwrap_err().kind(),
         ErrorKind::NotApproved
     );
     assert_eq!(

@@ -73,8 +73,8 @@ fn call_every_service(module: &Module) -> Vec<Case> {
         Y,
         Y,
     );
-    let d = module.digest(A::Sha1, b"abc").unwrap();
-    push("digest sha1", d.indicator(), A::Sha1, S::Digest, N, N);
+    let d = module.digest(A::Md5, b"abc").unwrap();
+    push("digest md5", d.indicator(), A::Md5, S::Digest, N, N);
 
     // MACs.
     let key = module.mac_key(A::HmacSha512, &[0x0b; 20]).unwrap();
@@ -442,11 +442,11 @@ fn served_wraps_value_and_indicator() {
 #[test]
 fn indicator_serializes_with_names() {
     let module = default_module();
-    let indicator = module.digest(Algorithm::Sha1, b"").unwrap().indicator();
+    let indicator = module.digest(Algorithm::Md5, b"").unwrap().indicator();
     assert_eq!(
         serde_json::to_value(indicator).unwrap(),
         serde_json::json!({
-            "algorithm": "sha1",
+            "algorithm": "md5",
             "service": "digest",
             "approval": "not-approved",
             "policy": "default",
@@ -467,7 +467,7 @@ fn scope_is_sticky_until_reset() {
     assert_eq!(scope.indicator_state(), IndicatorState::Approved);
     scope.digest(Algorithm::Sha512, b"a").unwrap();
     assert_eq!(scope.indicator_state(), IndicatorState::Approved);
-    let flagged = scope.digest(Algorithm::Sha1, b"a").unwrap();
+    let flagged = scope.digest(Algorithm::Md5, b"a").unwrap();
     assert!(!flagged.is_approved());
     assert_eq!(scope.indicator_state(), IndicatorState::NotApproved);
     for _ in 0..3 {
@@ -489,7 +489,7 @@ fn clones_share_a_scope_and_scopes_are_independent() {
     let a = module.scope();
     let b = module.scope();
     let a_clone = a.clone();
-    a_clone.digest(Algorithm::Sha1, b"").unwrap();
+    a_clone.digest(Algorithm::Md5, b"").unwrap();
     assert_eq!(a.indicator_state(), IndicatorState::NotApproved);
     assert_eq!(b.indicator_state(), IndicatorState::Unset);
     b.digest(Algorithm::Sha256, b"").unwrap();
@@ -507,7 +507,7 @@ fn keys_record_into_the_scope_they_were_bound_in() {
     let a = module.scope();
     let b = module.scope();
     let key = a.aead_key(Algorithm::Aes256Gcm, &[0; 32]).unwrap();
-    b.digest(Algorithm::Sha1, b"").unwrap();
+    b.digest(Algorithm::Md5, b"").unwrap();
     key.seal(b"", b"x").unwrap();
     assert_eq!(a.indicator_state(), IndicatorState::Approved);
     assert_eq!(b.indicator_state(), IndicatorState::NotApproved);
@@ -540,7 +540,7 @@ fn failures_and_refusals_record_nothing() {
     assert_eq!(module.counters(), before);
 
     let fips = Module::load(Policy::builtin(Profile::Fips1403));
-    assert!(fips.digest(Algorithm::Sha1, b"").is_err());
+    assert!(fips.digest(Algorithm::Md5, b"").is_err());
     assert_eq!(fips.indicator_state(), IndicatorState::Unset);
     assert!(fips.counters().is_empty());
 }
@@ -554,7 +554,7 @@ fn counters_count_per_algorithm_service_and_approval() {
         scope.digest(Algorithm::Sha256, b"x").unwrap();
     }
     for _ in 0..2 {
-        module.digest(Algorithm::Sha1, b"x").unwrap();
+        module.digest(Algorithm::Md5, b"x").unwrap();
     }
     let key = scope.aead_key(Algorithm::Aes256Gcm, &[1; 32]).unwrap();
     let sealed = key.seal(b"", b"x").unwrap();
@@ -581,7 +581,7 @@ fn counters_count_per_algorithm_service_and_approval() {
         vec![
             row(Algorithm::Aes256Gcm, Service::Encrypt, 1, 1),
             row(Algorithm::Aes256Gcm, Service::Decrypt, 2, 0),
-            row(Algorithm::Sha1, Service::Digest, 0, 2),
+            row(Algorithm::Md5, Service::Digest, 0, 2),
             row(Algorithm::Sha256, Service::Digest, 3, 0),
             row(Algorithm::HmacSha256, Service::MacGenerate, 0, 1),
             row(Algorithm::HmacSha256, Service::MacVerify, 0, 1),
@@ -649,7 +649,7 @@ async fn async_tasks_keep_their_own_scope_across_threads() {
                         assert!(context.finish().unwrap().is_approved());
                     }
                     Step::NotApproved => {
-                        let served = scope.digest(Algorithm::Sha1, b"legacy").unwrap();
+                        let served = scope.digest(Algorithm::Md5, b"legacy").unwrap();
                         assert!(!served.is_approved());
                     }
                     Step::Reset => scope.reset_indicator(),
@@ -695,12 +695,12 @@ async fn async_tasks_keep_their_own_scope_across_threads() {
         (sha256.approved, sha256.not_approved),
         (count(Step::Approved), 0)
     );
-    let sha1 = counters
+    let md5 = counters
         .iter()
-        .find(|row| row.algorithm == Algorithm::Sha1)
+        .find(|row| row.algorithm == Algorithm::Md5)
         .unwrap();
     assert_eq!(
-        (sha1.approved, sha1.not_approved),
+        (md5.approved, md5.not_approved),
         (0, count(Step::NotApproved))
     );
     // The handle the tasks were scoped from never operated.
@@ -723,7 +723,7 @@ async fn tasks_sharing_a_scope_aggregate() {
     });
     let b = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(2)).await;
-        second.digest(Algorithm::Sha1, b"x").unwrap();
+        second.digest(Algorithm::Md5, b"x").unwrap();
     });
     a.await.unwrap();
     b.await.unwrap();
@@ -751,13 +751,13 @@ fn handles_and_keys_are_send_and_sync() {
 #[test]
 fn incremental_operations_record_at_finish() {
     let module = default_module();
-    let mut context = module.digest_context(Algorithm::Sha1).unwrap();
+    let mut context = module.digest_context(Algorithm::Md5).unwrap();
     context.update(b"abc");
     assert_eq!(module.indicator_state(), IndicatorState::Unset);
     assert!(module.counters().is_empty());
     let digest = context.finish().unwrap();
-    // FIPS 180-4 SHA-1 "abc".
-    assert_eq!(*digest, unhex("a9993e364706816aba3e25717850c26c9cd0d89d"));
+    // RFC 1321 §A.5, MD5 ("abc").
+    assert_eq!(*digest, unhex("900150983cd24fb0d6963f7d28e17f72"));
     assert_eq!(module.indicator_state(), IndicatorState::NotApproved);
     let key = module.mac_key(Algorithm::HmacSha256, &[1; 32]).unwrap();
     let mut mac = key.context();

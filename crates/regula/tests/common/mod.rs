@@ -30,7 +30,12 @@ pub fn rsa2048_pkcs8() -> &'static [u8] {
 pub fn key_len(algorithm: Algorithm) -> usize {
     match algorithm {
         Algorithm::Aes128Gcm | Algorithm::Aes128Ctr | Algorithm::Aes128Cbc => 16,
-        Algorithm::Aes128Cmac => 16,
+        Algorithm::Aes128Cmac | Algorithm::Aes128Gmac | Algorithm::Aes128Ccm => 16,
+        Algorithm::Aes128Cfb8 | Algorithm::Aes128Kw | Algorithm::Aes128Kwp => 16,
+        Algorithm::Aes256Xts => 64,
+        Algorithm::Rc4 => 16,
+        Algorithm::DesCbc => 8,
+        Algorithm::DesEde3Cbc => 24,
         Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr | Algorithm::Sm4CbcCs3 => 16,
         Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => 16,
         Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac => 16,
@@ -59,11 +64,13 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
             // XTS refuses a key whose two halves are equal, so count up instead.
             let key_bytes: Vec<u8> = (0..key_len(algorithm) as u8).collect();
             let key = module.cipher_key(algorithm, &key_bytes)?;
-            // ECB takes whole blocks only.
-            let message: &[u8] = if key.takes_iv() {
-                MESSAGE
-            } else {
+            // ECB, DES and key wrap take whole blocks only.
+            let whole_blocks =
+                !key.takes_iv() || matches!(algorithm, Algorithm::DesCbc | Algorithm::DesEde3Cbc);
+            let message: &[u8] = if whole_blocks {
                 b"two whole sixteen-byte blocks!!!"
+            } else {
+                MESSAGE
             };
             let encrypted = key.encrypt(None, message)?;
             indicators.push(encrypted.indicator());
@@ -76,25 +83,57 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
         }
         Family::Mac => {
             let key = module.mac_key(algorithm, &vec![0x42; key_len(algorithm)])?;
-            let tag = key.sign(MESSAGE)?;
-            indicators.push(tag.indicator());
-            indicators.push(key.verify(MESSAGE, &tag)?.indicator());
+            if key.takes_nonce() {
+                let nonce = [0x24; 12];
+                let tag = key.sign_with_nonce(&nonce, MESSAGE)?;
+                indicators.push(tag.indicator());
+                indicators.push(key.verify_with_nonce(&nonce, MESSAGE, &tag)?.indicator());
+            } else {
+                let tag = key.sign(MESSAGE)?;
+                indicators.push(tag.indicator());
+                indicators.push(key.verify(MESSAGE, &tag)?.indicator());
+            }
         }
         Family::Kdf => {
             let served = match algorithm {
                 Algorithm::HkdfSha256 | Algorithm::HkdfSha384 | Algorithm::HkdfSha512 => {
                     module.hkdf(algorithm, &[0x0b; 22], b"salt", b"info", 42)?
                 }
+                Algorithm::KbkdfCtrHmacSha256
+                | Algorithm::KbkdfCtrHmacSha384
+                | Algorithm::KbkdfCtrHmacSha512 => {
+                    module.kbkdf_label_context(algorithm, &[0x0b; 16], b"label", b"context", 32)?
+                }
                 _ => module.pbkdf2(algorithm, b"correct horse battery", &[0x5a; 16], 1000, 32)?,
             };
             indicators.push(served.indicator());
         }
         Family::Signature => {
+            // SHA-1 signatures can only be verified: one made by OpenSSL (tests/data).
+            let sha1_signature = match algorithm {
+                Algorithm::EcdsaP256Sha1 => Some((
+                    &include_bytes!("../data/sha1-signatures/ec.spki")[..],
+                    &include_bytes!("../data/sha1-signatures/ec.sig")[..],
+                )),
+                Algorithm::RsaPkcs1Sha1 => Some((
+                    &include_bytes!("../data/sha1-signatures/rsa.spki")[..],
+                    &include_bytes!("../data/sha1-signatures/rsa.sig")[..],
+                )),
+                _ => None,
+            };
+            if let Some((public_key, signature)) = sha1_signature {
+                let verified = module.verify(algorithm, public_key, MESSAGE, signature)?;
+                indicators.push(verified.indicator());
+                return Ok(indicators);
+            }
             let key = match algorithm {
                 Algorithm::EcdsaP256
                 | Algorithm::EcdsaP384
                 | Algorithm::EcdsaP521
                 | Algorithm::Ed25519
+                | Algorithm::MlDsa44
+                | Algorithm::MlDsa65
+                | Algorithm::MlDsa87
                 | Algorithm::Sm2Sign => {
                     let generated = module.generate_signing_key(algorithm, None)?;
                     indicators.push(generated.indicator());
