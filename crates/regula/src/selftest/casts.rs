@@ -614,7 +614,7 @@ fn ml_dsa_44(fault: Fault) -> Result<(), ()> {
         &v::ML_DSA_44_PUBLIC,
     )?;
     let public_key =
-        ParsedPublicKey::new(&signature::ML_DSA_44, v::ML_DSA_44_PUBLIC).map_err(drop)?;
+        ParsedPublicKey::new(&signature::ML_DSA_44, &v::ML_DSA_44_PUBLIC[..]).map_err(drop)?;
     let mut known = v::ML_DSA_44_SIGNATURE.to_vec();
     fault.corrupt(&mut known);
     public_key
