@@ -59,13 +59,25 @@ pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure
         }
         PolicyCommand::Show { name, json } => {
             let policy = Policy::load(name.as_deref().unwrap_or(&global.policy))?;
+            let smb = policy.judge(regula::policy::protocols::SMB);
             if json {
-                println!(
-                    "{:#}",
-                    serde_json::to_value(policy.summary()).unwrap_or_default()
-                );
+                let mut summary = serde_json::to_value(policy.summary()).unwrap_or_default();
+                summary["parameter_sets"] = serde_json::to_value(&smb).unwrap_or_default();
+                println!("{summary:#}");
             } else {
                 show(&policy);
+                println!();
+                println!("SMB 2/3 and NTLMv2 parameter sets under {}:", policy.name());
+                for verdict in &smb {
+                    let reason = verdict
+                        .reason
+                        .as_deref()
+                        .map_or(String::new(), |reason| format!(" — {reason}"));
+                    println!(
+                        "  {:<10} {:<62} {}{reason}",
+                        verdict.set.protocol, verdict.set.usage, verdict.verdict
+                    );
+                }
             }
             Ok(())
         }

@@ -6,6 +6,7 @@
 //! narrowed by a user's TOML file (see [`file`]).
 
 pub mod file;
+pub mod protocols;
 pub mod tls;
 
 use std::fmt;
@@ -54,7 +55,7 @@ impl Profile {
             Profile::Fips1403 => {
                 "FIPS 140-3: only SP 800-140C/D approved functions, within their limits"
             }
-            Profile::Gm => "GM/T commercial cryptography: SM3, HMAC-SM3, SM4 (SM2 pending)",
+            Profile::Gm => "GM/T commercial cryptography: SM2, SM3, HMAC-SM3, SM4",
         }
     }
 
