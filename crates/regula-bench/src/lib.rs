@@ -123,25 +123,33 @@ pub struct Report {
 pub const NOISY_SPREAD: f64 = 0.15;
 
 type Key = (Algorithm, Operation, Option<usize>, Impl);
+/// One measurement of a run: algorithm, operation, buffer size (throughput operations).
+type Planned = (Algorithm, Operation, Option<usize>);
 
-/// The measurements a configuration asks for, in the order one run performs them.
-fn plan(config: &Config) -> Vec<(Algorithm, Operation, Option<usize>)> {
+/// The measurements a configuration asks for, in the order one run performs them, and a note
+/// for every size an algorithm cannot take (XTS below one block, DES not in whole blocks).
+fn plan(config: &Config) -> (Vec<Planned>, Vec<String>) {
     let mut plan = Vec::new();
+    let mut notes = Vec::new();
     for &algorithm in &config.algorithms {
         for &operation in workload::operations(algorithm) {
             if operation.is_throughput() {
-                plan.extend(
-                    config
-                        .sizes
-                        .iter()
-                        .map(|&size| (algorithm, operation, Some(size))),
-                );
+                for &size in &config.sizes {
+                    match workload::unsupported_size(algorithm, size) {
+                        Some(reason) => notes.push(format!(
+                            "{} {} {size} B: not measured: {reason}",
+                            algorithm.name(),
+                            operation.name()
+                        )),
+                        None => plan.push((algorithm, operation, Some(size))),
+                    }
+                }
             } else {
                 plan.push((algorithm, operation, None));
             }
         }
     }
-    plan
+    (plan, notes)
 }
 
 /// Runs the benchmark. `progress` is called after every measurement with (done, total).
@@ -171,8 +179,21 @@ pub fn run(
     } else {
         None
     };
+    // GnuTLS measures one payload size only; measure it too so that its figures have a
+    // Regula figure to stand beside.
+    let mut config = config.clone();
+    if gnutls.is_some() && !config.sizes.contains(&peers::gnutls::PAYLOAD) {
+        config.sizes.push(peers::gnutls::PAYLOAD);
+        config.sizes.sort_unstable();
+        report.notes.push(format!(
+            "sizes: {} B added, the only payload `gnutls-cli --benchmark-ciphers` measures",
+            peers::gnutls::PAYLOAD
+        ));
+    }
+    let config = &config;
 
-    let plan = plan(config);
+    let (plan, size_notes) = plan(config);
+    report.notes.extend(size_notes);
     let implementations: Vec<Impl> = std::iter::once(Impl::Regula)
         .chain(
             config
@@ -416,6 +437,168 @@ mod tests {
                 .iter()
                 .all(|row| (row.unit == "ops/s") == row.bytes.is_none())
         );
+    }
+
+    /// The workloads added for the SMB3, disk-encryption, post-quantum and legacy algorithms
+    /// run on Regula and on every peer that has them, and the ones a peer lacks become notes.
+    #[test]
+    fn new_algorithms_measure_on_regula_and_their_peers() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        let mut compare = vec![Impl::Raw];
+        if cfg!(feature = "libcrypto") {
+            compare.push(Impl::Libcrypto);
+        }
+        let config = Config {
+            algorithms: vec![
+                Algorithm::Aes128Ccm,
+                Algorithm::Aes256Ccm,
+                Algorithm::Aes128Gmac,
+                Algorithm::Aes256Gmac,
+                Algorithm::Aes128Cmac,
+                Algorithm::KbkdfCtrHmacSha256,
+                Algorithm::Aes256Xts,
+                Algorithm::Aes128Kw,
+                Algorithm::Aes256Kwp,
+                Algorithm::Aes128Cfb8,
+                Algorithm::MlDsa44,
+                Algorithm::Md4,
+                Algorithm::Md5,
+                Algorithm::HmacMd5,
+                Algorithm::HmacSha1,
+                Algorithm::Rc4,
+                Algorithm::DesEde3Cbc,
+            ],
+            // 12: below an XTS block and not whole DES blocks; 8192: two XTS data units.
+            sizes: vec![12, 64, 8192],
+            duration: Duration::from_millis(3),
+            runs: 1,
+            compare: compare.clone(),
+        };
+        let report = run(&module, &config, |_, _| {}).unwrap();
+        let has = |algorithm: &str, operation: Operation, bytes: Option<usize>, peer: Impl| {
+            report.rows.iter().any(|row| {
+                row.algorithm == algorithm
+                    && row.operation == operation
+                    && row.bytes == bytes
+                    && row.implementation == peer
+                    && row.median > 0.0
+            })
+        };
+        let throughput = [
+            ("aes-128-ccm", Operation::Seal),
+            ("aes-256-ccm", Operation::Seal),
+            ("aes-128-gmac", Operation::Mac),
+            ("aes-256-gmac", Operation::Mac),
+            ("aes-128-cmac", Operation::Mac),
+            ("aes-256-xts", Operation::Encrypt),
+            ("aes-128-cfb8", Operation::Encrypt),
+            ("md4", Operation::Digest),
+            ("md5", Operation::Digest),
+            ("hmac-md5", Operation::Mac),
+            ("hmac-sha1", Operation::Mac),
+            ("rc4", Operation::Encrypt),
+            ("des-ede3-cbc", Operation::Encrypt),
+        ];
+        for (algorithm, operation) in throughput {
+            for bytes in [64, 8192] {
+                assert!(
+                    has(algorithm, operation, Some(bytes), Impl::Regula),
+                    "{algorithm} {bytes}: {:?}",
+                    report.notes
+                );
+                if compare.contains(&Impl::Libcrypto) {
+                    assert!(
+                        has(algorithm, operation, Some(bytes), Impl::Libcrypto),
+                        "libcrypto {algorithm} {bytes}: {:?}",
+                        report.notes
+                    );
+                }
+            }
+        }
+        // aws-lc-rs has these; CCM, XTS, MD4, MD5, HMAC-MD5, RC4 and 3DES only in AWS-LC's C API.
+        for (algorithm, operation, bytes) in [
+            ("aes-128-gmac", Operation::Mac, Some(64)),
+            ("aes-128-cfb8", Operation::Encrypt, Some(64)),
+            ("hmac-sha1", Operation::Mac, Some(64)),
+            ("kbkdf-ctr-hmac-sha256", Operation::Derive, None),
+            ("aes-128-kw", Operation::Wrap, None),
+            ("aes-256-kwp", Operation::Wrap, None),
+            ("ml-dsa-44", Operation::Keygen, None),
+            ("ml-dsa-44", Operation::Sign, None),
+            ("ml-dsa-44", Operation::Verify, None),
+        ] {
+            for peer in [Impl::Regula, Impl::Raw] {
+                assert!(
+                    has(algorithm, operation, bytes, peer),
+                    "{} {algorithm}: {:?}",
+                    peer.name(),
+                    report.notes
+                );
+            }
+        }
+        for (algorithm, operation) in [
+            ("aes-128-ccm", Operation::Seal),
+            ("aes-256-xts", Operation::Encrypt),
+        ] {
+            assert!(!has(algorithm, operation, Some(64), Impl::Raw));
+            let operation = operation.name();
+            assert!(
+                report.notes.iter().any(|note| note.starts_with(&format!(
+                    "raw {algorithm} {operation} 64 B: no raw aws-lc-rs"
+                ))),
+                "{algorithm}: {:?}",
+                report.notes
+            );
+        }
+        // Sizes an algorithm cannot take are notes, not failures.
+        for (algorithm, operation) in [("aes-256-xts", "encrypt"), ("des-ede3-cbc", "encrypt")] {
+            assert!(
+                report
+                    .notes
+                    .iter()
+                    .any(|note| note
+                        .starts_with(&format!("{algorithm} {operation} 12 B: not measured"))),
+                "{algorithm}: {:?}",
+                report.notes
+            );
+        }
+        assert!(
+            report
+                .rows
+                .iter()
+                .filter(|row| row.operation == Operation::Wrap
+                    || row.operation == Operation::Derive)
+                .all(|row| row.unit == "ops/s" && row.bytes.is_none())
+        );
+    }
+
+    #[test]
+    fn the_kbkdf_fixed_input_is_smb3s() {
+        // MS-SMB2 §3.2.5.3.1 (SMB 3.0 signing key): Label "SMB2AESCMAC\0", Context "SmbSign\0",
+        // L = 128, assembled as SP 800-108r1 §4 has it: Label ‖ 0x00 ‖ Context ‖ [L]₃₂.
+        let mut expected = b"SMB2AESCMAC\0\0SmbSign\0".to_vec();
+        expected.extend_from_slice(&[0, 0, 0, 0x80]);
+        assert_eq!(workload::kbkdf_fixed_input(), expected);
+    }
+
+    #[test]
+    fn the_plan_leaves_out_sizes_an_algorithm_cannot_take() {
+        let config = Config {
+            algorithms: vec![Algorithm::Aes256Xts, Algorithm::Aes128Kw],
+            sizes: vec![8, 64],
+            duration: Duration::from_millis(1),
+            runs: 1,
+            compare: vec![],
+        };
+        let (plan, notes) = plan(&config);
+        assert_eq!(
+            plan,
+            vec![
+                (Algorithm::Aes256Xts, Operation::Encrypt, Some(64)),
+                (Algorithm::Aes128Kw, Operation::Wrap, None),
+            ]
+        );
+        assert_eq!(notes.len(), 1, "{notes:?}");
     }
 
     #[test]

@@ -6,10 +6,11 @@ use aws_lc_rs::cipher::{
     EncryptingKey, EncryptionContext, PaddedBlockEncryptingKey, UnboundCipherKey,
 };
 use aws_lc_rs::iv::FixedLength;
+use aws_lc_rs::key_wrap::{self, KeyWrap, KeyWrapPadded};
 use aws_lc_rs::signature::{
     self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, RsaKeyPair, UnparsedPublicKey,
 };
-use aws_lc_rs::{agreement, cmac, digest, hmac, kem, rand};
+use aws_lc_rs::{agreement, cmac, digest, hmac, kdf, kem, rand};
 use regula::{Algorithm, Family, Module};
 use serde::Serialize;
 
@@ -27,9 +28,12 @@ pub enum Operation {
     Keygen,
     Sign,
     Verify,
+    /// Key agreement, or a key-derivation function's one derivation (KBKDF).
     Derive,
     Encapsulate,
     Decapsulate,
+    /// Key wrapping of one 32-byte key (AES-KW, AES-KWP).
+    Wrap,
 }
 
 impl Operation {
@@ -46,6 +50,7 @@ impl Operation {
             Operation::Derive => "derive",
             Operation::Encapsulate => "encapsulate",
             Operation::Decapsulate => "decapsulate",
+            Operation::Wrap => "wrap",
         }
     }
 
@@ -72,9 +77,16 @@ impl Operation {
     }
 }
 
-/// The operations benchmarked for an algorithm; none for key derivation, which is not a
-/// throughput primitive.
+/// The operations benchmarked for an algorithm. Key wrapping and SP 800-108 KBKDF are counted
+/// in operations per second (one 32-byte key wrapped, one 16-byte key derived); HKDF and PBKDF2
+/// are not benchmarked.
 pub fn operations(algorithm: Algorithm) -> &'static [Operation] {
+    if is_key_wrap(algorithm) {
+        return &[Operation::Wrap];
+    }
+    if is_kbkdf(algorithm) {
+        return &[Operation::Derive];
+    }
     match algorithm.family() {
         Family::Aead => &[Operation::Seal],
         Family::Cipher => &[Operation::Encrypt],
@@ -95,6 +107,65 @@ pub fn operations(algorithm: Algorithm) -> &'static [Operation] {
 /// A prepared measurement: each call performs one operation.
 pub type Work = Box<dyn FnMut() -> Result<(), String>>;
 
+fn is_key_wrap(algorithm: Algorithm) -> bool {
+    matches!(
+        algorithm,
+        Algorithm::Aes128Kw | Algorithm::Aes256Kw | Algorithm::Aes128Kwp | Algorithm::Aes256Kwp
+    )
+}
+
+fn is_kbkdf(algorithm: Algorithm) -> bool {
+    matches!(
+        algorithm,
+        Algorithm::KbkdfCtrHmacSha256
+            | Algorithm::KbkdfCtrHmacSha384
+            | Algorithm::KbkdfCtrHmacSha512
+    )
+}
+
+/// AES-CCM as SMB 3.x uses it (MS-SMB2 §3.1.4.3, RFC 4309's layout): an 11-byte nonce and a
+/// 16-byte tag.
+pub const CCM_NONCE_LEN: usize = 11;
+/// GMAC's nonce in the benchmark: the 96-bit one SP 800-38D recommends and SMB 3.1.1 signing uses.
+pub const GMAC_NONCE_LEN: usize = 12;
+/// The XTS data unit of the benchmark: a 4096-byte sector, as disk encryption uses. Buffers
+/// longer than that are encrypted as consecutive data units with the unit number as tweak;
+/// shorter ones (at least one 16-byte block) as one data unit.
+pub const XTS_DATA_UNIT: usize = 4096;
+/// The key the key-wrap benchmark wraps.
+pub const WRAPPED_KEY_LEN: usize = 32;
+/// The SMB 3.0 signing-key derivation (MS-SMB2 §3.2.5.3.1): SP 800-108 counter mode with
+/// HMAC-SHA256, a 16-byte session key, label `SMB2AESCMAC\0`, context `SmbSign\0`, L = 128.
+pub const KBKDF_LABEL: &[u8] = b"SMB2AESCMAC\0";
+pub const KBKDF_CONTEXT: &[u8] = b"SmbSign\0";
+pub const KBKDF_OUTPUT_LEN: usize = 16;
+
+/// The KBKDF fixed input `Label ‖ 0x00 ‖ Context ‖ [L]₃₂` (SP 800-108r1 §4) for the benchmark's
+/// label, context and output length, for the peers that take the fixed input whole.
+pub fn kbkdf_fixed_input() -> Vec<u8> {
+    let mut fixed = KBKDF_LABEL.to_vec();
+    fixed.push(0);
+    fixed.extend_from_slice(KBKDF_CONTEXT);
+    fixed.extend_from_slice(&((KBKDF_OUTPUT_LEN * 8) as u32).to_be_bytes());
+    fixed
+}
+
+/// Why a buffer size cannot be measured for this algorithm, if it cannot: XTS needs a whole
+/// block, DES and 3DES take whole 8-byte blocks without padding.
+pub fn unsupported_size(algorithm: Algorithm, size: usize) -> Option<String> {
+    match algorithm {
+        Algorithm::Aes256Xts if size < 16 => Some(format!(
+            "{} needs data units of at least 16 bytes, not {size}",
+            algorithm.name()
+        )),
+        Algorithm::DesCbc | Algorithm::DesEde3Cbc if !size.is_multiple_of(8) => Some(format!(
+            "{} takes whole 8-byte blocks, not {size} bytes",
+            algorithm.name()
+        )),
+        _ => None,
+    }
+}
+
 const MESSAGE: &[u8] = b"Regula benchmark message: 64 bytes of data to sign and to verify.";
 /// RSA keys in the benchmark: the common TLS size and OpenSSL `speed rsa2048`'s.
 const RSA_BITS: u32 = 2048;
@@ -104,9 +175,22 @@ fn key_bits(algorithm: Algorithm) -> Option<u32> {
     algorithm.name().starts_with("rsa-").then_some(RSA_BITS)
 }
 
-fn key_len(algorithm: Algorithm) -> usize {
+pub(crate) fn key_len(algorithm: Algorithm) -> usize {
     match algorithm {
+        Algorithm::DesCbc => 8,
+        Algorithm::DesEde3Cbc => 24,
+        Algorithm::Aes256Xts => 64,
         Algorithm::Aes128Gcm
+        | Algorithm::Aes128Ccm
+        | Algorithm::Aes128Gmac
+        | Algorithm::Aes128Cfb8
+        | Algorithm::Aes128Kw
+        | Algorithm::Aes128Kwp
+        | Algorithm::Rc4
+        // SMB's session key.
+        | Algorithm::KbkdfCtrHmacSha256
+        | Algorithm::KbkdfCtrHmacSha384
+        | Algorithm::KbkdfCtrHmacSha512
         | Algorithm::Aes128Ctr
         | Algorithm::Aes128Cbc
         | Algorithm::Aes128Cmac
@@ -140,6 +224,18 @@ pub fn regula(
     let data = vec![0xa5; size];
     let fail = failed(algorithm.name());
     Ok(match operation {
+        Operation::Seal if matches!(algorithm, Algorithm::Aes128Ccm | Algorithm::Aes256Ccm) => {
+            // SMB 3.x's CCM: the caller's 11-byte nonce (a message counter), 16-byte tag.
+            let key = module.aead_key(algorithm, &key).map_err(&fail)?;
+            let nonce = [9u8; CCM_NONCE_LEN];
+            let mut buffer = data;
+            Box::new(move || {
+                key.seal_in_place_with_nonce(&nonce, &[], &mut buffer)
+                    .map_err(|error| error.to_string())?;
+                buffer.truncate(size);
+                Ok(())
+            })
+        }
         Operation::Seal => {
             let key = module.aead_key(algorithm, &key).map_err(&fail)?;
             let mut buffer = data;
@@ -151,14 +247,51 @@ pub fn regula(
             })
         }
         Operation::Encrypt => {
+            if let Some(reason) = unsupported_size(algorithm, size) {
+                return Err(reason);
+            }
             let key = module.cipher_key(algorithm, &key).map_err(&fail)?;
-            // ECB takes no IV.
-            let iv = key.takes_iv().then_some([7u8; 16]);
+            // ECB and RC4 take no IV; DES an 8-byte one; XTS a 16-byte tweak.
+            let iv = key.takes_iv().then(|| vec![7u8; key.iv_len()]);
+            if algorithm == Algorithm::Aes256Xts {
+                return Ok(Box::new(move || {
+                    for (unit, chunk) in data.chunks(XTS_DATA_UNIT).enumerate() {
+                        let tweak = (unit as u128).to_le_bytes();
+                        key.encrypt(Some(&tweak), chunk)
+                            .map_err(|error| error.to_string())?;
+                    }
+                    Ok(())
+                }));
+            }
             Box::new(move || {
-                key.encrypt(iv.as_ref().map(|iv| &iv[..]), &data)
+                key.encrypt(iv.as_deref(), &data)
                     .map(drop)
                     .map_err(|error| error.to_string())
             })
+        }
+        Operation::Wrap => {
+            let key = module.cipher_key(algorithm, &key).map_err(&fail)?;
+            let wrapped = [0xa5u8; WRAPPED_KEY_LEN];
+            key.encrypt(None, &wrapped).map_err(&fail)?;
+            Box::new(move || {
+                key.encrypt(None, &wrapped)
+                    .map(drop)
+                    .map_err(|error| error.to_string())
+            })
+        }
+        Operation::Derive if is_kbkdf(algorithm) => {
+            let module = module.clone();
+            let derive = move || {
+                module.kbkdf_label_context(
+                    algorithm,
+                    &key,
+                    KBKDF_LABEL,
+                    KBKDF_CONTEXT,
+                    KBKDF_OUTPUT_LEN,
+                )
+            };
+            derive().map_err(&fail)?;
+            Box::new(move || derive().map(drop).map_err(|error| error.to_string()))
         }
         Operation::Digest => {
             module.digest(algorithm, &data).map_err(&fail)?;
@@ -172,6 +305,16 @@ pub fn regula(
         }
         Operation::Mac => {
             let key = module.mac_key(algorithm, &key).map_err(&fail)?;
+            if key.takes_nonce() {
+                // GMAC: the message is the authenticated data, under a 12-byte nonce.
+                let nonce = [9u8; GMAC_NONCE_LEN];
+                key.sign_with_nonce(&nonce, &data).map_err(&fail)?;
+                return Ok(Box::new(move || {
+                    key.sign_with_nonce(&nonce, &data)
+                        .map(drop)
+                        .map_err(|error| error.to_string())
+                }));
+            }
             Box::new(move || key.sign(&data).map(drop).map_err(|error| error.to_string()))
         }
         Operation::Generate => {
@@ -415,7 +558,15 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                 Ok(())
             })
         }
-        (Operation::Encrypt, _) => {
+        (
+            Operation::Encrypt,
+            Algorithm::Aes128Ctr
+            | Algorithm::Aes256Ctr
+            | Algorithm::Aes128Cbc
+            | Algorithm::Aes256Cbc
+            | Algorithm::Aes128Cfb8
+            | Algorithm::Aes256Cfb8,
+        ) => {
             let aes = if key_len(algorithm) == 16 {
                 &aws_lc_rs::cipher::AES_128
             } else {
@@ -425,16 +576,7 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
             let iv = [7u8; 16];
             let context = move || EncryptionContext::Iv128(FixedLength::from(iv));
             match algorithm {
-                Algorithm::Aes128Ctr | Algorithm::Aes256Ctr => {
-                    let key = EncryptingKey::ctr(unbound).map_err(raw_failed("key"))?;
-                    Box::new(move || {
-                        let mut buffer = data.clone();
-                        key.less_safe_encrypt(&mut buffer, context())
-                            .map(drop)
-                            .map_err(raw_failed("encrypt"))
-                    })
-                }
-                _ => {
+                Algorithm::Aes128Cbc | Algorithm::Aes256Cbc => {
                     let key =
                         PaddedBlockEncryptingKey::cbc_pkcs7(unbound).map_err(raw_failed("key"))?;
                     Box::new(move || {
@@ -444,7 +586,77 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                             .map_err(raw_failed("encrypt"))
                     })
                 }
+                _ => {
+                    let key = if matches!(algorithm, Algorithm::Aes128Ctr | Algorithm::Aes256Ctr) {
+                        EncryptingKey::ctr(unbound)
+                    } else {
+                        EncryptingKey::cfb8(unbound)
+                    }
+                    .map_err(raw_failed("key"))?;
+                    Box::new(move || {
+                        let mut buffer = data.clone();
+                        key.less_safe_encrypt(&mut buffer, context())
+                            .map(drop)
+                            .map_err(raw_failed("encrypt"))
+                    })
+                }
             }
+        }
+        (Operation::Wrap, _) if is_key_wrap(algorithm) => {
+            let aes = if key_len(algorithm) == 16 {
+                &key_wrap::AES_128
+            } else {
+                &key_wrap::AES_256
+            };
+            let padded = matches!(algorithm, Algorithm::Aes128Kwp | Algorithm::Aes256Kwp);
+            let wrapped = [0xa5u8; WRAPPED_KEY_LEN];
+            let mut output = [0u8; WRAPPED_KEY_LEN + 16];
+            // aws-lc-rs consumes the key-encryption key, so it is built per wrap, as in Regula.
+            Box::new(move || {
+                let kek = key_wrap::KeyEncryptionKey::new(aes, &key).map_err(raw_failed("key"))?;
+                if padded {
+                    kek.wrap_with_padding(&wrapped, &mut output)
+                } else {
+                    kek.wrap(&wrapped, &mut output)
+                }
+                .map(drop)
+                .map_err(raw_failed("wrap"))
+            })
+        }
+        (Operation::Derive, _) if is_kbkdf(algorithm) => {
+            let aws = kdf::get_kbkdf_ctr_hmac_algorithm(match algorithm {
+                Algorithm::KbkdfCtrHmacSha256 => kdf::KbkdfCtrHmacAlgorithmId::Sha256,
+                Algorithm::KbkdfCtrHmacSha384 => kdf::KbkdfCtrHmacAlgorithmId::Sha384,
+                _ => kdf::KbkdfCtrHmacAlgorithmId::Sha512,
+            })
+            .ok_or("aws-lc-rs lacks this KBKDF")?;
+            let fixed_input = kbkdf_fixed_input();
+            let mut output = [0u8; KBKDF_OUTPUT_LEN];
+            Box::new(move || {
+                kdf::kbkdf_ctr_hmac(aws, &key, &fixed_input, &mut output)
+                    .map_err(raw_failed("kbkdf"))
+            })
+        }
+        (Operation::Mac, Algorithm::Aes128Gmac | Algorithm::Aes256Gmac) => {
+            // GMAC with a 96-bit nonce is AES-GCM over an empty plaintext with the message as
+            // AAD; aws-lc-rs serves that (other nonce lengths need AWS-LC's C interface).
+            let aws = if algorithm == Algorithm::Aes128Gmac {
+                &aead::AES_128_GCM
+            } else {
+                &aead::AES_256_GCM
+            };
+            let key = LessSafeKey::new(UnboundKey::new(aws, &key).map_err(raw_failed("key"))?);
+            Box::new(move || {
+                let tag = key
+                    .seal_in_place_separate_tag(
+                        Nonce::assume_unique_for_key([9u8; GMAC_NONCE_LEN]),
+                        Aad::from(&data[..]),
+                        &mut [],
+                    )
+                    .map_err(raw_failed("gmac"))?;
+                std::hint::black_box(tag.as_ref());
+                Ok(())
+            })
         }
         (Operation::Digest, _) => {
             let aws = match algorithm {
@@ -478,6 +690,7 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
         }
         (Operation::Mac, _) => {
             let aws = match algorithm {
+                Algorithm::HmacSha1 => hmac::HMAC_SHA1_FOR_LEGACY_USE_ONLY,
                 Algorithm::HmacSha224 => hmac::HMAC_SHA224,
                 Algorithm::HmacSha256 => hmac::HMAC_SHA256,
                 Algorithm::HmacSha384 => hmac::HMAC_SHA384,
@@ -639,6 +852,7 @@ fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, Str
         Ecdsa(&'static s::EcdsaSigningAlgorithm),
         Ed25519,
         Rsa(&'static dyn s::RsaEncoding),
+        MlDsa(&'static s::PqdsaSigningAlgorithm),
     }
     let (signer, verification): (Signer, &'static dyn s::VerificationAlgorithm) = match algorithm {
         Algorithm::EcdsaP256 => (
@@ -654,6 +868,9 @@ fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, Str
             &s::ECDSA_P521_SHA512_ASN1,
         ),
         Algorithm::Ed25519 => (Signer::Ed25519, &s::ED25519),
+        Algorithm::MlDsa44 => (Signer::MlDsa(&s::ML_DSA_44_SIGNING), &s::ML_DSA_44),
+        Algorithm::MlDsa65 => (Signer::MlDsa(&s::ML_DSA_65_SIGNING), &s::ML_DSA_65),
+        Algorithm::MlDsa87 => (Signer::MlDsa(&s::ML_DSA_87_SIGNING), &s::ML_DSA_87),
         Algorithm::RsaPssSha256 => (
             Signer::Rsa(&s::RSA_PSS_SHA256),
             &s::RSA_PSS_2048_8192_SHA256,
@@ -711,6 +928,21 @@ fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, Str
             sign = Box::new(move || Ok(key.sign(MESSAGE).as_ref().to_vec()));
             keygen = Box::new(|| {
                 Ed25519KeyPair::generate()
+                    .map(drop)
+                    .map_err(raw_failed("keygen"))
+            });
+        }
+        Signer::MlDsa(aws) => {
+            let key = s::PqdsaKeyPair::generate(aws).map_err(raw_failed("keygen"))?;
+            public_key = key.public_key().as_ref().to_vec();
+            sign = Box::new(move || {
+                let mut signature = vec![0u8; aws.signature_len()];
+                key.sign(MESSAGE, &mut signature)
+                    .map_err(raw_failed("sign"))?;
+                Ok(signature)
+            });
+            keygen = Box::new(move || {
+                s::PqdsaKeyPair::generate(aws)
                     .map(drop)
                     .map_err(raw_failed("keygen"))
             });

@@ -54,6 +54,10 @@ pub fn parse(output: &str) -> BTreeMap<(String, String), f64> {
 pub fn name(algorithm: Algorithm) -> Option<(&'static str, &'static str)> {
     match algorithm {
         Algorithm::Aes128Gcm => Some(("AEAD ciphers", "AES-128-GCM")),
+        Algorithm::Aes128Ccm => Some(("AEAD ciphers", "AES-128-CCM")),
+        Algorithm::Aes256Xts => Some(("ciphers", "AES-256-XTS")),
+        Algorithm::DesEde3Cbc => Some(("ciphers", "3DES-CBC")),
+        Algorithm::HmacSha1 => Some(("MAC algorithms", "SHA1")),
         Algorithm::ChaCha20Poly1305 => Some(("AEAD ciphers", "CHACHA20-POLY1305")),
         Algorithm::Aes128Cbc => Some(("ciphers", "AES-128-CBC")),
         Algorithm::HmacSha256 => Some(("MAC algorithms", "SHA256")),
@@ -91,5 +95,38 @@ mod tests {
             results.get(&("ciphers".to_string(), "GOST28147-TC26Z-CNT".to_string())),
             Some(&79.99)
         );
+    }
+
+    #[test]
+    fn finds_ccm_xts_3des_and_hmac_sha1_in_a_mixed_unit_run() {
+        // `gnutls-cli --benchmark-ciphers`, GnuTLS 3.7.9 (Debian 12), recorded on the development
+        // machine: AES-128-CCM in MB/sec beside AES-128-GCM in GB/sec.
+        let results = parse(include_str!(
+            "../../tests/data/gnutls-cli-3.7.9-benchmark-ciphers.txt"
+        ));
+        let rate = |algorithm| {
+            let (section, name) = name(algorithm)?;
+            results
+                .get(&(section.to_string(), name.to_string()))
+                .copied()
+        };
+        assert_eq!(rate(Algorithm::Aes128Ccm), Some(824.65));
+        assert_eq!(rate(Algorithm::Aes128Gcm), Some(4470.0));
+        assert_eq!(rate(Algorithm::Aes256Xts), Some(6400.0));
+        assert_eq!(rate(Algorithm::DesEde3Cbc), Some(30.60));
+        assert_eq!(rate(Algorithm::HmacSha1), Some(1840.0));
+        // GnuTLS's benchmark has no GMAC, CMAC, AES-256-CCM, CFB8, MD5 or RC4.
+        for missing in [
+            Algorithm::Aes128Gmac,
+            Algorithm::Aes128Cmac,
+            Algorithm::Aes256Ccm,
+            Algorithm::Aes128Cfb8,
+            Algorithm::Md5,
+            Algorithm::Rc4,
+        ] {
+            assert_eq!(rate(missing), None, "{missing}");
+        }
+        // Every one of the 20 result lines, in four sections.
+        assert_eq!(results.len(), 20);
     }
 }

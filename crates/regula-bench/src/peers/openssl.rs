@@ -2,7 +2,11 @@
 //!
 //! What it measures: `speed -evp` re-initialises the cipher context (and for GCM the key
 //! schedule) for every message, which understates OpenSSL at small sizes; the in-process
-//! `libcrypto` peer sets the key once. Public-key figures come from `openssl speed ALG`, which
+//! `libcrypto` peer sets the key once. For CCM it keeps the key and OpenSSL's default nonce
+//! length, announces the length and encrypts per message without fetching the tag; for XTS each
+//! buffer is one data unit. It divides by the process's user CPU time, not wall time, so a busy
+//! machine slows Regula's figures more than its own. OpenSSL 3.0's `speed` has no GMAC, KBKDF,
+//! key wrap or ML-DSA. Public-key figures come from `openssl speed ALG`, which
 //! measures raw sign/verify/derive without key generation. `-seconds` is whole seconds.
 
 use std::process::Command;
@@ -110,7 +114,24 @@ pub fn symmetric_selector(algorithm: Algorithm) -> Option<Vec<String>> {
         | Algorithm::Sm3
         | Algorithm::Sm4Ecb
         | Algorithm::Sm4Cbc
-        | Algorithm::Sm4Ctr => evp(algorithm.name()),
+        | Algorithm::Sm4Ctr
+        | Algorithm::Aes128Ccm
+        | Algorithm::Aes256Ccm
+        | Algorithm::Aes256Xts
+        | Algorithm::Aes128Cfb8
+        | Algorithm::Aes256Cfb8
+        | Algorithm::Md5
+        | Algorithm::DesEde3Cbc => evp(algorithm.name()),
+        // OpenSSL 3 keeps these in its legacy provider.
+        Algorithm::Md4 | Algorithm::Rc4 | Algorithm::DesCbc => Some(
+            ["-provider", "legacy", "-provider", "default", "-evp"]
+                .into_iter()
+                .map(String::from)
+                .chain([algorithm.name().to_string()])
+                .collect(),
+        ),
+        Algorithm::HmacMd5 => Some(vec!["-hmac".into(), "md5".into()]),
+        Algorithm::HmacSha1 => Some(vec!["-hmac".into(), "sha1".into()]),
         Algorithm::HmacSm3 => Some(vec!["-hmac".into(), "sm3".into()]),
         Algorithm::HmacSha224 => Some(vec!["-hmac".into(), "sha224".into()]),
         Algorithm::HmacSha256 => Some(vec!["-hmac".into(), "sha256".into()]),
@@ -199,6 +220,19 @@ mod tests {
     }
 
     #[test]
+    fn parses_the_recorded_ccm_legacy_and_hmac_sha1_runs() {
+        // `openssl speed -seconds 1 -mr -evp aes-128-ccm -bytes 65536`, `… -provider legacy
+        // -provider default -evp md4 -bytes 1024` and `… -hmac sha1 -bytes 64`, recorded on the
+        // development machine with OpenSSL 3.0.19.
+        let ccm = include_str!("../../tests/data/openssl-speed-evp-aes-128-ccm-65536.txt");
+        let md4 = include_str!("../../tests/data/openssl-speed-legacy-md4-1024.txt");
+        let hmac_sha1 = include_str!("../../tests/data/openssl-speed-hmac-sha1-64.txt");
+        assert_eq!(parse_symmetric(ccm), Some(1406631415.87));
+        assert_eq!(parse_symmetric(md4), Some(1089960228.57));
+        assert_eq!(parse_symmetric(hmac_sha1), Some(279932377.36));
+    }
+
+    #[test]
     fn parses_each_public_key_line_shape() {
         let rsa = "+DTP:2048:private:rsa:1\n+F2:2:2048:4246.153846:69440.579710\n";
         assert_eq!(parse_public_key(rsa, Operation::Sign), Some(4246.153846));
@@ -247,6 +281,20 @@ mod tests {
             Some(vec!["-hmac".into(), "sha256".into()])
         );
         assert_eq!(symmetric_selector(Algorithm::CtrDrbg), None);
+        assert_eq!(
+            symmetric_selector(Algorithm::Aes128Ccm),
+            Some(vec!["-evp".into(), "aes-128-ccm".into()])
+        );
+        assert_eq!(
+            symmetric_selector(Algorithm::Md4),
+            Some(
+                ["-provider", "legacy", "-provider", "default", "-evp", "md4"]
+                    .map(String::from)
+                    .to_vec()
+            )
+        );
+        assert_eq!(symmetric_selector(Algorithm::Aes128Gmac), None);
+        assert_eq!(public_key_name(Algorithm::MlDsa65), None);
         assert_eq!(public_key_name(Algorithm::MlKem768), None);
     }
 }
