@@ -244,6 +244,7 @@ fn breaking_a_key_generation_self_test_fails_keygen_with_exit_4() {
         ("PCT-ED25519", "ed25519"),
         ("PCT-RSA", "rsa-pss-sha256"),
         ("PCT-SM2-SIGN", "sm2"),
+        ("PCT-ML-DSA", "ml-dsa-44"),
     ] {
         assert!(
             self_test_names("pct").contains(&name.to_string()),

@@ -10,9 +10,6 @@ use crate::GlobalOptions;
 use crate::failure::Failure;
 use crate::input;
 
-const SIGNATURE_ALGORITHMS: &str = "ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, \
-     rsa-pss-sha256|384|512, rsa-pkcs1-sha256|384|512, sm2 (= sm2-sign)";
-
 #[derive(Clone, Copy, ValueEnum)]
 enum KeyFormat {
     Pem,
@@ -22,7 +19,8 @@ enum KeyFormat {
 #[derive(Args)]
 pub struct KeygenArgs {
     /// Signature algorithm: ecdsa-p256, ecdsa-p384, ecdsa-p521, ed25519, rsa-pss-sha256, rsa-pss-sha384,
-    /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512, sm2 (the key also
+    /// rsa-pss-sha512, rsa-pkcs1-sha256, rsa-pkcs1-sha384, rsa-pkcs1-sha512, ml-dsa-44|65|87,
+    /// rsa-pkcs1-sha1 and ecdsa-p256-sha1 (verify only), sm2 (the key also
     /// serves `enc`/`dec -a sm2`).
     #[arg(short, long)]
     algorithm: String,
@@ -83,10 +81,7 @@ fn signature_algorithm(name: &str) -> Result<regula::Algorithm, Failure> {
     } else {
         name
     };
-    input::algorithm(name, &[Family::Signature]).map_err(|failure| Failure {
-        message: format!("{} (choose from {SIGNATURE_ALGORITHMS})", failure.message),
-        ..failure
-    })
+    input::algorithm(name, &[Family::Signature])
 }
 
 fn encode(der: &[u8], label: &str, format: KeyFormat) -> Vec<u8> {
@@ -108,11 +103,14 @@ pub fn run_keygen(global: &GlobalOptions, args: KeygenArgs) -> Result<(), Failur
     if let Some(pubout) = &args.pubout {
         input::write_file(pubout, &encode(&public, "PUBLIC KEY", args.format), false)?;
     }
-    eprintln!(
-        "{algorithm} key of {} bits written to {}",
-        key.key_bits(),
-        args.out.display()
-    );
+    // ML-DSA keys have a parameter set, not a bit size.
+    match key.key_bits() {
+        0 => eprintln!("{algorithm} key written to {}", args.out.display()),
+        bits => eprintln!(
+            "{algorithm} key of {bits} bits written to {}",
+            args.out.display()
+        ),
+    }
     Ok(())
 }
 

@@ -85,7 +85,7 @@ impl Module {
         let approval = self.authorize(algorithm, Family::Aead, &Usage::default())?;
         let ccm = awslc::ccm(algorithm);
         let tag_allowed = if ccm.is_some() {
-            (4..=16).contains(&tag_len) && tag_len % 2 == 0
+            (4..=16).contains(&tag_len) && tag_len.is_multiple_of(2)
         } else {
             tag_len == TAG_LEN
         };

@@ -226,7 +226,7 @@ impl CipherKey {
             Keys::Wrap { padded, key } => (|| {
                 let cipher = if key.len() == 16 { &AES_128 } else { &AES_256 };
                 let kek = || AesKek::new(cipher, key).map_err(failed);
-                if !*padded && (input.len() < 8 || input.len() % 8 != 0) {
+                if !*padded && (input.len() < 8 || !input.len().is_multiple_of(8)) {
                     return Err(Error::invalid_input(format!(
                         "{algorithm} takes a multiple of 8 bytes, at least 16 to unwrap and 8 to \
                          wrap, got {}",
@@ -273,7 +273,7 @@ impl CipherKey {
                         input.len()
                     )));
                 }
-                if input.len() % spec.block != 0 {
+                if !input.len().is_multiple_of(spec.block) {
                     return Err(Error::invalid_input(format!(
                         "{algorithm} takes whole {}-byte blocks without padding, got {} bytes",
                         spec.block,

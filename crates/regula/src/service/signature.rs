@@ -340,6 +340,8 @@ impl SigningKey {
         self.algorithm
     }
 
+    /// The key size in bits (RSA modulus, curve order); 0 for ML-DSA, which has a parameter set
+    /// instead.
     pub fn key_bits(&self) -> u32 {
         self.key_bits
     }
