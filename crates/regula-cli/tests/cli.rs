@@ -1345,3 +1345,56 @@ fn sm2_keygen_sign_verify_enc_dec_interoperate_with_openssl() {
     );
     assert_fails(&output, 2, "sm2");
 }
+
+/// FIPS 204 through the CLI: keygen (with its pairwise test), sign, verify, a forged message
+/// fails with exit 1, and `gm` refuses ML-DSA with exit 3.
+#[test]
+fn ml_dsa_keygen_sign_verify_under_fips() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (key, public, message, forged, signature) = (
+        path("ml-dsa.pem"),
+        path("ml-dsa.pub.pem"),
+        path("message"),
+        path("forged"),
+        path("signature"),
+    );
+    std::fs::write(&message, b"SMB3 is not post-quantum yet").unwrap();
+    std::fs::write(&forged, b"SMB3 is not post-quantum yet!").unwrap();
+    for algorithm in ["ml-dsa-44", "ml-dsa-65", "ml-dsa-87"] {
+        let fips = ["--policy", "fips-140-3", "-a", algorithm];
+        let mut keygen = vec!["keygen"];
+        keygen.extend(fips);
+        keygen.extend(["--out", &key, "--pubout", &public]);
+        let output = run(&keygen, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let mut sign = vec!["sign", "--indicator"];
+        sign.extend(fips);
+        sign.extend(["--key", &key, "--out", &signature, &message]);
+        let output = run(&sign, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert!(stderr(&output).contains("\"approval\":\"approved\""));
+        // FIPS 204 Table 2: signature sizes 2420, 3309 and 4627 bytes.
+        let expected_len = match algorithm {
+            "ml-dsa-44" => 2420,
+            "ml-dsa-65" => 3309,
+            _ => 4627,
+        };
+        assert_eq!(std::fs::read(&signature).unwrap().len(), expected_len);
+        let mut verify = vec!["verify"];
+        verify.extend(fips);
+        verify.extend(["--pubkey", &public, "--signature", &signature]);
+        let output = run(&[verify.as_slice(), &[message.as_str()]].concat(), b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_fails(
+            &run(&[verify.as_slice(), &[forged.as_str()]].concat(), b""),
+            1,
+            "signature",
+        );
+    }
+    let output = run(
+        &["keygen", "--policy", "gm", "-a", "ml-dsa-65", "--out", &key],
+        b"",
+    );
+    assert_fails(&output, 3, "gm");
+}
