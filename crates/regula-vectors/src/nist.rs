@@ -201,6 +201,7 @@ fn hash_named_in(text: &str) -> Option<&'static str> {
         ("sha512", "sha512"),
         ("sha1", "sha1"),
         ("sm3", "sm3"),
+        ("md4", "md4"),
         ("md5", "md5"),
         ("ripemd160", "ripemd160"),
     ];

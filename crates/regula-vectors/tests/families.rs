@@ -354,6 +354,33 @@ fn md5_and_hmac_md5_are_legacy() {
     }
 }
 
+// ---- MD4: the RFC 1320 §A.5 test suite written as cryptography-vectors writes RFC 1321's
+// (the package has no MD4 file; the values agree with `openssl dgst -md4 -provider legacy`) ----
+
+const MD4: &str = "# https://tools.ietf.org/html/rfc1320\n\nLen = 0\nMsg = 00\n\
+MD = 31d6cfe0d16ae931b73c59d7e0c089c0\n\nLen = 24\nMsg = 616263\n\
+MD = a448017aaf21d8525fc10ae87aa6729d\n\nLen = 112\nMsg = 6d65737361676520646967657374\n\
+MD = d9130a8164549fe818874806e1c7014b\n";
+
+#[test]
+fn md4_is_legacy() {
+    let report = run(Profile::Default, "hashes/MD4/rfc-1320.txt", MD4);
+    assert_eq!(report.algorithm, "md4");
+    assert_eq!(counts(&report), (3, 0, 0));
+    let wrong = MD4.replace("c089c0", "c089c1");
+    assert_eq!(
+        counts(&run(Profile::Default, "hashes/MD4/rfc-1320.txt", &wrong)),
+        (2, 1, 0)
+    );
+    for profile in [Profile::Fips1403, Profile::Gm] {
+        let report = run(profile, "hashes/MD4/rfc-1320.txt", MD4);
+        assert_eq!(
+            only_reason(&report),
+            (format!("not approved by policy {profile}").as_str(), 3)
+        );
+    }
+}
+
 // ---- TDES: ciphers/3DES/CBC/TCBCMMT2.rsp ([ENCRYPT] COUNT 0, [DECRYPT] COUNT 0) and
 // TCBCvarkey.rsp (COUNT 0, keying option 3) ----
 
