@@ -4,7 +4,9 @@
 //! Every Regula figure goes through the public API (policy decision and service indicator
 //! included), exactly as an application calls it. Runs are interleaved — for each run, every
 //! algorithm and size is measured on every implementation in turn — so that all see the same
-//! machine state; the median of the runs is reported with its min–max.
+//! machine state; the median of the runs is reported with its min–max. Regula and one
+//! in-process peer (raw aws-lc-rs when compared, else libcrypto) are measured in alternating
+//! batches, so that their ratio holds on a busy machine.
 
 #![forbid(unsafe_code)]
 
@@ -204,25 +206,38 @@ pub fn run(
         )
         .collect();
     let total = plan.len() * implementations.len() * config.runs;
-    // Regula and raw aws-lc-rs are measured together, in alternating batches (see
-    // `measure::paired_ops_per_second`), so that their ratio survives a noisy machine.
-    let paired = implementations.contains(&Impl::Raw);
+    // Regula and one in-process peer — raw aws-lc-rs, or else libcrypto — are measured
+    // together, in alternating batches (see `measure::paired_ops_per_second`), so that their
+    // ratio survives a noisy machine.
+    let partner = if implementations.contains(&Impl::Raw) {
+        Some(Impl::Raw)
+    } else if cfg!(feature = "libcrypto") && implementations.contains(&Impl::Libcrypto) {
+        Some(Impl::Libcrypto)
+    } else {
+        None
+    };
     let mut samples: BTreeMap<Key, Vec<f64>> = BTreeMap::new();
     let mut skipped: BTreeMap<Key, String> = BTreeMap::new();
     let mut done = 0;
     for _run in 0..config.runs {
         for &(algorithm, operation, bytes) in &plan {
+            let mut partner_measured = false;
             for &implementation in &implementations {
                 let key = (algorithm, operation, bytes, implementation);
                 done += 1;
-                if skipped.contains_key(&key) || (paired && implementation == Impl::Raw) {
+                if skipped.contains_key(&key)
+                    || (partner_measured && Some(implementation) == partner)
+                {
                     progress(done, total);
                     continue;
                 }
-                if paired && implementation == Impl::Regula {
-                    let raw_key = (algorithm, operation, bytes, Impl::Raw);
-                    let (ours, raw) = measure_pair(module, config.duration, key);
-                    for (side, result) in [(key, ours), (raw_key, raw)] {
+                if implementation == Impl::Regula
+                    && let Some(partner) = partner
+                {
+                    partner_measured = true;
+                    let partner_key = (algorithm, operation, bytes, partner);
+                    let (ours, theirs) = measure_pair(module, config.duration, key, partner);
+                    for (side, result) in [(key, ours), (partner_key, theirs)] {
                         match result {
                             Ok(rate) => samples.entry(side).or_default().push(rate),
                             Err(reason) => {
@@ -320,27 +335,32 @@ pub fn run(
     Ok(report)
 }
 
-/// Regula and raw aws-lc-rs measured together; when only one side can run, it is measured
-/// alone. Each side's `Err` says why it could not run.
+/// Regula and an in-process peer (raw aws-lc-rs or libcrypto) measured together; when only one
+/// side can run, it is measured alone. Each side's `Err` says why it could not run.
 fn measure_pair(
     module: &Module,
     duration: Duration,
     (algorithm, operation, bytes, _): Key,
+    partner: Impl,
 ) -> (Result<f64, String>, Result<f64, String>) {
     let size = bytes.unwrap_or(0);
     let rate = |ops_per_second| operation.rate(ops_per_second, size);
     let alone = |work| measure::ops_per_second(duration, work).map(rate);
-    match (
-        workload::regula(module, algorithm, operation, size),
-        workload::raw(algorithm, operation, size),
-    ) {
-        (Ok(ours), Ok(raw)) => match measure::paired_ops_per_second(duration, ours, raw) {
-            Ok((ours, raw)) => (Ok(rate(ours)), Ok(rate(raw))),
+    let theirs = match partner {
+        Impl::Raw => workload::raw(algorithm, operation, size),
+        #[cfg(feature = "libcrypto")]
+        Impl::Libcrypto => peers::libcrypto::workload(algorithm, operation, size)
+            .and_then(|work| work.ok_or_else(|| "libcrypto does not measure this".to_string())),
+        _ => Err(format!("{} is not measured in-process", partner.name())),
+    };
+    match (workload::regula(module, algorithm, operation, size), theirs) {
+        (Ok(ours), Ok(theirs)) => match measure::paired_ops_per_second(duration, ours, theirs) {
+            Ok((ours, theirs)) => (Ok(rate(ours)), Ok(rate(theirs))),
             Err(reason) => (Err(reason.clone()), Err(reason)),
         },
         (Ok(ours), Err(reason)) => (alone(ours), Err(reason)),
-        (Err(reason), Ok(raw)) => (Err(reason), alone(raw)),
-        (Err(ours), Err(raw)) => (Err(ours), Err(raw)),
+        (Err(reason), Ok(theirs)) => (Err(reason), alone(theirs)),
+        (Err(ours), Err(theirs)) => (Err(ours), Err(theirs)),
     }
 }
 
@@ -569,6 +589,42 @@ mod tests {
                 .filter(|row| row.operation == Operation::Wrap
                     || row.operation == Operation::Derive)
                 .all(|row| row.unit == "ops/s" && row.bytes.is_none())
+        );
+    }
+
+    /// Without raw, Regula pairs with libcrypto; every run gives both a sample, and an algorithm
+    /// libcrypto lacks is measured on Regula alone with a note for libcrypto.
+    #[cfg(feature = "libcrypto")]
+    #[test]
+    fn regula_pairs_with_libcrypto_when_raw_is_not_compared() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        let config = Config {
+            algorithms: vec![Algorithm::Aes128Ccm, Algorithm::KbkdfCtrHmacSha256],
+            sizes: vec![1024],
+            duration: Duration::from_millis(3),
+            runs: 3,
+            compare: vec![Impl::Libcrypto],
+        };
+        let report = run(&module, &config, |_, _| {}).unwrap();
+        for implementation in [Impl::Regula, Impl::Libcrypto] {
+            assert!(
+                report.rows.iter().any(|row| row.algorithm == "aes-128-ccm"
+                    && row.implementation == implementation
+                    && row.runs == 3),
+                "{:?}",
+                report.rows
+            );
+        }
+        assert!(report.rows.iter().any(|row| {
+            row.algorithm == "kbkdf-ctr-hmac-sha256"
+                && row.implementation == Impl::Regula
+                && row.runs == 3
+        }));
+        assert!(
+            report.notes.iter().any(|note| note
+                == "libcrypto kbkdf-ctr-hmac-sha256 derive: libcrypto does not measure this"),
+            "{:?}",
+            report.notes
         );
     }
 
