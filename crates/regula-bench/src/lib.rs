@@ -265,6 +265,21 @@ pub fn run(
         }
     }
 
+    #[cfg(feature = "libcrypto")]
+    if config.compare.contains(&Impl::Libcrypto) {
+        let mut seen = std::collections::BTreeSet::new();
+        for &(algorithm, operation, _) in &plan {
+            if let Some(caveat) = peers::libcrypto::caveat(algorithm, operation)
+                && seen.insert((algorithm, operation))
+            {
+                report.notes.push(format!(
+                    "libcrypto {} {}: {caveat}",
+                    algorithm.name(),
+                    operation.name()
+                ));
+            }
+        }
+    }
     for (&(algorithm, operation, bytes, implementation), values) in &samples {
         let (median, min, max) = measure::summarize(values);
         if median > 0.0 && (max - min) / median > NOISY_SPREAD {
@@ -599,13 +614,34 @@ mod tests {
     fn regula_pairs_with_libcrypto_when_raw_is_not_compared() {
         let module = Module::load(Policy::builtin(Profile::Default));
         let config = Config {
-            algorithms: vec![Algorithm::Aes128Ccm, Algorithm::KbkdfCtrHmacSha256],
+            algorithms: vec![
+                Algorithm::Aes128Ccm,
+                Algorithm::KbkdfCtrHmacSha256,
+                Algorithm::Aes128Cmac,
+            ],
             sizes: vec![1024],
             duration: Duration::from_millis(3),
             runs: 3,
             compare: vec![Impl::Libcrypto],
         };
         let report = run(&module, &config, |_, _| {}).unwrap();
+        // Where libcrypto's work differs from Regula's, the report says so once.
+        assert_eq!(
+            report
+                .notes
+                .iter()
+                .filter(|note| note.starts_with("libcrypto aes-128-cmac mac: the key (EVP_PKEY)"))
+                .count(),
+            1,
+            "{:?}",
+            report.notes
+        );
+        assert!(
+            !report
+                .notes
+                .iter()
+                .any(|note| note.starts_with("libcrypto aes-128-ccm"))
+        );
         for implementation in [Impl::Regula, Impl::Libcrypto] {
             assert!(
                 report.rows.iter().any(|row| row.algorithm == "aes-128-ccm"

@@ -86,6 +86,28 @@ fn key_bytes(len: usize) -> Vec<u8> {
     (0..len).map(|index| index as u8 ^ 0x5a).collect()
 }
 
+/// What a reader of a libcrypto figure must know, where its work differs from Regula's.
+pub fn caveat(algorithm: Algorithm, operation: Operation) -> Option<&'static str> {
+    match (operation, algorithm) {
+        (Operation::Mac, Algorithm::Aes128Gmac | Algorithm::Aes256Gmac) => None,
+        (Operation::Mac, _)
+            if digest(algorithm).is_some()
+                || matches!(algorithm, Algorithm::Aes128Cmac | Algorithm::Aes256Cmac) =>
+        {
+            Some(
+                "the key (EVP_PKEY) is made once but a signing context per message, whose set-up \
+             (EVP_DigestSignInit, several µs in OpenSSL 3.0) dominates small sizes; the \
+             `openssl` peer keeps the keyed context",
+            )
+        }
+        (Operation::Encrypt, Algorithm::Rc4) => Some(
+            "one RC4 keystream continues across messages; Regula's RC4 takes no IV, so each \
+             message is keyed anew (the 256-step key schedule every time)",
+        ),
+        _ => None,
+    }
+}
+
 /// A prepared libcrypto measurement, or `None` when this peer does not cover the operation.
 pub fn workload(
     algorithm: Algorithm,
