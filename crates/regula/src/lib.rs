@@ -32,15 +32,15 @@ pub mod selftest;
 pub mod service;
 
 pub use algorithm::{Algorithm, Family, Service};
+pub use error::{Error, ErrorKind, Result};
+pub use indicator::{CounterRow, Indicator, IndicatorState, Served};
+pub use module::{BREAK_SELFTEST_ENV, Module, ModuleState};
+pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 /// AWS-LC's own service indicator in the FIPS build, for tests that check Regula's indicator
 /// agrees with the validated module's.
 #[cfg(feature = "fips")]
 #[doc(hidden)]
 pub use provider::awslc_sys::{fips_service_indicator_approved, fips_service_indicator_counter};
-pub use error::{Error, ErrorKind, Result};
-pub use indicator::{CounterRow, Indicator, IndicatorState, Served};
-pub use module::{BREAK_SELFTEST_ENV, Module, ModuleState};
-pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 pub use service::aead::{AeadKey, Sealed};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
