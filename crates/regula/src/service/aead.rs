@@ -385,3 +385,257 @@ fn check_ccm_length(nonce_len: usize, message_len: usize) -> Result<()> {
         )))
     }
 }
+
+/// Slice-based variants for callers that own their buffers (the C ABI): the tag travels
+/// separately, in a slice of [`AeadKey::tag_len`] bytes, and the data is encrypted or decrypted
+/// where it lies (AES-CCM, whose AWS-LC interface appends the tag, works on a wiped copy).
+impl AeadKey {
+    /// [`AeadKey::seal_in_place`] on a slice: encrypts `in_out` with a nonce the module
+    /// generates, writes the tag to `tag`, and returns the nonce. On failure both are wiped.
+    pub fn seal_detached(
+        &self,
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<Served<[u8; NONCE_LEN]>> {
+        let result = self.seal_detached_inner(aad, in_out, tag);
+        if result.is_err() {
+            in_out.zeroize();
+            tag.zeroize();
+        }
+        result
+    }
+
+    fn seal_detached_inner(
+        &self,
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<Served<[u8; NONCE_LEN]>> {
+        self.module.ensure_operational()?;
+        self.check_tag_slot(tag.len())?;
+        let nonce = match &self.backend {
+            Backend::AwsLc {
+                random_nonce: Some(key),
+                ..
+            } => {
+                let (nonce, sealed_tag) = key
+                    .seal_in_place_separate_tag(Aad::from(aad), in_out)
+                    .map_err(|_| Error::CryptoFailure)?;
+                copy_tag(sealed_tag.as_ref(), tag)?;
+                *nonce.as_ref()
+            }
+            _ => {
+                let mut nonce = [0u8; NONCE_LEN];
+                aws_lc_rs::rand::fill(&mut nonce).map_err(|_| Error::CryptoFailure)?;
+                self.seal_detached_raw(&nonce, aad, in_out, tag)?;
+                nonce
+            }
+        };
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, nonce))
+    }
+
+    /// [`AeadKey::seal_in_place_with_nonce`] on a slice, with the tag written to `tag`. The
+    /// caller must never repeat a nonce under one key; FIPS 140-3 does not approve AES-GCM used
+    /// this way. On failure `in_out` and `tag` are wiped.
+    pub fn seal_detached_with_nonce(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<Served<()>> {
+        let result = self.seal_detached_with_nonce_inner(nonce, aad, in_out, tag);
+        if result.is_err() {
+            in_out.zeroize();
+            tag.zeroize();
+        }
+        result
+    }
+
+    fn seal_detached_with_nonce_inner(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<Served<()>> {
+        let usage = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let approval = self
+            .module
+            .authorize(self.algorithm, Family::Aead, &usage)?;
+        self.check_nonce(nonce)?;
+        self.check_tag_slot(tag.len())?;
+        self.seal_detached_raw(nonce, aad, in_out, tag)?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, approval, ()))
+    }
+
+    fn seal_detached_raw(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<()> {
+        if let Backend::AesCcm { cipher, key } = &self.backend {
+            check_ccm_length(nonce.len(), in_out.len())?;
+            let mut sealed = Zeroizing::new(Vec::with_capacity(in_out.len() + self.tag_len));
+            sealed.extend_from_slice(in_out);
+            awslc_sys::ccm_seal(*cipher, key, nonce, aad, &mut sealed, self.tag_len)
+                .map_err(|_| Error::CryptoFailure)?;
+            let (ciphertext, sealed_tag) = sealed.split_at(in_out.len());
+            in_out.copy_from_slice(ciphertext);
+            return copy_tag(sealed_tag, tag);
+        }
+        let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
+        let sealed_tag = match &self.backend {
+            Backend::AwsLc { caller_nonce, .. } => {
+                let sealed_tag = caller_nonce
+                    .seal_in_place_separate_tag(
+                        Nonce::assume_unique_for_key(*nonce),
+                        Aad::from(aad),
+                        in_out,
+                    )
+                    .map_err(|_| Error::CryptoFailure)?;
+                return copy_tag(sealed_tag.as_ref(), tag);
+            }
+            Backend::Sm4Gcm(key) => key.encrypt(nonce, aad, in_out),
+            Backend::Sm4Ccm(key) => key.encrypt(nonce, aad, in_out),
+            Backend::AesCcm { .. } => return Err(Error::CryptoFailure),
+        };
+        let sealed_tag = sealed_tag.map_err(|error| Error::invalid_input(error.to_string()))?;
+        copy_tag(&sealed_tag, tag)
+    }
+
+    /// [`AeadKey::open_in_place`] on a slice with the tag apart: checks `tag` and decrypts
+    /// `in_out` in place. On any failure `in_out` is wiped: no partial output.
+    pub fn open_detached(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<Served<()>> {
+        let result = self.open_detached_inner(nonce, aad, in_out, tag);
+        if result.is_err() {
+            in_out.zeroize();
+        }
+        result
+    }
+
+    fn open_detached_inner(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        in_out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<Served<()>> {
+        self.module.ensure_operational()?;
+        self.check_nonce(nonce)?;
+        self.check_tag_slot(tag.len())?;
+        let opened = match &self.backend {
+            Backend::AesCcm { cipher, key } => {
+                check_ccm_length(nonce.len(), in_out.len())?;
+                awslc_sys::ccm_open(*cipher, key, nonce, aad, in_out, tag).map_err(drop)
+            }
+            Backend::AwsLc { caller_nonce, .. } => {
+                let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
+                caller_nonce
+                    .open_in_place_separate_tag(
+                        Nonce::assume_unique_for_key(nonce),
+                        Aad::from(aad),
+                        tag,
+                        in_out,
+                    )
+                    .map(drop)
+                    .map_err(drop)
+            }
+            Backend::Sm4Gcm(key) => key.decrypt(nonce, aad, in_out, tag).map_err(drop),
+            Backend::Sm4Ccm(key) => key.decrypt(nonce, aad, in_out, tag).map_err(drop),
+        };
+        opened.map_err(|()| Error::AuthenticationFailed)?;
+        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+    }
+
+    fn check_tag_slot(&self, len: usize) -> Result<()> {
+        if len == self.tag_len {
+            return Ok(());
+        }
+        Err(Error::invalid_input(format!(
+            "{} tag must be {} bytes, got {len}",
+            self.algorithm, self.tag_len
+        )))
+    }
+}
+
+/// Copies a backend's tag into the caller's slot, whose length was checked.
+fn copy_tag(sealed: &[u8], tag: &mut [u8]) -> Result<()> {
+    tag.copy_from_slice(sealed.get(..tag.len()).ok_or(Error::CryptoFailure)?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod detached_tests {
+    use crate::{Algorithm, Module, Policy, Profile};
+
+    /// The slice variants produce what the `Vec` variants produce, and a bad tag wipes the
+    /// buffer.
+    #[test]
+    fn detached_matches_appended_tag() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        for (algorithm, tag_len) in [
+            (Algorithm::Aes128Gcm, 16),
+            (Algorithm::Aes256Gcm, 16),
+            (Algorithm::ChaCha20Poly1305, 16),
+            (Algorithm::Sm4Gcm, 16),
+            (Algorithm::Sm4Ccm, 16),
+            (Algorithm::Aes128Ccm, 16),
+            (Algorithm::Aes256Ccm, 8),
+        ] {
+            let key_len = match algorithm {
+                Algorithm::Aes256Gcm | Algorithm::ChaCha20Poly1305 | Algorithm::Aes256Ccm => 32,
+                _ => 16,
+            };
+            let key = module
+                .aead_key_with_tag_len(algorithm, &vec![7u8; key_len], tag_len)
+                .unwrap();
+            let nonce = [1u8; 12];
+            let plaintext = b"scatter and gather".to_vec();
+            let appended = key.seal_with_nonce(&nonce, b"aad", &plaintext).unwrap();
+            let mut in_out = plaintext.clone();
+            let mut tag = vec![0u8; tag_len];
+            key.seal_detached_with_nonce(&nonce, b"aad", &mut in_out, &mut tag)
+                .unwrap();
+            assert_eq!([&in_out[..], &tag[..]].concat(), *appended, "{algorithm}");
+            key.open_detached(&nonce, b"aad", &mut in_out, &tag)
+                .unwrap();
+            assert_eq!(in_out, plaintext);
+
+            let (nonce, _) = key
+                .seal_detached(b"", &mut in_out, &mut tag)
+                .unwrap()
+                .into_parts();
+            let mut bad_tag = tag.clone();
+            bad_tag[0] ^= 1;
+            let mut copy = in_out.clone();
+            assert!(key.open_detached(&nonce, b"", &mut copy, &bad_tag).is_err());
+            assert!(copy.iter().all(|&byte| byte == 0), "{algorithm}: not wiped");
+            key.open_detached(&nonce, b"", &mut in_out, &tag).unwrap();
+            assert_eq!(in_out, plaintext);
+            assert!(
+                key.seal_detached(b"", &mut in_out, &mut [0u8; 3]).is_err(),
+                "{algorithm}: a wrong tag slot is refused"
+            );
+        }
+    }
+}
