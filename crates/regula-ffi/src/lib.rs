@@ -33,6 +33,9 @@ mod symmetric;
 
 mod asymmetric;
 
+#[cfg(feature = "bench")]
+mod bench;
+
 use std::ffi::{c_char, c_int};
 
 pub use asymmetric::*;

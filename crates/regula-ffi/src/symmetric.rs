@@ -27,7 +27,7 @@ pub struct regula_mac_key {
 
 /// An AEAD key. Thread-safe: any number of threads may seal and open with it at once.
 pub struct regula_aead_key {
-    key: AeadKey,
+    pub(crate) key: AeadKey,
     policy: &'static CStr,
 }
 
