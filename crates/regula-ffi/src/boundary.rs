@@ -25,40 +25,44 @@ pub(crate) struct Fail {
     pub(crate) needed: Option<usize>,
 }
 
-pub(crate) type Outcome<T = ()> = Result<T, Fail>;
+/// Boxed, so that the success path of every layer moves a small `Result`.
+pub(crate) type Outcome<T = ()> = Result<T, Box<Fail>>;
 
 impl Fail {
-    pub(crate) fn invalid(message: impl Into<String>) -> Fail {
-        Fail {
+    #[cold]
+    pub(crate) fn invalid(message: impl Into<String>) -> Box<Fail> {
+        Box::new(Fail {
             status: REGULA_ERR_INVALID_INPUT,
             message: message.into(),
             needed: None,
-        }
+        })
     }
 
-    pub(crate) fn too_small(what: &str, needed: usize, given: usize) -> Fail {
-        Fail {
+    #[cold]
+    pub(crate) fn too_small(what: &str, needed: usize, given: usize) -> Box<Fail> {
+        Box::new(Fail {
             status: REGULA_ERR_BUFFER_TOO_SMALL,
             message: format!("{what} needs {needed} bytes, the buffer has {given}"),
             needed: Some(needed),
-        }
+        })
     }
 }
 
-impl From<Error> for Fail {
+impl From<Error> for Box<Fail> {
     /// Core errors never carry secret bytes (see `regula::error`), so their text is passed on.
-    fn from(error: Error) -> Fail {
+    #[cold]
+    fn from(error: Error) -> Box<Fail> {
         let status = match error.kind() {
             ErrorKind::Cryptographic => REGULA_ERR_CRYPTO,
             ErrorKind::Input => REGULA_ERR_INVALID_INPUT,
             ErrorKind::NotApproved => REGULA_ERR_NOT_APPROVED,
             ErrorKind::ModuleState => REGULA_ERR_ERROR_STATE,
         };
-        Fail {
+        Box::new(Fail {
             status,
             message: error.to_string(),
             needed: None,
-        }
+        })
     }
 }
 
@@ -83,6 +87,7 @@ pub(crate) fn last_error() -> *const c_char {
 
 /// Runs one entry point: a panic is caught here and becomes `REGULA_ERR_INTERNAL`, so it never
 /// unwinds into C; the module's state is untouched by it and it keeps serving.
+#[inline]
 pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> c_int {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => REGULA_OK,
@@ -98,6 +103,7 @@ pub(crate) fn guard(body: impl FnOnce() -> Outcome) -> c_int {
 }
 
 /// Rejects lengths no object can have (C callers passing a negative `int` cast to `size_t`).
+#[inline]
 fn check_len(ptr: *const u8, len: usize, what: &str) -> Outcome {
     if len > isize::MAX as usize || (ptr as usize).checked_add(len).is_none() {
         return Err(Fail::invalid(format!("{what}: impossible length {len}")));
@@ -109,6 +115,7 @@ fn check_len(ptr: *const u8, len: usize, what: &str) -> Outcome {
 ///
 /// # Safety
 /// `ptr` must point to `len` readable bytes that stay unchanged for `'a`.
+#[inline]
 pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize, what: &str) -> Outcome<&'a [u8]> {
     if len == 0 {
         return Ok(&[]);
@@ -125,6 +132,7 @@ pub(crate) unsafe fn input<'a>(ptr: *const u8, len: usize, what: &str) -> Outcom
 ///
 /// # Safety
 /// `ptr` must point to `len` writable bytes that nothing else accesses for `'a`.
+#[inline]
 pub(crate) unsafe fn output<'a>(ptr: *mut u8, len: usize, what: &str) -> Outcome<&'a mut [u8]> {
     if len == 0 {
         return Ok(&mut []);
@@ -151,6 +159,7 @@ pub(crate) unsafe fn string<'a>(ptr: *const c_char, what: &str) -> Outcome<&'a s
         .map_err(|_| Fail::invalid(format!("{what} is not UTF-8")))
 }
 
+#[inline]
 fn check_pointer<T>(ptr: *const T, what: &str) -> Outcome {
     if ptr.is_null() {
         return Err(Fail::invalid(format!("{what} is NULL")));
@@ -165,6 +174,7 @@ fn check_pointer<T>(ptr: *const T, what: &str) -> Outcome {
 ///
 /// # Safety
 /// `ptr` must be NULL or a live handle of this type made by this library.
+#[inline]
 pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Outcome<&'a T> {
     check_pointer(ptr, what)?;
     // SAFETY: checked non-null and aligned; the caller promises a live handle.
@@ -175,6 +185,7 @@ pub(crate) unsafe fn handle<'a, T>(ptr: *const T, what: &str) -> Outcome<&'a T> 
 ///
 /// # Safety
 /// As [`handle`], and no other thread may use it during the call.
+#[inline]
 pub(crate) unsafe fn handle_mut<'a, T>(ptr: *mut T, what: &str) -> Outcome<&'a mut T> {
     check_pointer(ptr, what)?;
     // SAFETY: checked non-null and aligned; exclusive use promised by the caller.
@@ -185,6 +196,7 @@ pub(crate) unsafe fn handle_mut<'a, T>(ptr: *mut T, what: &str) -> Outcome<&'a m
 ///
 /// # Safety
 /// `ptr` must be NULL or point to writable memory for one `T`.
+#[inline]
 pub(crate) unsafe fn out_param<'a, T>(ptr: *mut T, what: &str) -> Outcome<&'a mut T> {
     check_pointer(ptr, what)?;
     // SAFETY: checked non-null and aligned; writable by the caller's promise.
@@ -286,6 +298,7 @@ pub(crate) fn wipe_iovecs(entries: &[regula_iovec]) {
 ///
 /// # Safety
 /// `out` must point to `cap` writable bytes (or be NULL with `cap` 0), `out_len` to a `size_t`.
+#[inline]
 pub(crate) unsafe fn with_output(
     out: *mut u8,
     cap: usize,
@@ -316,6 +329,7 @@ pub(crate) unsafe fn with_output(
 }
 
 /// Copies a result into the output buffer, or asks for a larger one.
+#[inline]
 pub(crate) fn copy_out(buffer: &mut [u8], data: &[u8], what: &str) -> Outcome<usize> {
     let Some(target) = buffer.get_mut(..data.len()) else {
         return Err(Fail::too_small(what, data.len(), buffer.len()));

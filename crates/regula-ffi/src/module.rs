@@ -111,9 +111,10 @@ pub(crate) unsafe fn algorithm(name: *const c_char) -> Outcome<Algorithm> {
     // SAFETY: the caller's promise.
     let name = unsafe { string(name, "algorithm name") }?;
     Algorithm::from_name(name).ok_or_else(|| {
-        Fail::from(regula::Error::UnknownAlgorithm {
+        regula::Error::UnknownAlgorithm {
             name: name.to_string(),
-        })
+        }
+        .into()
     })
 }
 
@@ -145,7 +146,7 @@ pub unsafe extern "C" fn regula_module_load(
         put_handle(out, regula_module::wrap(module));
         match state {
             ModuleState::Operational => Ok(()),
-            _ => Err(Fail {
+            _ => Err(Box::new(Fail {
                 status: REGULA_ERR_ERROR_STATE,
                 message: format!(
                     "module is in the error state (self-test {} failed); every cryptographic \
@@ -153,7 +154,7 @@ pub unsafe extern "C" fn regula_module_load(
                     failed.as_deref().unwrap_or("unknown")
                 ),
                 needed: None,
-            }),
+            })),
         }
     })
 }

@@ -372,6 +372,7 @@ enum NonceSource<'a> {
 }
 
 /// Seals `in_out` in place and returns the tag.
+#[inline(always)]
 fn seal_in_place(
     key: &regula_aead_key,
     nonce: NonceSource<'_>,
@@ -410,6 +411,7 @@ fn seal_in_place(
 /// # Safety
 /// The caller's promise on each argument.
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 unsafe fn seal_contiguous(
     key: *const regula_aead_key,
     nonce: NonceSource<'_>,
@@ -422,29 +424,51 @@ unsafe fn seal_contiguous(
     out_len: *mut usize,
     indicator: *mut regula_indicator,
 ) -> Outcome {
+    // One flat sequence (no closures), since this is the hot path of small messages.
     // SAFETY: the caller's promise on each argument.
     unsafe {
+        let out_len = out_param(out_len, "out_len")?;
+        *out_len = 0;
         let key = handle(key, "AEAD key")?;
         let aad = input(aad, aad_len, "aad")?;
         // Checked here; not kept as a slice, since it may overlap `out`.
         input(plaintext, plaintext_len, "plaintext")?;
-        with_output(out, out_cap, out_len, |_| {
-            let needed = plaintext_len
-                .checked_add(REGULA_AEAD_TAG_LEN)
-                .ok_or_else(|| Fail::invalid("impossible plaintext length"))?;
-            if out_cap < needed {
-                return Err(Fail::too_small("sealed message", needed, out_cap));
-            }
+        output(out, out_cap, "output buffer")?;
+        let needed = plaintext_len
+            .checked_add(REGULA_AEAD_TAG_LEN)
+            .ok_or_else(|| Fail::invalid("impossible plaintext length"))?;
+        let result = if out_cap < needed {
+            Err(Fail::too_small("sealed message", needed, out_cap))
+        } else {
             if plaintext_len > 0 && plaintext != out.cast_const() {
                 // memmove: the two buffers may overlap.
                 std::ptr::copy(plaintext, out, plaintext_len);
             }
-            let buffer = output(out, needed, "output buffer")?;
-            let (data, tag_slot) = buffer.split_at_mut(plaintext_len);
-            let tag = seal_in_place(key, nonce, aad, data, indicator)?;
-            tag_slot.copy_from_slice(&tag);
-            Ok(needed)
-        })
+            let data = std::slice::from_raw_parts_mut(out, plaintext_len);
+            seal_in_place(key, nonce, aad, data, indicator).map(|tag| {
+                std::ptr::copy_nonoverlapping(tag.as_ptr(), out.add(plaintext_len), tag.len());
+                *out_len = needed;
+            })
+        };
+        if let Err(fail) = &result {
+            wipe_output(out, out_cap);
+            if let Some(needed) = fail.needed {
+                *out_len = needed;
+            }
+        }
+        result
+    }
+}
+
+/// Wipes a checked output buffer after a failure.
+///
+/// # Safety
+/// `out` must point to `cap` writable bytes (or be NULL with `cap` 0).
+#[cold]
+unsafe fn wipe_output(out: *mut u8, cap: usize) {
+    // SAFETY: the caller's promise.
+    if let Ok(buffer) = unsafe { output(out, cap, "output buffer") } {
+        buffer.zeroize();
     }
 }
 
@@ -577,10 +601,30 @@ pub unsafe extern "C" fn regula_aead_open(
     })
 }
 
+/// What stays in the gathered copy after a vectored call succeeds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Leftover {
+    /// Ciphertext: nothing secret, left in place.
+    Public,
+    /// Plaintext: wiped before returning.
+    Secret,
+}
+
+/// A per-thread buffer for gathering fragments, so that a vectored call allocates nothing once
+/// warm. It never keeps plaintext between calls (see [`over_fragments`]); buffers that grew
+/// beyond this size are freed after use.
+const SCRATCH_KEEP: usize = 1 << 20;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Runs `body` over the iovecs' bytes as one slice: the single fragment itself, or a gathered
-/// copy that is scattered back on success and wiped in every case.
+/// copy that is scattered back on success. On failure the fragments and the copy are wiped; on
+/// success the copy is wiped too when it holds plaintext.
 fn over_fragments<T>(
     fragments: &[regula_iovec],
+    leftover: Leftover,
     body: impl FnOnce(&mut [u8]) -> Outcome<T>,
 ) -> Outcome<T> {
     let result = if let [single] = fragments {
@@ -588,13 +632,46 @@ fn over_fragments<T>(
         let data = unsafe { output(single.base, single.len, "iov") }?;
         body(data)
     } else {
-        let mut gathered = Zeroizing::new(Vec::with_capacity(iov_total(fragments)));
-        gather(fragments, &mut gathered);
-        let result = body(&mut gathered);
-        if result.is_ok() {
-            scatter(fragments, &gathered);
+        let run = |scratch: &mut Vec<u8>| {
+            // A panic in `body` (caught at the boundary) must not leave plaintext behind.
+            struct WipeOnUnwind<'a>(&'a mut Vec<u8>);
+            impl Drop for WipeOnUnwind<'_> {
+                fn drop(&mut self) {
+                    if std::thread::panicking() {
+                        self.0.as_mut_slice().zeroize();
+                    }
+                }
+            }
+            let scratch = WipeOnUnwind(scratch);
+            let scratch = &mut *scratch.0;
+            scratch.clear();
+            scratch.reserve(iov_total(fragments));
+            gather(fragments, scratch);
+            let result = body(scratch);
+            if result.is_ok() {
+                scatter(fragments, scratch);
+            }
+            if result.is_err() || leftover == Leftover::Secret {
+                scratch.as_mut_slice().zeroize();
+            }
+            scratch.clear();
+            if scratch.capacity() > SCRATCH_KEEP {
+                *scratch = Vec::new();
+            }
+            result
+        };
+        let mut body = Some(run);
+        let reused = SCRATCH.try_with(|cell| {
+            cell.try_borrow_mut()
+                .ok()
+                .map(|mut scratch| (body.take().expect("runs once"))(&mut scratch))
+        });
+        match (reused, body) {
+            (Ok(Some(result)), _) => result,
+            // No thread-local storage (thread teardown): a buffer of its own.
+            (_, Some(run)) => run(&mut Vec::new()),
+            (_, None) => unreachable!("the body ran but gave no result"),
         }
-        result
     };
     if result.is_err() {
         wipe_iovecs(fragments);
@@ -644,7 +721,7 @@ unsafe fn seal_vectored(
                     tag_out.len()
                 )));
             }
-            let sealed = over_fragments(fragments, |data| {
+            let sealed = over_fragments(fragments, Leftover::Public, |data| {
                 seal_in_place(key, nonce, &aad, data, indicator)
             })?;
             tag_out.copy_from_slice(&sealed);
@@ -756,7 +833,7 @@ pub unsafe extern "C" fn regula_aead_openv(
             let tag = input(tag, tag_len, "tag")?;
             let aad = gather_aad(iovecs(aad_iov, aad_iovcnt, "aad_iov")?)?;
             let fragments = iovecs(iov, iovcnt, "iov")?;
-            over_fragments(fragments, |data| {
+            over_fragments(fragments, Leftover::Secret, |data| {
                 let served = key.key.open_detached(nonce, &aad, data, tag)?;
                 report(indicator, served.indicator(), key.policy);
                 Ok(())
