@@ -20,7 +20,7 @@
  *  - A panic inside the library is caught at the boundary: REGULA_ERR_INTERNAL, and the
  *    module keeps serving.
  *  - Algorithms are named by their registry names ("aes-128-gcm", "sha256", "hmac-sha256",
- *    "ecdsa-p256", "sm2", ...; `regula policy show default` lists them).
+ *    "ecdsa-p256", "sm2-sign", ...; `regula policy show default` lists them).
  *
  * Ownership and threads: every handle made by a *_new, *_load, *_generate, *_import or *_copy
  * call is freed by its *_free function (NULL is ignored); key handles wipe their key material
@@ -181,7 +181,7 @@ typedef struct regula_module regula_module;
 typedef struct regula_scope regula_scope;
 
 /**
- * A private signing key (`"ecdsa-p256"`, `"ed25519"`, `"rsa-pss-sha256"`, `"sm2"`, …).
+ * A private signing key (`"ecdsa-p256"`, `"ed25519"`, `"rsa-pss-sha256"`, `"sm2-sign"`, …).
  * Thread-safe: any number of threads may sign with it at once.
  */
 typedef struct regula_signing_key regula_signing_key;

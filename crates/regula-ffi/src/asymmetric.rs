@@ -12,7 +12,7 @@ use crate::boundary::{
 use crate::module::{algorithm, regula_module, report};
 use crate::regula_indicator;
 
-/// A private signing key (`"ecdsa-p256"`, `"ed25519"`, `"rsa-pss-sha256"`, `"sm2"`, …).
+/// A private signing key (`"ecdsa-p256"`, `"ed25519"`, `"rsa-pss-sha256"`, `"sm2-sign"`, …).
 /// Thread-safe: any number of threads may sign with it at once.
 pub struct regula_signing_key {
     key: SigningKey,
