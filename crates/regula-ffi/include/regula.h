@@ -107,12 +107,12 @@
 #define REGULA_INDICATOR_NOT_APPROVED 2
 
 /**
- * Every AEAD takes a 96-bit nonce.
+ * The nonce the module generates, and the one every AEAD takes but AES-CCM (7 to 13 bytes).
  */
 #define REGULA_AEAD_NONCE_LEN 12
 
 /**
- * Every AEAD produces a 128-bit tag.
+ * The default and largest AEAD tag (128 bits); AES-CCM keys may be made with a shorter one.
  */
 #define REGULA_AEAD_TAG_LEN 16
 
@@ -387,8 +387,9 @@ int regula_digest_final(struct regula_digest_ctx *ctx,
 void regula_digest_free(struct regula_digest_ctx *ctx);
 
 /**
- * Binds a MAC key (`"hmac-sha256"`, `"aes-128-cmac"`, `"hmac-sm3"`, `"sm4-cmac"`, …). The
- * library keeps its own copy, wiped by `regula_mac_key_free`.
+ * Binds a MAC key (`"hmac-sha256"`, `"aes-128-cmac"`, `"aes-128-gmac"`, `"hmac-sm3"`,
+ * `"sm4-cmac"`, `"hmac-md5"`, …). The library keeps its own copy, wiped by
+ * `regula_mac_key_free`. GMAC takes a nonce: use `regula_mac_signv_with_nonce`.
  */
 int regula_mac_key_new(const struct regula_module *module,
                        const char *algorithm_name,
@@ -425,6 +426,32 @@ int regula_mac_signv(const struct regula_mac_key *key,
                      struct regula_indicator *indicator);
 
 /**
+ * `regula_mac_signv` for MACs that take a nonce: AES-GMAC (`"aes-128-gmac"`,
+ * `"aes-256-gmac"`; SMB 3.1.1 signing). The nonce must never repeat under one key.
+ */
+int regula_mac_signv_with_nonce(const struct regula_mac_key *key,
+                                const uint8_t *nonce,
+                                size_t nonce_len,
+                                const struct regula_iovec *iov,
+                                size_t iovcnt,
+                                uint8_t *tag,
+                                size_t tag_cap,
+                                size_t *tag_len,
+                                struct regula_indicator *indicator);
+
+/**
+ * `regula_mac_verifyv` for MACs that take a nonce (AES-GMAC).
+ */
+int regula_mac_verifyv_with_nonce(const struct regula_mac_key *key,
+                                  const uint8_t *nonce,
+                                  size_t nonce_len,
+                                  const struct regula_iovec *iov,
+                                  size_t iovcnt,
+                                  const uint8_t *tag,
+                                  size_t tag_len,
+                                  struct regula_indicator *indicator);
+
+/**
  * Checks `tag` over `data` in constant time: `REGULA_OK` or `REGULA_ERR_CRYPTO`.
  */
 int regula_mac_verify(const struct regula_mac_key *key,
@@ -445,8 +472,9 @@ int regula_mac_verifyv(const struct regula_mac_key *key,
                        struct regula_indicator *indicator);
 
 /**
- * Binds an AEAD key (`"aes-128-gcm"`, `"aes-256-gcm"`, `"chacha20-poly1305"`, `"sm4-gcm"`,
- * `"sm4-ccm"`). The library keeps its own copy, wiped by `regula_aead_key_free`.
+ * Binds an AEAD key with a 16-byte tag (`"aes-128-gcm"`, `"aes-256-gcm"`, `"aes-128-ccm"`,
+ * `"aes-256-ccm"`, `"chacha20-poly1305"`, `"sm4-gcm"`, `"sm4-ccm"`). The library keeps its own
+ * copy, wiped by `regula_aead_key_free`.
  */
 int regula_aead_key_new(const struct regula_module *module,
                         const char *algorithm_name,
@@ -455,13 +483,31 @@ int regula_aead_key_new(const struct regula_module *module,
                         struct regula_aead_key **out);
 
 /**
+ * Like `regula_aead_key_new`, with a shorter tag: AES-CCM (`"aes-128-ccm"`, `"aes-256-ccm"`)
+ * takes 4 to 16 bytes, even (SP 800-38C; SMB 3 and RFC 4309 use 16, 12 or 8); every other AEAD
+ * only 16.
+ */
+int regula_aead_key_new_with_tag_len(const struct regula_module *module,
+                                     const char *algorithm_name,
+                                     const uint8_t *key,
+                                     size_t key_len,
+                                     size_t tag_len,
+                                     struct regula_aead_key **out);
+
+/**
+ * The key's tag length in bytes (16 unless made shorter for AES-CCM); 0 for NULL.
+ */
+size_t regula_aead_tag_len(const struct regula_aead_key *key);
+
+/**
  * Frees (and wipes) an AEAD key. NULL is ignored.
  */
 void regula_aead_key_free(struct regula_aead_key *key);
 
 /**
  * Seals (encrypts and authenticates) `in` with a nonce the caller chose: `out` receives
- * ciphertext ‖ tag, `in_len + REGULA_AEAD_TAG_LEN` bytes. `in` and `out` may be the same
+ * ciphertext ‖ tag, `in_len + regula_aead_tag_len(key)` bytes (16 but for AES-CCM keys made
+ * with a shorter tag). `in` and `out` may be the same
  * buffer. The caller must never repeat a nonce under one key; FIPS 140-3 does not approve
  * caller-chosen AES-GCM nonces (use `regula_aead_seal_gen_nonce`).
  */
@@ -496,7 +542,7 @@ int regula_aead_seal_gen_nonce(const struct regula_aead_key *key,
 
 /**
  * Opens (checks and decrypts) `in` = ciphertext ‖ tag: `out` receives `in_len -
- * REGULA_AEAD_TAG_LEN` bytes of plaintext. `in` and `out` may be the same buffer. A bad tag is
+ * regula_aead_tag_len(key)` bytes of plaintext. `in` and `out` may be the same buffer. A bad tag is
  * `REGULA_ERR_CRYPTO`, and then `out` is wiped: no unauthenticated plaintext is released.
  */
 int regula_aead_open(const struct regula_aead_key *key,
@@ -514,7 +560,7 @@ int regula_aead_open(const struct regula_aead_key *key,
 /**
  * Seals in place a message given as `iovcnt` fragments (e.g. an SMB2 header and its
  * payload), with additional data given as `aad_iovcnt` fragments; the tag
- * (`REGULA_AEAD_TAG_LEN` bytes) goes to `tag`. The ciphertext is what `regula_aead_seal`
+ * (`regula_aead_tag_len(key)` bytes) goes to `tag`. The ciphertext is what `regula_aead_seal`
  * makes of the fragments' concatenation. Nonce rules as for `regula_aead_seal`.
  * On failure the fragments and the tag are wiped.
  */
@@ -617,6 +663,36 @@ int regula_hkdf(const struct regula_module *module,
                 uint8_t *out,
                 size_t out_len,
                 struct regula_indicator *indicator);
+
+/**
+ * SP 800-108r1 KBKDF in counter mode with an HMAC PRF (`"kbkdf-ctr-hmac-sha256"`, …): fills
+ * `out` (`out_len` bytes) from `key` and the fixed input, the 32-bit counter placed before it.
+ */
+int regula_kbkdf(const struct regula_module *module,
+                 const char *algorithm_name,
+                 const uint8_t *key,
+                 size_t key_len,
+                 const uint8_t *fixed_input,
+                 size_t fixed_input_len,
+                 uint8_t *out,
+                 size_t out_len,
+                 struct regula_indicator *indicator);
+
+/**
+ * `regula_kbkdf` with SP 800-108r1's fixed input `label ‖ 0x00 ‖ context ‖ [L]₃₂`, the
+ * encoding SMB 3.x uses for its signing, encryption and application keys.
+ */
+int regula_kbkdf_label_context(const struct regula_module *module,
+                               const char *algorithm_name,
+                               const uint8_t *key,
+                               size_t key_len,
+                               const uint8_t *label,
+                               size_t label_len,
+                               const uint8_t *context,
+                               size_t context_len,
+                               uint8_t *out,
+                               size_t out_len,
+                               struct regula_indicator *indicator);
 
 /**
  * PBKDF2 (`"pbkdf2-sha256"`, …): fills `out` (`out_len` bytes) from `password` and `salt`.

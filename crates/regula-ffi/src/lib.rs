@@ -73,9 +73,9 @@ pub const REGULA_INDICATOR_APPROVED: c_int = 1;
 /// `regula_scope_indicator_state`: at least one operation was not approved (sticky until reset).
 pub const REGULA_INDICATOR_NOT_APPROVED: c_int = 2;
 
-/// Every AEAD takes a 96-bit nonce.
+/// The nonce the module generates, and the one every AEAD takes but AES-CCM (7 to 13 bytes).
 pub const REGULA_AEAD_NONCE_LEN: usize = 12;
-/// Every AEAD produces a 128-bit tag.
+/// The default and largest AEAD tag (128 bits); AES-CCM keys may be made with a shorter one.
 pub const REGULA_AEAD_TAG_LEN: usize = 16;
 /// The largest digest (SHA-512, SHA3-512).
 pub const REGULA_MAX_DIGEST_LEN: usize = 64;

@@ -187,8 +187,9 @@ pub unsafe extern "C" fn regula_digest_free(ctx: *mut regula_digest_ctx) {
 // ---------------------------------------------------------------------------------------------
 // MACs
 
-/// Binds a MAC key (`"hmac-sha256"`, `"aes-128-cmac"`, `"hmac-sm3"`, `"sm4-cmac"`, …). The
-/// library keeps its own copy, wiped by `regula_mac_key_free`.
+/// Binds a MAC key (`"hmac-sha256"`, `"aes-128-cmac"`, `"aes-128-gmac"`, `"hmac-sm3"`,
+/// `"sm4-cmac"`, `"hmac-md5"`, …). The library keeps its own copy, wiped by
+/// `regula_mac_key_free`. GMAC takes a nonce: use `regula_mac_signv_with_nonce`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_mac_key_new(
     module: *const regula_module,
@@ -276,6 +277,70 @@ pub unsafe extern "C" fn regula_mac_signv(
     })
 }
 
+/// `regula_mac_signv` for MACs that take a nonce: AES-GMAC (`"aes-128-gmac"`,
+/// `"aes-256-gmac"`; SMB 3.1.1 signing). The nonce must never repeat under one key.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_mac_signv_with_nonce(
+    key: *const regula_mac_key,
+    nonce: *const u8,
+    nonce_len: usize,
+    iov: *const regula_iovec,
+    iovcnt: usize,
+    tag: *mut u8,
+    tag_cap: usize,
+    tag_len: *mut usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            with_output(tag, tag_cap, tag_len, |buffer| {
+                let key = handle(key, "MAC key")?;
+                let nonce = input(nonce, nonce_len, "nonce")?;
+                let fragments = iovecs(iov, iovcnt, "iov")?;
+                let mut context = key.key.context_with_nonce(nonce)?;
+                for fragment in fragments {
+                    context.update(input(fragment.base, fragment.len, "iov")?)?;
+                }
+                let served = context.sign()?;
+                let len = copy_out(buffer, &served, "MAC tag")?;
+                report(indicator, served.indicator(), key.policy);
+                Ok(len)
+            })
+        }
+    })
+}
+
+/// `regula_mac_verifyv` for MACs that take a nonce (AES-GMAC).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_mac_verifyv_with_nonce(
+    key: *const regula_mac_key,
+    nonce: *const u8,
+    nonce_len: usize,
+    iov: *const regula_iovec,
+    iovcnt: usize,
+    tag: *const u8,
+    tag_len: usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            let key = handle(key, "MAC key")?;
+            let nonce = input(nonce, nonce_len, "nonce")?;
+            let fragments = iovecs(iov, iovcnt, "iov")?;
+            let expected = input(tag, tag_len, "tag")?;
+            let mut context = key.key.context_with_nonce(nonce)?;
+            for fragment in fragments {
+                context.update(input(fragment.base, fragment.len, "iov")?)?;
+            }
+            let served = context.verify(expected)?;
+            report(indicator, served.indicator(), key.policy);
+        }
+        Ok(())
+    })
+}
+
 /// Checks `tag` over `data` in constant time: `REGULA_OK` or `REGULA_ERR_CRYPTO`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_mac_verify(
@@ -324,8 +389,9 @@ pub unsafe extern "C" fn regula_mac_verifyv(
 // ---------------------------------------------------------------------------------------------
 // AEAD
 
-/// Binds an AEAD key (`"aes-128-gcm"`, `"aes-256-gcm"`, `"chacha20-poly1305"`, `"sm4-gcm"`,
-/// `"sm4-ccm"`). The library keeps its own copy, wiped by `regula_aead_key_free`.
+/// Binds an AEAD key with a 16-byte tag (`"aes-128-gcm"`, `"aes-256-gcm"`, `"aes-128-ccm"`,
+/// `"aes-256-ccm"`, `"chacha20-poly1305"`, `"sm4-gcm"`, `"sm4-ccm"`). The library keeps its own
+/// copy, wiped by `regula_aead_key_free`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_aead_key_new(
     module: *const regula_module,
@@ -356,6 +422,49 @@ pub unsafe extern "C" fn regula_aead_key_new(
     })
 }
 
+/// Like `regula_aead_key_new`, with a shorter tag: AES-CCM (`"aes-128-ccm"`, `"aes-256-ccm"`)
+/// takes 4 to 16 bytes, even (SP 800-38C; SMB 3 and RFC 4309 use 16, 12 or 8); every other AEAD
+/// only 16.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_aead_key_new_with_tag_len(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    tag_len: usize,
+    out: *mut *mut regula_aead_key,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            let out = out_param(out, "out")?;
+            *out = std::ptr::null_mut();
+            let module = handle(module, "module")?;
+            let algorithm = algorithm(algorithm_name)?;
+            let key = module.module.aead_key_with_tag_len(
+                algorithm,
+                input(key, key_len, "key")?,
+                tag_len,
+            )?;
+            put_handle(
+                out,
+                regula_aead_key {
+                    key,
+                    policy: module.policy,
+                },
+            );
+        }
+        Ok(())
+    })
+}
+
+/// The key's tag length in bytes (16 unless made shorter for AES-CCM); 0 for NULL.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_aead_tag_len(key: *const regula_aead_key) -> usize {
+    // SAFETY: the caller's promise.
+    unsafe { handle(key, "AEAD key") }.map_or(0, |key| key.key.tag_len())
+}
+
 /// Frees (and wipes) an AEAD key. NULL is ignored.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_aead_key_free(key: *mut regula_aead_key) {
@@ -378,16 +487,14 @@ fn seal_in_place(
     nonce: NonceSource<'_>,
     aad: &[u8],
     in_out: &mut [u8],
+    tag: &mut [u8],
     indicator: *mut regula_indicator,
-) -> Outcome<[u8; REGULA_AEAD_TAG_LEN]> {
-    let (tag, served_indicator) = match nonce {
-        NonceSource::Caller(nonce) => {
-            let (tag, indicator) = key
-                .key
-                .seal_detached_with_nonce(nonce, aad, in_out)?
-                .into_parts();
-            (tag, indicator)
-        }
+) -> Outcome {
+    let served_indicator = match nonce {
+        NonceSource::Caller(nonce) => key
+            .key
+            .seal_detached_with_nonce(nonce, aad, in_out, tag)?
+            .indicator(),
         NonceSource::Module(nonce_out) => {
             if nonce_out.len() != REGULA_AEAD_NONCE_LEN {
                 return Err(Fail::invalid(format!(
@@ -395,17 +502,17 @@ fn seal_in_place(
                     nonce_out.len()
                 )));
             }
-            let ((nonce, tag), indicator) = key.key.seal_detached(aad, in_out)?.into_parts();
+            let (nonce, indicator) = key.key.seal_detached(aad, in_out, tag)?.into_parts();
             nonce_out.copy_from_slice(&nonce);
-            (tag, indicator)
+            indicator
         }
     };
     // SAFETY: the caller's promise on `indicator`.
     unsafe { report(indicator, served_indicator, key.policy) };
-    Ok(tag)
+    Ok(())
 }
 
-/// The contiguous seal: `out` receives ciphertext ‖ tag (`in_len + REGULA_AEAD_TAG_LEN`
+/// The contiguous seal: `out` receives ciphertext ‖ tag (`in_len + regula_aead_tag_len(key)`
 /// bytes). `in` and `out` may be the same buffer (in place) or overlap.
 ///
 /// # Safety
@@ -434,8 +541,9 @@ unsafe fn seal_contiguous(
         // Checked here; not kept as a slice, since it may overlap `out`.
         input(plaintext, plaintext_len, "plaintext")?;
         output(out, out_cap, "output buffer")?;
+        let tag_len = key.key.tag_len();
         let needed = plaintext_len
-            .checked_add(REGULA_AEAD_TAG_LEN)
+            .checked_add(tag_len)
             .ok_or_else(|| Fail::invalid("impossible plaintext length"))?;
         let result = if out_cap < needed {
             Err(Fail::too_small("sealed message", needed, out_cap))
@@ -444,11 +552,9 @@ unsafe fn seal_contiguous(
                 // memmove: the two buffers may overlap.
                 std::ptr::copy(plaintext, out, plaintext_len);
             }
-            let data = std::slice::from_raw_parts_mut(out, plaintext_len);
-            seal_in_place(key, nonce, aad, data, indicator).map(|tag| {
-                std::ptr::copy_nonoverlapping(tag.as_ptr(), out.add(plaintext_len), tag.len());
-                *out_len = needed;
-            })
+            let (data, tag) =
+                std::slice::from_raw_parts_mut(out, needed).split_at_mut(plaintext_len);
+            seal_in_place(key, nonce, aad, data, tag, indicator).map(|()| *out_len = needed)
         };
         if let Err(fail) = &result {
             wipe_output(out, out_cap);
@@ -473,7 +579,8 @@ unsafe fn wipe_output(out: *mut u8, cap: usize) {
 }
 
 /// Seals (encrypts and authenticates) `in` with a nonce the caller chose: `out` receives
-/// ciphertext ‖ tag, `in_len + REGULA_AEAD_TAG_LEN` bytes. `in` and `out` may be the same
+/// ciphertext ‖ tag, `in_len + regula_aead_tag_len(key)` bytes (16 but for AES-CCM keys made
+/// with a shorter tag). `in` and `out` may be the same
 /// buffer. The caller must never repeat a nonce under one key; FIPS 140-3 does not approve
 /// caller-chosen AES-GCM nonces (use `regula_aead_seal_gen_nonce`).
 #[unsafe(no_mangle)]
@@ -552,7 +659,7 @@ pub unsafe extern "C" fn regula_aead_seal_gen_nonce(
 }
 
 /// Opens (checks and decrypts) `in` = ciphertext ‖ tag: `out` receives `in_len -
-/// REGULA_AEAD_TAG_LEN` bytes of plaintext. `in` and `out` may be the same buffer. A bad tag is
+/// regula_aead_tag_len(key)` bytes of plaintext. `in` and `out` may be the same buffer. A bad tag is
 /// `REGULA_ERR_CRYPTO`, and then `out` is wiped: no unauthenticated plaintext is released.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_aead_open(
@@ -577,23 +684,27 @@ pub unsafe extern "C" fn regula_aead_open(
             let ciphertext = r#in;
             input(ciphertext, in_len, "ciphertext")?;
             with_output(out, out_cap, out_len, |_| {
-                let Some(plaintext_len) = in_len.checked_sub(REGULA_AEAD_TAG_LEN) else {
+                let tag_len = key.key.tag_len();
+                let Some(plaintext_len) = in_len.checked_sub(tag_len) else {
                     return Err(Fail::invalid(format!(
                         "a sealed message of {in_len} bytes is shorter than the \
-                         {REGULA_AEAD_TAG_LEN}-byte tag"
+                         {tag_len}-byte tag"
                     )));
                 };
                 if out_cap < plaintext_len {
                     return Err(Fail::too_small("plaintext", plaintext_len, out_cap));
                 }
                 // The tag first: moving the ciphertext may overwrite it.
-                let mut tag = [0u8; REGULA_AEAD_TAG_LEN];
+                let mut tag_copy = [0u8; REGULA_AEAD_TAG_LEN];
+                let tag = tag_copy
+                    .get_mut(..tag_len)
+                    .ok_or_else(|| Fail::invalid("tag longer than any AEAD's"))?;
                 std::ptr::copy(ciphertext.add(plaintext_len), tag.as_mut_ptr(), tag.len());
                 if plaintext_len > 0 && ciphertext != out.cast_const() {
                     std::ptr::copy(ciphertext, out, plaintext_len);
                 }
                 let buffer = output(out, plaintext_len, "output buffer")?;
-                let served = key.key.open_detached(nonce, aad, buffer, &tag)?;
+                let served = key.key.open_detached(nonce, aad, buffer, tag)?;
                 report(indicator, served.indicator(), key.policy);
                 Ok(plaintext_len)
             })
@@ -715,17 +826,16 @@ unsafe fn seal_vectored(
             let key = handle(key, "AEAD key")?;
             let aad = gather_aad(iovecs(aad_iov, aad_iovcnt, "aad_iov")?)?;
             let fragments = iovecs(iov, iovcnt, "iov")?;
-            if tag_out.len() != REGULA_AEAD_TAG_LEN {
+            if tag_out.len() != key.key.tag_len() {
                 return Err(Fail::invalid(format!(
-                    "the tag buffer must be {REGULA_AEAD_TAG_LEN} bytes, got {}",
+                    "the tag buffer must be {} bytes, got {}",
+                    key.key.tag_len(),
                     tag_out.len()
                 )));
             }
-            let sealed = over_fragments(fragments, Leftover::Public, |data| {
-                seal_in_place(key, nonce, &aad, data, indicator)
-            })?;
-            tag_out.copy_from_slice(&sealed);
-            Ok(())
+            over_fragments(fragments, Leftover::Public, |data| {
+                seal_in_place(key, nonce, &aad, data, &mut *tag_out, indicator)
+            })
         })();
         if result.is_err() {
             tag_out.zeroize();
@@ -736,7 +846,7 @@ unsafe fn seal_vectored(
 
 /// Seals in place a message given as `iovcnt` fragments (e.g. an SMB2 header and its
 /// payload), with additional data given as `aad_iovcnt` fragments; the tag
-/// (`REGULA_AEAD_TAG_LEN` bytes) goes to `tag`. The ciphertext is what `regula_aead_seal`
+/// (`regula_aead_tag_len(key)` bytes) goes to `tag`. The ciphertext is what `regula_aead_seal`
 /// makes of the fragments' concatenation. Nonce rules as for `regula_aead_seal`.
 /// On failure the fragments and the tag are wiped.
 #[unsafe(no_mangle)]
@@ -975,6 +1085,77 @@ pub unsafe extern "C" fn regula_hkdf(
                     input(secret, secret_len, "secret")?,
                     input(salt, salt_len, "salt")?,
                     input(info, info_len, "info")?,
+                    buffer.len(),
+                )?;
+                buffer.copy_from_slice(&served);
+                report(indicator, served.indicator(), module.policy);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// SP 800-108r1 KBKDF in counter mode with an HMAC PRF (`"kbkdf-ctr-hmac-sha256"`, …): fills
+/// `out` (`out_len` bytes) from `key` and the fixed input, the 32-bit counter placed before it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_kbkdf(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    fixed_input: *const u8,
+    fixed_input_len: usize,
+    out: *mut u8,
+    out_len: usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            fixed_output(out, out_len, |buffer| {
+                let module = handle(module, "module")?;
+                let algorithm = algorithm(algorithm_name)?;
+                let served = module.module.kbkdf(
+                    algorithm,
+                    input(key, key_len, "key")?,
+                    input(fixed_input, fixed_input_len, "fixed input")?,
+                    buffer.len(),
+                )?;
+                buffer.copy_from_slice(&served);
+                report(indicator, served.indicator(), module.policy);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// `regula_kbkdf` with SP 800-108r1's fixed input `label ‖ 0x00 ‖ context ‖ [L]₃₂`, the
+/// encoding SMB 3.x uses for its signing, encryption and application keys.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_kbkdf_label_context(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    key: *const u8,
+    key_len: usize,
+    label: *const u8,
+    label_len: usize,
+    context: *const u8,
+    context_len: usize,
+    out: *mut u8,
+    out_len: usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            fixed_output(out, out_len, |buffer| {
+                let module = handle(module, "module")?;
+                let algorithm = algorithm(algorithm_name)?;
+                let served = module.module.kbkdf_label_context(
+                    algorithm,
+                    input(key, key_len, "key")?,
+                    input(label, label_len, "label")?,
+                    input(context, context_len, "context")?,
                     buffer.len(),
                 )?;
                 buffer.copy_from_slice(&served);
