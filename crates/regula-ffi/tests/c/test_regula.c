@@ -156,15 +156,20 @@ static void test_digest(regula_module *def, regula_module *fips, regula_module *
     CHECK(all_zero(out, 16));
     CHECK(out[16] == 0xAA);
 
-    /* SHA-1: refused under fips-140-3 (strict), served but flagged under default. */
-    CHECK_RC(regula_digest(fips, "sha1", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, &ind),
-             REGULA_ERR_NOT_APPROVED);
-    CHECK(strstr(regula_last_error_message(), "sha256") != NULL); /* names the alternative */
+    /* SHA-1 (FIPS 180-2, "abc"); whether it is approved is the policy's business. */
     CHECK_OK(regula_digest(def, "sha1", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, &ind));
-    check_indicator(&ind, "sha1", "digest", "default", 0);
-    /* FIPS 180-2: SHA-1("abc"). */
+    CHECK(str_eq(ind.algorithm, "sha1"));
     CHECK(out_len == 20 && unhex("a9993e364706816aba3e25717850c26c9cd0d89d", want, sizeof want) == 20);
     CHECK_MEM(out, want, 20);
+    /* MD5 (RFC 1321 §A.5, "abc"): refused under fips-140-3 with a message naming it, served
+     * flagged under default. */
+    CHECK_RC(regula_digest(fips, "md5", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, &ind),
+             REGULA_ERR_NOT_APPROVED);
+    CHECK(strstr(regula_last_error_message(), "md5") != NULL);
+    CHECK_OK(regula_digest(def, "md5", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, &ind));
+    check_indicator(&ind, "md5", "digest", "default", 0);
+    CHECK(out_len == 16 && unhex("900150983cd24fb0d6963f7d28e17f72", want, sizeof want) == 16);
+    CHECK_MEM(out, want, 16);
     /* SHA-256 under gm: refused; SM3 under gm: approved. */
     CHECK_RC(regula_digest(gm, "sha256", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, NULL),
              REGULA_ERR_NOT_APPROVED);
@@ -178,7 +183,7 @@ static void test_digest(regula_module *def, regula_module *fips, regula_module *
              REGULA_ERR_INVALID_INPUT);
     CHECK_OK(regula_digest(def, "SHA256", (const uint8_t *)"abc", 3, out, sizeof out, &out_len, NULL));
     regula_digest_ctx *ctx = (regula_digest_ctx *)0x1;
-    CHECK_RC(regula_digest_new(fips, "sha1", &ctx), REGULA_ERR_NOT_APPROVED);
+    CHECK_RC(regula_digest_new(fips, "md5", &ctx), REGULA_ERR_NOT_APPROVED);
     CHECK(ctx == NULL);
 
     /* NULL and length abuse. */
@@ -757,6 +762,82 @@ static void test_agreement_kem(regula_module *def, regula_module *fips) {
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* SP 800-108 KBKDF (SMB 3 key derivation), AES-CCM with a short tag, AES-GMAC. */
+static void test_smb3_algorithms(regula_module *def, regula_module *fips) {
+    regula_indicator ind;
+    /* Microsoft's "Encryption in SMB 3.0: a protocol perspective" sample: SigningKey =
+     * KDF(SessionKey, "SMB2AESCMAC\0", "SmbSign\0") with KBKDF counter mode, HMAC-SHA256. */
+    unsigned char session_key[16], want[16], key[16];
+    unhex("b4546771b515f766a86735532dd6c4f0", session_key, 16);
+    unhex("f773cd23c18fd1e08ee510cada7cf852", want, 16);
+    CHECK_OK(regula_kbkdf_label_context(fips, "kbkdf-ctr-hmac-sha256", session_key, 16, (const uint8_t *)"SMB2AESCMAC",
+                                        12, (const uint8_t *)"SmbSign", 8, key, 16, &ind));
+    CHECK_MEM(key, want, 16);
+    check_indicator(&ind, "kbkdf-ctr-hmac-sha256", "key-derivation", "fips-140-3", 1);
+    /* The same with the fixed input spelled out: label ‖ 0x00 ‖ context ‖ [128]₃₂. */
+    static const unsigned char fixed[] = "SMB2AESCMAC\0\0SmbSign\0\0\0\0\x80";
+    memset(key, 0, sizeof key);
+    CHECK_OK(regula_kbkdf(fips, "kbkdf-ctr-hmac-sha256", session_key, 16, fixed, sizeof fixed - 1, key, 16, NULL));
+    CHECK_MEM(key, want, 16);
+    CHECK_RC(regula_kbkdf(def, "kbkdf-ctr-hmac-sha256", NULL, 0, fixed, sizeof fixed - 1, key, 16, NULL),
+             REGULA_ERR_INVALID_INPUT);
+
+    /* RFC 3610 packet vector #1: AES-128-CCM, 13-byte nonce, 8-byte AAD, 8-byte tag. */
+    unsigned char ckey[16], nonce[13], aad[8], pt[23], ct[31], out[64], back[64];
+    size_t out_len, back_len;
+    for (int i = 0; i < 16; i++) ckey[i] = (unsigned char)(0xc0 + i);
+    unhex("00000003020100a0a1a2a3a4a5", nonce, 13);
+    for (int i = 0; i < 8; i++) aad[i] = (unsigned char)i;
+    for (int i = 0; i < 23; i++) pt[i] = (unsigned char)(8 + i);
+    unhex("588c979a61c663d2f066d0c2c0f989806d5f6b61dac38417e8d12cfdf926e0", ct, 31);
+    regula_aead_key *k = NULL;
+    CHECK_RC(regula_aead_key_new_with_tag_len(def, "aes-128-gcm", ckey, 16, 8, &k), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_aead_key_new_with_tag_len(def, "aes-128-ccm", ckey, 16, 7, &k), REGULA_ERR_INVALID_INPUT);
+    CHECK_OK(regula_aead_key_new_with_tag_len(def, "aes-128-ccm", ckey, 16, 8, &k));
+    CHECK(regula_aead_tag_len(k) == 8);
+    CHECK(regula_aead_tag_len(NULL) == 0);
+    CHECK_OK(regula_aead_seal(k, nonce, 13, aad, 8, pt, 23, out, sizeof out, &out_len, &ind));
+    CHECK(out_len == 31);
+    CHECK_MEM(out, ct, 31);
+    check_indicator(&ind, "aes-128-ccm", "encrypt", "default", 1);
+    CHECK_OK(regula_aead_open(k, nonce, 13, aad, 8, ct, 31, back, sizeof back, &back_len, NULL));
+    CHECK(back_len == 23);
+    CHECK_MEM(back, pt, 23);
+    unsigned char frag[23], tag[8];
+    memcpy(frag, pt, 23);
+    regula_iovec iov[2] = {{frag, 10}, {frag + 10, 13}};
+    regula_iovec aad_iov = {aad, 8};
+    CHECK_OK(regula_aead_sealv(k, nonce, 13, &aad_iov, 1, iov, 2, tag, 8, NULL));
+    CHECK_MEM(frag, ct, 23);
+    CHECK_MEM(tag, ct + 23, 8);
+    CHECK_RC(regula_aead_sealv(k, nonce, 13, &aad_iov, 1, iov, 2, tag, 16, NULL), REGULA_ERR_INVALID_INPUT);
+    ct[30] ^= 1;
+    CHECK_RC(regula_aead_open(k, nonce, 13, aad, 8, ct, 31, back, sizeof back, &back_len, NULL), REGULA_ERR_CRYPTO);
+    CHECK(all_zero(back, 23));
+    CHECK_RC(regula_aead_seal(k, nonce, 6, aad, 8, pt, 23, out, sizeof out, &out_len, NULL), REGULA_ERR_INVALID_INPUT);
+    regula_aead_key_free(k);
+
+    /* AES-GMAC: it needs a nonce; signing and verifying over fragments agree; tampering fails. */
+    regula_mac_key *mk = NULL;
+    unsigned char gtag[16];
+    size_t gtag_len;
+    /* Under fips-140-3 GMAC is refused: its nonce comes from the caller (IG C.H). */
+    CHECK_RC(regula_mac_key_new(fips, "aes-128-gmac", ckey, 16, &mk), REGULA_ERR_NOT_APPROVED);
+    CHECK_OK(regula_mac_key_new(def, "aes-128-gmac", ckey, 16, &mk));
+    CHECK(regula_mac_sign(mk, pt, 23, gtag, sizeof gtag, &gtag_len, NULL) != REGULA_OK);
+    regula_iovec msg[2] = {{pt, 5}, {pt + 5, 18}};
+    CHECK_OK(regula_mac_signv_with_nonce(mk, nonce, 12, msg, 2, gtag, sizeof gtag, &gtag_len, &ind));
+    CHECK(gtag_len == 16);
+    CHECK(str_eq(ind.algorithm, "aes-128-gmac") && str_eq(ind.service, "mac-generate") && str_eq(ind.policy, "default"));
+    regula_iovec whole = {pt, 23};
+    CHECK_OK(regula_mac_verifyv_with_nonce(mk, nonce, 12, &whole, 1, gtag, gtag_len, NULL));
+    gtag[0] ^= 1;
+    CHECK_RC(regula_mac_verifyv_with_nonce(mk, nonce, 12, &whole, 1, gtag, gtag_len, NULL), REGULA_ERR_CRYPTO);
+    regula_mac_key_free(mk);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
 static void test_scopes_and_boundary(regula_module *def) {
     regula_scope *a = NULL, *b = NULL;
     CHECK_OK(regula_scope_new(def, &a));
@@ -768,7 +849,7 @@ static void test_scopes_and_boundary(regula_module *def) {
     CHECK(regula_scope_indicator_state(a) == REGULA_INDICATOR_APPROVED);
     CHECK(regula_scope_indicator_state(b) == REGULA_INDICATOR_UNSET);
     /* A non-approved operation makes the scope sticky NOT_APPROVED. */
-    CHECK_OK(regula_digest(regula_scope_module(b), "sha1", (const uint8_t *)"x", 1, out, sizeof out, &out_len, NULL));
+    CHECK_OK(regula_digest(regula_scope_module(b), "md5", (const uint8_t *)"x", 1, out, sizeof out, &out_len, NULL));
     CHECK_OK(regula_digest(regula_scope_module(b), "sha256", (const uint8_t *)"x", 1, out, sizeof out, &out_len, NULL));
     CHECK(regula_scope_indicator_state(b) == REGULA_INDICATOR_NOT_APPROVED);
     CHECK(regula_scope_indicator_state(a) == REGULA_INDICATOR_APPROVED);
@@ -927,6 +1008,7 @@ int main(int argc, char **argv) {
     test_kdf_random(def, fips);
     test_signature(def, fips, gm);
     test_agreement_kem(def, fips);
+    test_smb3_algorithms(def, fips);
     test_scopes_and_boundary(def);
     test_threads(fips);
     regula_module_free(def);
