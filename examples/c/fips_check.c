@@ -1,10 +1,11 @@
-/* A FIPS check, as an application's FIPS mode needs it: the same request under two policies.
+/* A FIPS check, as Samba's FIPS mode needs it ("MD5 refused under fips-140-3, served flagged
+ * under default"): the same request under two policies.
  * Under fips-140-3 (strict) a non-approved algorithm is refused with REGULA_ERR_NOT_APPROVED and
  * a message naming the approved alternative; under default it is served, and the service
  * indicator says "not approved" so the application can log or count it.
  *
  * Build:  cc -Wall -Wextra -o fips_check fips_check.c $(pkg-config --cflags --libs regula)
- * Run:    ./fips_check [DIGEST...]        (default: sha1; any registry digest name works)
+ * Run:    ./fips_check [DIGEST...]        (default: md5; any registry digest name works)
  *
  * It also tries ChaCha20-Poly1305, an AEAD outside FIPS 140-3. Exit status 0 when every
  * algorithm behaved as above.
@@ -87,7 +88,7 @@ int main(int argc, char **argv) {
     if (argc > 1) {
         for (int i = 1; i < argc; i++) ok &= check_digest(fips, def, argv[i]);
     } else {
-        ok &= check_digest(fips, def, "sha1");
+        ok &= check_digest(fips, def, "md5");
     }
     ok &= check_chacha(fips, def);
 
