@@ -241,7 +241,13 @@ typedef struct regula_indicator {
  * One fragment of a scatter/gather buffer (the layout of POSIX `struct iovec`).
  */
 typedef struct regula_iovec {
+  /**
+   * The fragment's first byte (may be NULL when `len` is 0).
+   */
   uint8_t *base;
+  /**
+   * The fragment's length in bytes.
+   */
   size_t len;
 } regula_iovec;
 
@@ -527,6 +533,7 @@ int regula_aead_seal(const struct regula_aead_key *key,
  * Like `regula_aead_seal`, with a nonce the module generates inside its boundary and writes
  * to `nonce_out` (`REGULA_AEAD_NONCE_LEN` bytes). This is the approved way to use AES-GCM
  * under FIPS 140-3.
+ * `nonce_out` must not overlap `aad`, `in` or `out`.
  */
 int regula_aead_seal_gen_nonce(const struct regula_aead_key *key,
                                uint8_t *nonce_out,
@@ -578,6 +585,7 @@ int regula_aead_sealv(const struct regula_aead_key *key,
 /**
  * `regula_aead_sealv` with a nonce the module generates and writes to `nonce_out`
  * (`REGULA_AEAD_NONCE_LEN` bytes): the approved shape for AES-GCM under FIPS 140-3.
+ * `nonce_out` must not overlap the additional data or the fragments.
  */
 int regula_aead_sealv_gen_nonce(const struct regula_aead_key *key,
                                 uint8_t *nonce_out,

@@ -105,7 +105,9 @@ pub struct regula_indicator {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct regula_iovec {
+    /// The fragment's first byte (may be NULL when `len` is 0).
     pub base: *mut u8,
+    /// The fragment's length in bytes.
     pub len: usize,
 }
 

@@ -620,6 +620,7 @@ pub unsafe extern "C" fn regula_aead_seal(
 /// Like `regula_aead_seal`, with a nonce the module generates inside its boundary and writes
 /// to `nonce_out` (`REGULA_AEAD_NONCE_LEN` bytes). This is the approved way to use AES-GCM
 /// under FIPS 140-3.
+/// `nonce_out` must not overlap `aad`, `in` or `out`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_aead_seal_gen_nonce(
     key: *const regula_aead_key,
@@ -883,6 +884,7 @@ pub unsafe extern "C" fn regula_aead_sealv(
 
 /// `regula_aead_sealv` with a nonce the module generates and writes to `nonce_out`
 /// (`REGULA_AEAD_NONCE_LEN` bytes): the approved shape for AES-GCM under FIPS 140-3.
+/// `nonce_out` must not overlap the additional data or the fragments.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_aead_sealv_gen_nonce(
     key: *const regula_aead_key,
