@@ -1,0 +1,193 @@
+//! Arguments in, results out: bytes-like inputs, algorithm names, PEM, and `regula.Served`.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
+
+use crate::errors::{err, invalid_input, type_error, types};
+use crate::indicator::Indicator;
+
+/// Buffers at least this long are processed with the GIL released, so that other Python
+/// threads run meanwhile. Below it, releasing and re-taking the GIL costs more than it frees
+/// (hashlib uses 2 KiB for the same decision).
+pub(crate) const DETACH_THRESHOLD: usize = 4096;
+
+/// A bytes-like argument. `bytes` is borrowed without a copy (it is immutable, so it may be read
+/// with the GIL released); `bytearray`, `memoryview` and other buffers are copied first, because
+/// another thread could change them while the GIL is released.
+pub(crate) enum Data<'py> {
+    Borrowed(Bound<'py, PyBytes>),
+    Owned(Vec<u8>),
+}
+
+impl Data<'_> {
+    pub(crate) fn as_slice(&self) -> &[u8] {
+        match self {
+            Data::Borrowed(bytes) => bytes.as_bytes(),
+            Data::Owned(vec) => vec,
+        }
+    }
+}
+
+/// Accepts `bytes`, `bytearray`, `memoryview` or any object with the buffer protocol; refuses
+/// `str` (which has no single byte encoding) and `int` (which `bytes()` would turn into zeros).
+pub(crate) fn data<'py>(object: &Bound<'py, PyAny>, what: &str) -> PyResult<Data<'py>> {
+    if let Ok(bytes) = object.cast::<PyBytes>() {
+        return Ok(Data::Borrowed(bytes.clone()));
+    }
+    if let Ok(array) = object.cast::<PyByteArray>() {
+        return Ok(Data::Owned(array.to_vec()));
+    }
+    if object.is_instance_of::<PyString>() || object.is_instance_of::<PyInt>() {
+        return Err(type_error(format!(
+            "{what} must be bytes-like, not {}",
+            object.get_type().name()?
+        )));
+    }
+    // memoryview, array.array, numpy arrays...: bytes() copies through the buffer protocol.
+    let copied = object
+        .py()
+        .get_type::<PyBytes>()
+        .call1((object,))
+        .map_err(|_| {
+            type_error(format!(
+                "{what} must be bytes-like, not {}",
+                object
+                    .get_type()
+                    .name()
+                    .map(|name| name.to_string())
+                    .unwrap_or_default()
+            ))
+        })?;
+    Ok(Data::Borrowed(copied.cast_into::<PyBytes>()?))
+}
+
+/// An optional bytes-like argument; `None` means empty.
+pub(crate) fn optional_data<'py>(
+    object: Option<&Bound<'py, PyAny>>,
+    what: &str,
+) -> PyResult<Data<'py>> {
+    match object {
+        Some(object) if !object.is_none() => data(object, what),
+        _ => Ok(Data::Owned(Vec::new())),
+    }
+}
+
+/// An algorithm by its Regula name (`aes-256-gcm`, `sha256`, `sm3`, ...; case-insensitive).
+pub(crate) fn algorithm(name: &str) -> PyResult<regula::Algorithm> {
+    regula::Algorithm::from_name(name).ok_or_else(|| {
+        err(regula::Error::UnknownAlgorithm {
+            name: name.to_string(),
+        })
+    })
+}
+
+/// Wraps an operation's output as `regula.Served` (or, for key material, `regula.Secret`).
+pub(crate) fn served<'py>(
+    py: Python<'py>,
+    output: &[u8],
+    indicator: regula::Indicator,
+    secret: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let types = types(py)?;
+    let class = if secret { &types.secret } else { &types.served };
+    let value = class.bind(py).call1((PyBytes::new(py, output),))?;
+    value.setattr(
+        intern!(py, "indicator"),
+        Bound::new(py, Indicator(indicator))?,
+    )?;
+    Ok(value)
+}
+
+/// [`served`] for output already in a `bytes` object, with the indicator its producer recorded.
+pub(crate) fn into_served<'py>(
+    py: Python<'py>,
+    output: Bound<'py, PyBytes>,
+    indicator: Option<regula::Indicator>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let indicator = indicator.ok_or_else(|| invalid_input("operation produced no indicator"))?;
+    let value = types(py)?.served.bind(py).call1((output,))?;
+    value.setattr(
+        intern!(py, "indicator"),
+        Bound::new(py, Indicator(indicator))?,
+    )?;
+    Ok(value)
+}
+
+/// Key and public-key encodings.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Der,
+    Pem,
+}
+
+pub(crate) fn encoding(name: &str) -> PyResult<Encoding> {
+    match name.to_ascii_lowercase().as_str() {
+        "der" => Ok(Encoding::Der),
+        "pem" => Ok(Encoding::Pem),
+        _ => Err(invalid_input(format!(
+            "encoding must be \"der\" or \"pem\", got {name:?}"
+        ))),
+    }
+}
+
+/// DER, or the DER inside a PEM block with the expected label. Another label is refused with
+/// a hint rather than guessed at; the key itself never appears in a message.
+pub(crate) fn der_from_pem_or_der(input: &[u8], label: &str) -> PyResult<Vec<u8>> {
+    let text_start = input
+        .iter()
+        .position(|byte| !byte.is_ascii_whitespace())
+        .unwrap_or(input.len());
+    if !input[text_start..].starts_with(b"-----BEGIN ") {
+        return Ok(input.to_vec());
+    }
+    let block = pem::parse(input)
+        .map_err(|_| invalid_input(format!("not a PEM block (expected {label})")))?;
+    if block.tag() != label {
+        let hint = match block.tag() {
+            "EC PRIVATE KEY" | "RSA PRIVATE KEY" => {
+                "; convert it to PKCS#8 (`openssl pkcs8 -topk8 -nocrypt`)"
+            }
+            "ENCRYPTED PRIVATE KEY" => "; encrypted keys are not supported: decrypt it first",
+            _ => "",
+        };
+        return Err(invalid_input(format!(
+            "PEM block is {}, expected {label}{hint}",
+            block.tag()
+        )));
+    }
+    Ok(block.into_contents())
+}
+
+pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {
+    pem::encode_config(
+        &pem::Pem::new(label, der),
+        pem::EncodeConfig::new().set_line_ending(pem::LineEnding::LF),
+    )
+}
+
+/// A key or public key in the requested encoding, as `bytes`.
+pub(crate) fn encoded<'py>(
+    py: Python<'py>,
+    der: &[u8],
+    label: &str,
+    encoding: Encoding,
+) -> Bound<'py, PyBytes> {
+    match encoding {
+        Encoding::Der => PyBytes::new(py, der),
+        Encoding::Pem => PyBytes::new(py, pem_encode(label, der).as_bytes()),
+    }
+}
+
+/// A path or name for `Module(...)`: `str` or `os.PathLike`.
+pub(crate) fn fspath(object: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(text) = object.cast::<PyString>() {
+        return Ok(text.to_cow()?.into_owned());
+    }
+    let os = object.py().import(intern!(object.py(), "os"))?;
+    let path = os.call_method1(intern!(object.py(), "fspath"), (object,))?;
+    match path.cast::<PyString>() {
+        Ok(text) => Ok(text.to_cow()?.into_owned()),
+        Err(_) => Err(type_error("policy path must be str or a str path")),
+    }
+}
