@@ -3,8 +3,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple};
 
-use crate::convert::{DETACH_THRESHOLD, into_served, optional_data, served};
+use crate::convert::{into_served, optional_data};
 use crate::errors::{err, invalid_input};
+use crate::output::bytes_filled;
 
 /// An AEAD key bound to a module (from ``Module.aead``).
 ///
@@ -53,20 +54,12 @@ impl Aead {
         let (nonce, plaintext, aad) = (nonce.as_slice(), plaintext.as_slice(), aad.as_slice());
         // The plaintext is copied into the new `bytes` object and encrypted there.
         let len = plaintext.len().saturating_add(self.key.tag_len());
-        let mut indicator = None;
-        let ciphertext = PyBytes::new_with(py, len, |out| {
+        let (ciphertext, result) = bytes_filled(py, len, plaintext, |out| {
             let (body, tag) = out.split_at_mut(plaintext.len());
-            body.copy_from_slice(plaintext);
-            let mut seal = || self.key.seal_detached_with_nonce(nonce, aad, body, tag);
-            let result = if plaintext.len() >= DETACH_THRESHOLD {
-                py.detach(seal)
-            } else {
-                seal()
-            };
-            indicator = Some(result.map_err(err)?.indicator());
-            Ok(())
+            self.key.seal_detached_with_nonce(nonce, aad, body, tag)
         })?;
-        into_served(py, ciphertext, indicator)
+        let indicator = result.map_err(err)?.indicator();
+        into_served(py, ciphertext, Some(indicator))
     }
 
     /// Checks the tag and decrypts ``data`` (ciphertext followed by tag); raises
@@ -89,19 +82,11 @@ impl Aead {
             return Err(error.map_or_else(|| invalid_input("ciphertext too short"), err));
         };
         let (body, tag) = ciphertext.split_at(len);
-        let mut indicator = None;
-        let plaintext = PyBytes::new_with(py, len, |out| {
-            out.copy_from_slice(body);
-            let mut open = || self.key.open_detached(nonce, aad, out, tag);
-            let result = if ciphertext.len() >= DETACH_THRESHOLD {
-                py.detach(open)
-            } else {
-                open()
-            };
-            indicator = Some(result.map_err(err)?.indicator());
-            Ok(())
+        let (plaintext, result) = bytes_filled(py, len, body, |out| {
+            self.key.open_detached(nonce, aad, out, tag)
         })?;
-        into_served(py, plaintext, indicator)
+        let indicator = result.map_err(err)?.indicator();
+        into_served(py, plaintext, Some(indicator))
     }
 
     /// Encrypts with a nonce the module generates: returns ``(nonce, ciphertext)``, the
@@ -117,16 +102,14 @@ impl Aead {
         let plaintext = crate::convert::data(data, "data")?;
         let aad = optional_data(associated_data, "associated_data")?;
         let (plaintext, aad) = (plaintext.as_slice(), aad.as_slice());
-        let seal = || self.key.seal(aad, plaintext);
-        let result = if plaintext.len() >= DETACH_THRESHOLD {
-            py.detach(seal)
-        } else {
-            seal()
-        };
-        let (sealed, indicator) = result.map_err(err)?.into_parts();
-        let nonce = PyBytes::new(py, &sealed.nonce);
-        let ciphertext = served(py, &sealed.ciphertext, indicator, false)?;
-        PyTuple::new(py, [nonce.into_any(), ciphertext])
+        let len = plaintext.len().saturating_add(self.key.tag_len());
+        let (ciphertext, result) = bytes_filled(py, len, plaintext, |out| {
+            let (body, tag) = out.split_at_mut(plaintext.len());
+            self.key.seal_detached(aad, body, tag)
+        })?;
+        let (nonce, indicator) = result.map_err(err)?.into_parts();
+        let ciphertext = into_served(py, ciphertext, Some(indicator))?;
+        PyTuple::new(py, [PyBytes::new(py, &nonce).into_any(), ciphertext])
     }
 
     fn __repr__(&self) -> String {

@@ -2,7 +2,7 @@
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyInt, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 
 use crate::errors::{err, invalid_input, type_error, types};
 use crate::indicator::Indicator;
@@ -29,8 +29,8 @@ impl Data<'_> {
     }
 }
 
-/// Accepts `bytes`, `bytearray`, `memoryview` or any object with the buffer protocol; refuses
-/// `str` (which has no single byte encoding) and `int` (which `bytes()` would turn into zeros).
+/// Accepts `bytes`, `bytearray`, `regula.Served`, or any object with the buffer protocol
+/// (`memoryview`, `array.array`, ...); refuses `str`, `int` and the rest with `TypeError`.
 pub(crate) fn data<'py>(object: &Bound<'py, PyAny>, what: &str) -> PyResult<Data<'py>> {
     if let Ok(bytes) = object.cast::<PyBytes>() {
         return Ok(Data::Borrowed(bytes.clone()));
@@ -38,27 +38,26 @@ pub(crate) fn data<'py>(object: &Bound<'py, PyAny>, what: &str) -> PyResult<Data
     if let Ok(array) = object.cast::<PyByteArray>() {
         return Ok(Data::Owned(array.to_vec()));
     }
-    if object.is_instance_of::<PyString>() || object.is_instance_of::<PyInt>() {
-        return Err(type_error(format!(
-            "{what} must be bytes-like, not {}",
-            object.get_type().name()?
-        )));
+    let py = object.py();
+    let types = types(py)?;
+    if object.is_instance(types.served.bind(py))? {
+        let data = object.getattr(intern!(py, "data"))?;
+        return Ok(Data::Borrowed(data.cast_into::<PyBytes>()?));
     }
-    // memoryview, array.array, numpy arrays...: bytes() copies through the buffer protocol.
-    let copied = object
-        .py()
-        .get_type::<PyBytes>()
+    // memoryview, array.array, numpy arrays...: anything with the buffer protocol, copied.
+    let not_bytes_like = || {
+        let name = object
+            .get_type()
+            .name()
+            .map(|name| name.to_string())
+            .unwrap_or_default();
+        type_error(format!("{what} must be bytes-like, not {name}"))
+    };
+    let view = py
+        .get_type::<PyMemoryView>()
         .call1((object,))
-        .map_err(|_| {
-            type_error(format!(
-                "{what} must be bytes-like, not {}",
-                object
-                    .get_type()
-                    .name()
-                    .map(|name| name.to_string())
-                    .unwrap_or_default()
-            ))
-        })?;
+        .map_err(|_| not_bytes_like())?;
+    let copied = py.get_type::<PyBytes>().call1((view,))?;
     Ok(Data::Borrowed(copied.cast_into::<PyBytes>()?))
 }
 
@@ -89,29 +88,31 @@ pub(crate) fn served<'py>(
     indicator: regula::Indicator,
     secret: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let types = types(py)?;
-    let class = if secret { &types.secret } else { &types.served };
-    let value = class.bind(py).call1((PyBytes::new(py, output),))?;
-    value.setattr(
-        intern!(py, "indicator"),
-        Bound::new(py, Indicator(indicator))?,
-    )?;
-    Ok(value)
+    wrap(py, PyBytes::new(py, output), indicator, secret)
 }
 
-/// [`served`] for output already in a `bytes` object, with the indicator its producer recorded.
+/// [`served`] for output already written into a `bytes` object, with the indicator its
+/// producer recorded: no copy.
 pub(crate) fn into_served<'py>(
     py: Python<'py>,
     output: Bound<'py, PyBytes>,
     indicator: Option<regula::Indicator>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let indicator = indicator.ok_or_else(|| invalid_input("operation produced no indicator"))?;
-    let value = types(py)?.served.bind(py).call1((output,))?;
-    value.setattr(
-        intern!(py, "indicator"),
-        Bound::new(py, Indicator(indicator))?,
-    )?;
-    Ok(value)
+    wrap(py, output, indicator, false)
+}
+
+fn wrap<'py>(
+    py: Python<'py>,
+    output: Bound<'py, PyBytes>,
+    indicator: regula::Indicator,
+    secret: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let types = types(py)?;
+    let class = if secret { &types.secret } else { &types.served };
+    class
+        .bind(py)
+        .call1((output, Bound::new(py, Indicator(indicator))?))
 }
 
 /// Key and public-key encodings.

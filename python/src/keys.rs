@@ -73,11 +73,7 @@ impl SigningKey {
 
     /// The private key as unencrypted PKCS#8, ``"der"`` or ``"pem"``.
     #[pyo3(signature = (encoding = "der"))]
-    fn private_bytes<'py>(
-        &self,
-        py: Python<'py>,
-        encoding: &str,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn private_bytes<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<Bound<'py, PyBytes>> {
         let encoding = parse_encoding(encoding)?;
         let der = self.key.to_pkcs8_der().map_err(err)?;
         Ok(encoded(py, &der, "PRIVATE KEY", encoding))
@@ -280,11 +276,7 @@ impl DecryptionKey {
 
     /// The private key as unencrypted PKCS#8, ``"der"`` or ``"pem"``.
     #[pyo3(signature = (encoding = "der"))]
-    fn private_bytes<'py>(
-        &self,
-        py: Python<'py>,
-        encoding: &str,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    fn private_bytes<'py>(&self, py: Python<'py>, encoding: &str) -> PyResult<Bound<'py, PyBytes>> {
         let encoding = parse_encoding(encoding)?;
         let der = self.key.to_pkcs8_der().map_err(err)?;
         Ok(encoded(py, &der, "PRIVATE KEY", encoding))

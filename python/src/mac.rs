@@ -47,7 +47,9 @@ impl MacKey {
         nonce: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let message = crate::convert::data(data, "data")?;
-        let nonce = nonce.map(|nonce| crate::convert::data(nonce, "nonce")).transpose()?;
+        let nonce = nonce
+            .map(|nonce| crate::convert::data(nonce, "nonce"))
+            .transpose()?;
         let (message, nonce) = (message.as_slice(), nonce.as_ref().map(|n| n.as_slice()));
         let sign = || match nonce {
             Some(nonce) => self.key.sign_with_nonce(nonce, message),
@@ -74,7 +76,9 @@ impl MacKey {
     ) -> PyResult<Indicator> {
         let message = crate::convert::data(data, "data")?;
         let tag = crate::convert::data(tag, "tag")?;
-        let nonce = nonce.map(|nonce| crate::convert::data(nonce, "nonce")).transpose()?;
+        let nonce = nonce
+            .map(|nonce| crate::convert::data(nonce, "nonce"))
+            .transpose()?;
         let (message, tag) = (message.as_slice(), tag.as_slice());
         let nonce = nonce.as_ref().map(|n| n.as_slice());
         let verify = || match nonce {
@@ -93,7 +97,9 @@ impl MacKey {
     /// ``verify(tag)`` once.
     #[pyo3(signature = (*, nonce = None))]
     fn context(&self, nonce: Option<&Bound<'_, PyAny>>) -> PyResult<MacContext> {
-        let nonce = nonce.map(|nonce| crate::convert::data(nonce, "nonce")).transpose()?;
+        let nonce = nonce
+            .map(|nonce| crate::convert::data(nonce, "nonce"))
+            .transpose()?;
         let stream = Stream::try_new(Arc::clone(&self.key), |key| match &nonce {
             Some(nonce) => key.context_with_nonce(nonce.as_slice()).map(Some),
             None => Ok(Some(key.context())),

@@ -6,8 +6,7 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 use crate::aead::Aead;
 use crate::cipher::Cipher;
 use crate::convert::{
-    DETACH_THRESHOLD, algorithm, data, der_from_pem_or_der, fspath, optional_data,
-    served,
+    DETACH_THRESHOLD, algorithm, data, der_from_pem_or_der, fspath, optional_data, served,
 };
 use crate::errors::{err, invalid_input};
 use crate::hash::Hash;

@@ -2,6 +2,7 @@
 vectors."""
 
 import os
+import sys
 
 import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
@@ -33,7 +34,7 @@ def test_matches_pyca_both_ways(default, name, length):
     assert ciphertext == peer.encrypt(nonce, data, aad)
     assert ciphertext.indicator.algorithm == name
     assert ciphertext.indicator.service == "encrypt"
-    assert peer.decrypt(nonce, ciphertext, aad) == data
+    assert peer.decrypt(nonce, bytes(ciphertext), aad) == data
 
     theirs = peer.encrypt(nonce, data, aad)
     plaintext = ours.decrypt(nonce, theirs, aad)
@@ -112,7 +113,7 @@ def test_fips_refuses_a_caller_nonce_and_serves_a_module_nonce(fips):
     assert ciphertext.indicator.approved and ciphertext.indicator.policy == "fips-140-3"
     assert len(nonce) == 12
     # Decryption is approved whoever chose the nonce; pyca agrees on the ciphertext.
-    assert AESGCM(key).decrypt(nonce, ciphertext, b"aad") == b"data"
+    assert AESGCM(key).decrypt(nonce, ciphertext.data, b"aad") == b"data"
     assert aead.decrypt(nonce, ciphertext, b"aad").indicator.approved
 
 
@@ -146,9 +147,20 @@ def test_wrong_sizes_are_invalid_input(default):
         default.aead("aes-256-gcm", bytes(32), tag_length=8)
 
 
-def test_served_is_bytes(default):
-    ciphertext = default.aead("aes-256-gcm", bytes(32)).encrypt(bytes(12), b"abc", None)
-    assert isinstance(ciphertext, bytes) and isinstance(ciphertext, regula.Served)
-    assert ciphertext[:3] == bytes(ciphertext)[:3]
-    assert {ciphertext: 1}[bytes(ciphertext)] == 1  # hashes like the bytes it equals
+def test_served_behaves_like_its_bytes(default):
+    aead = default.aead("aes-256-gcm", bytes(32))
+    ciphertext = aead.encrypt(bytes(12), b"abc", None)
+    assert isinstance(ciphertext, regula.Served)
+    data = ciphertext.data
+    assert type(data) is bytes and bytes(ciphertext) is data  # no copy
+    assert ciphertext == data and data == ciphertext and ciphertext != data + b"x"
+    assert ciphertext[:3] == data[:3] and ciphertext[0] == data[0] and list(ciphertext) == list(data)
+    assert len(ciphertext) == 19 and ciphertext.hex() == data.hex()
+    assert ciphertext + b"!" == data + b"!" and b"!" + ciphertext == b"!" + data
+    assert {ciphertext: 1}[data] == 1  # hashes like the bytes it equals
     assert repr(ciphertext).startswith("Served(b'")
+    # Regula takes a Served wherever it takes bytes.
+    assert aead.decrypt(bytes(12), ciphertext, None) == b"abc"
+    if sys.version_info >= (3, 12):  # PEP 688: a buffer for every consumer
+        assert memoryview(ciphertext).tobytes() == data
+        assert AESGCM(bytes(32)).decrypt(bytes(12), ciphertext, None) == b"abc"

@@ -37,9 +37,9 @@ def test_ecdsa_regula_signs_pyca_verifies(fips, name):
     assert signature.indicator.service == "sign" and signature.indicator.approved
     public = serialization.load_der_public_key(key.public_key())
     assert public.curve.name == curve().name
-    public.verify(signature, message, ec.ECDSA(digest()))
+    public.verify(signature.data, message, ec.ECDSA(digest()))
     with pytest.raises(PycaInvalidSignature):
-        public.verify(signature, message + b"!", ec.ECDSA(digest()))
+        public.verify(signature.data, message + b"!", ec.ECDSA(digest()))
     # And through PEM.
     assert serialization.load_pem_public_key(key.public_key("pem")).public_numbers() == (
         public.public_numbers()
@@ -61,7 +61,7 @@ def test_ecdsa_pyca_signs_regula_verifies(fips, name):
     # A pyca key loaded into Regula signs what pyca verifies.
     loaded = fips.load_signing_key(name, pkcs8(private))
     assert loaded.indicator.service == "key-import"
-    private.public_key().verify(loaded.sign(message), message, ec.ECDSA(digest()))
+    private.public_key().verify(loaded.sign(message).data, message, ec.ECDSA(digest()))
     loaded.verify(message, signature)
 
 
@@ -70,7 +70,7 @@ def test_ed25519_both_ways(fips):
     message = os.urandom(64)
     signature = key.sign(message)
     assert len(signature) == 64
-    serialization.load_der_public_key(key.public_key()).verify(signature, message)
+    serialization.load_der_public_key(key.public_key()).verify(signature.data, message)
 
     private = ed25519.Ed25519PrivateKey.generate()
     theirs = private.sign(message)
@@ -102,7 +102,7 @@ def test_rsa_pss_both_ways(default, name, digest):
     message = os.urandom(50)
     public = serialization.load_der_public_key(key.public_key())
     pss = padding.PSS(mgf=padding.MGF1(digest()), salt_length=padding.PSS.DIGEST_LENGTH)
-    public.verify(key.sign(message), message, pss, digest())
+    public.verify(key.sign(message).data, message, pss, digest())
 
     private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     signature = private.sign(message, pss, digest())
@@ -115,7 +115,9 @@ def test_rsa_pkcs1_both_ways(fips):
     private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     message = b"pkcs1 v1.5"
     key = fips.load_signing_key("rsa-pkcs1-sha256", pkcs8(private))
-    private.public_key().verify(key.sign(message), message, padding.PKCS1v15(), hashes.SHA256())
+    private.public_key().verify(
+        key.sign(message).data, message, padding.PKCS1v15(), hashes.SHA256()
+    )
     theirs = private.sign(message, padding.PKCS1v15(), hashes.SHA256())
     assert fips.verify("rsa-pkcs1-sha256", spki(private.public_key()), message, theirs).approved
     # AWS-LC parses no RSA key under 2048 bits.
@@ -145,7 +147,7 @@ def test_ml_dsa_both_ways(fips, name, peer):
     message = os.urandom(40)
     signature = key.sign(message)
     assert signature.indicator.approved
-    serialization.load_der_public_key(key.public_key()).verify(signature, message)
+    serialization.load_der_public_key(key.public_key()).verify(signature.data, message)
 
     private = peer.generate()
     theirs = private.sign(message)
@@ -176,5 +178,5 @@ def test_private_key_export_round_trips_through_pyca(fips):
     key = fips.generate_signing_key("ecdsa-p384")
     private = serialization.load_pem_private_key(key.private_bytes("pem"), password=None)
     message = b"exported"
-    private.public_key().verify(key.sign(message), message, ec.ECDSA(hashes.SHA384()))
+    private.public_key().verify(key.sign(message).data, message, ec.ECDSA(hashes.SHA384()))
     assert serialization.load_der_private_key(key.private_bytes(), password=None)

@@ -41,7 +41,7 @@ def test_regula_signs_gmssl_verifies(gm, length):
     message = os.urandom(length)
     signature = key.sign(message)
     assert signature.indicator.approved and signature.indicator.algorithm == "sm2-sign"
-    r, s = decode_dss_signature(signature)
+    r, s = decode_dss_signature(signature.data)
     assert peer.verify_with_sm3("%064x%064x" % (r, s), message)
     assert not peer.verify_with_sm3("%064x%064x" % (r, s), message + b"!")
 
