@@ -22,16 +22,6 @@ Primitives come from AWS-LC (through aws-lc-rs), SM2/SM3/SM4 from Regula's regul
 package is a thin binding and implements no cryptography.
 """
 
-from ._types import (
-    InvalidInput,
-    InvalidSignature,
-    InvalidTag,
-    ModuleErrorState,
-    NotApproved,
-    RegulaError,
-    Secret,
-    Served,
-)
 from ._regula import (
     AEAD,
     AgreementKey,
@@ -47,6 +37,16 @@ from ._regula import (
     __version__,
     algorithms,
     build_info,
+)
+from ._types import (
+    InvalidInput,
+    InvalidSignature,
+    InvalidTag,
+    ModuleErrorState,
+    NotApproved,
+    RegulaError,
+    Secret,
+    Served,
 )
 
 __all__ = [

@@ -1,8 +1,14 @@
 """Shared fixtures: one module per built-in policy, loaded once per test session."""
 
+import os
+
 import pytest
 
 import regula
+
+# The tests are meant for the installed wheel (scripts/test-python), never for python/regula in
+# the source tree, which has no compiled extension.
+assert "site-packages" in os.path.normpath(regula.__file__).split(os.sep), regula.__file__
 
 
 @pytest.fixture(scope="session")

@@ -67,9 +67,7 @@ def test_sm4_gcm_matches_pyca(gm, length):
 def test_gcm_spec_test_case_16(default):
     # McGrew & Viega, "The Galois/Counter Mode of Operation", test case 16 (AES-256, 60-byte
     # plaintext, 20-byte AAD).
-    key = bytes.fromhex(
-        "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308"
-    )
+    key = bytes.fromhex("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
     nonce = bytes.fromhex("cafebabefacedbaddecaf888")
     plaintext = bytes.fromhex(
         "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
@@ -154,7 +152,9 @@ def test_served_behaves_like_its_bytes(default):
     data = ciphertext.data
     assert type(data) is bytes and bytes(ciphertext) is data  # no copy
     assert ciphertext == data and data == ciphertext and ciphertext != data + b"x"
-    assert ciphertext[:3] == data[:3] and ciphertext[0] == data[0] and list(ciphertext) == list(data)
+    assert (
+        ciphertext[:3] == data[:3] and ciphertext[0] == data[0] and list(ciphertext) == list(data)
+    )
     assert len(ciphertext) == 19 and ciphertext.hex() == data.hex()
     assert ciphertext + b"!" == data + b"!" and b"!" + ciphertext == b"!" + data
     assert {ciphertext: 1}[data] == 1  # hashes like the bytes it equals

@@ -54,7 +54,9 @@ def test_ecdsa_pyca_signs_regula_verifies(fips, name):
     signature = private.sign(message, ec.ECDSA(digest()))
     indicator = fips.verify(name, spki(private.public_key()), message, signature)
     assert indicator.service == "verify" and indicator.approved
-    assert fips.verify(name, spki(private.public_key(), serialization.Encoding.PEM), message, signature)
+    assert fips.verify(
+        name, spki(private.public_key(), serialization.Encoding.PEM), message, signature
+    )
     with pytest.raises(regula.InvalidSignature) as info:
         fips.verify(name, spki(private.public_key()), message + b"!", signature)
     assert info.value.exit_code == 1
@@ -95,7 +97,9 @@ def test_ed25519_rfc_8032_test_1(default):
     )
 
 
-@pytest.mark.parametrize("name,digest", [("rsa-pss-sha256", hashes.SHA256), ("rsa-pss-sha384", hashes.SHA384)])
+@pytest.mark.parametrize(
+    "name,digest", [("rsa-pss-sha256", hashes.SHA256), ("rsa-pss-sha384", hashes.SHA384)]
+)
 def test_rsa_pss_both_ways(default, name, digest):
     key = default.generate_signing_key(name, rsa_bits=2048)
     assert key.key_bits == 2048

@@ -17,7 +17,7 @@ def gmssl_pair(key):
     """A gmssl CryptSM2 holding the same key pair as a Regula SM2 key."""
     der = key.private_bytes()
     # ECPrivateKey (RFC 5915) inside the PKCS#8: version 1, then the 32-byte scalar.
-    marker = bytes.fromhex("020101" "0420")
+    marker = bytes.fromhex("0201010420")
     start = der.index(marker) + len(marker)
     scalar = der[start : start + 32].hex()
     point = key.public_key()[-64:].hex()  # SubjectPublicKeyInfo ends with 04 || x || y

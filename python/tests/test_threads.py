@@ -9,8 +9,6 @@ import time
 import pytest
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-import regula
-
 
 def test_eight_threads_share_one_module(default):
     key = os.urandom(32)
@@ -70,7 +68,9 @@ def test_eight_threads_share_one_hash_object(default):
 MIB = 1 << 20
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs at least 2 CPUs to run 2 threads at once")
+@pytest.mark.skipif(
+    (os.cpu_count() or 1) < 2, reason="needs at least 2 CPUs to run 2 threads at once"
+)
 def test_sealing_releases_the_gil(default):
     """2 threads sealing 8 MiB each finish in at most 0.65x the time one thread takes for both.
 
