@@ -12,11 +12,13 @@ and every result carries the operation's service :class:`Indicator`::
     assert ciphertext.indicator.approved
     assert aead.decrypt(nonce, ciphertext, b"header") == b"payload"
 
-Results are :class:`Served` objects: ``bytes`` with an ``.indicator`` attribute (key material is
-returned as :class:`Secret`, whose ``repr()`` hides the bytes). Refusals raise
-:class:`NotApproved`; bad tags :class:`InvalidTag`; bad signatures :class:`InvalidSignature`;
-malformed input :class:`InvalidInput` (a ``ValueError``); anything after a failed self-test
-:class:`ModuleErrorState`. All derive from :class:`RegulaError`.
+Results are :class:`Served` objects: the output ``bytes`` (``.data``, or ``bytes(result)``
+without a copy) with the operation's ``.indicator``; a ``Served`` compares, hashes and slices as
+its bytes and, on Python 3.12+, is a buffer. Key material comes as :class:`Secret`, whose
+``repr()`` hides the bytes. Refusals raise :class:`NotApproved`; bad tags :class:`InvalidTag`;
+bad signatures :class:`InvalidSignature`; malformed input :class:`InvalidInput` (a
+``ValueError``); anything after a failed self-test :class:`ModuleErrorState`. All derive from
+:class:`RegulaError`.
 
 Primitives come from AWS-LC (through aws-lc-rs), SM2/SM3/SM4 from Regula's regula-sm crate; this
 package is a thin binding and implements no cryptography.
