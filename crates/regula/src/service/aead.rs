@@ -639,3 +639,195 @@ mod detached_tests {
         }
     }
 }
+
+/// Out-of-place variants for callers that own the output buffer and keep the input apart (a
+/// language binding filling its own byte string): AES-GCM and ChaCha20-Poly1305 read the input
+/// where it lies and write the output once, with no copy of the input first.
+impl AeadKey {
+    /// [`AeadKey::seal_with_nonce`] writing `ciphertext ‖ tag` into `out`, which must be exactly
+    /// `plaintext.len() + tag_len()` bytes. On failure `out` is wiped.
+    pub fn seal_with_nonce_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<Served<()>> {
+        check_output_len(out, plaintext.len().checked_add(self.tag_len))?;
+        let Backend::AwsLc { caller_nonce, .. } = &self.backend else {
+            let (body, tag) = out.split_at_mut(plaintext.len());
+            body.copy_from_slice(plaintext);
+            return self.seal_detached_with_nonce(nonce, aad, body, tag);
+        };
+        let usage = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let approval = self
+            .module
+            .authorize(self.algorithm, Family::Aead, &usage)?;
+        self.check_nonce(nonce)?;
+        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
+        // AWS-LC's scatter interface encrypts its "extra" input into the output slice that
+        // also receives the tag; the in-place part is empty.
+        caller_nonce
+            .seal_in_place_scatter(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(aad),
+                &mut [],
+                plaintext,
+                out,
+            )
+            .map_err(|_| {
+                out.zeroize();
+                Error::CryptoFailure
+            })?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, approval, ()))
+    }
+
+    /// [`AeadKey::open`] writing the plaintext into `out`, which must be exactly
+    /// `ciphertext_and_tag.len() - tag_len()` bytes. On any failure `out` is wiped: no partial
+    /// output.
+    pub fn open_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext_and_tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<Served<()>> {
+        let Some(plaintext_len) = ciphertext_and_tag.len().checked_sub(self.tag_len) else {
+            return Err(Error::invalid_input(format!(
+                "ciphertext of {} bytes is shorter than the {}-byte tag",
+                ciphertext_and_tag.len(),
+                self.tag_len
+            )));
+        };
+        check_output_len(out, Some(plaintext_len))?;
+        let (ciphertext, tag) = ciphertext_and_tag.split_at(plaintext_len);
+        let Backend::AwsLc { caller_nonce, .. } = &self.backend else {
+            out.copy_from_slice(ciphertext);
+            return self.open_detached(nonce, aad, out, tag);
+        };
+        self.module.ensure_operational()?;
+        self.check_nonce(nonce)?;
+        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
+        caller_nonce
+            .open_separate_gather(
+                Nonce::assume_unique_for_key(nonce),
+                Aad::from(aad),
+                ciphertext,
+                tag,
+                out,
+            )
+            .map_err(|_| {
+                out.zeroize();
+                Error::AuthenticationFailed
+            })?;
+        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+    }
+}
+
+/// An output buffer must have exactly the length the operation produces.
+fn check_output_len(out: &[u8], expected: Option<usize>) -> Result<()> {
+    match expected {
+        Some(expected) if out.len() == expected => Ok(()),
+        Some(expected) => Err(Error::invalid_input(format!(
+            "output buffer must be {expected} bytes, got {}",
+            out.len()
+        ))),
+        None => Err(Error::invalid_input("message too long")),
+    }
+}
+
+#[cfg(test)]
+mod into_tests {
+    use super::*;
+    use crate::policy::{Policy, Profile};
+
+    const ALGORITHMS: [(Algorithm, usize); 7] = [
+        (Algorithm::Aes128Gcm, 16),
+        (Algorithm::Aes256Gcm, 32),
+        (Algorithm::Aes128Ccm, 16),
+        (Algorithm::Aes256Ccm, 32),
+        (Algorithm::ChaCha20Poly1305, 32),
+        (Algorithm::Sm4Gcm, 16),
+        (Algorithm::Sm4Ccm, 16),
+    ];
+
+    /// The out-of-place variants produce what the `Vec` variants produce, at lengths around
+    /// block and parallel widths (Go's cryptotest/aead.go), and a flipped bit wipes the output.
+    #[test]
+    fn into_matches_the_vec_variants() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        for (algorithm, key_len) in ALGORITHMS {
+            let key = module.aead_key(algorithm, &vec![7; key_len]).unwrap();
+            for len in [0, 1, 15, 16, 17, 156, 8192, 8193] {
+                let plaintext: Vec<u8> = (0..len).map(|i| i as u8).collect();
+                let expected = key.seal_with_nonce(&[9; 12], b"aad", &plaintext).unwrap();
+                let mut out = vec![0xAA; len + 16];
+                let served = key
+                    .seal_with_nonce_into(&[9; 12], b"aad", &plaintext, &mut out)
+                    .unwrap();
+                assert_eq!(out, *expected, "{algorithm} seal, {len} bytes");
+                assert_eq!(served.indicator(), expected.indicator());
+
+                let mut opened = vec![0xAA; len];
+                key.open_into(&[9; 12], b"aad", &out, &mut opened).unwrap();
+                assert_eq!(opened, plaintext, "{algorithm} open, {len} bytes");
+
+                let mut tampered = out.clone();
+                tampered[len / 2] ^= 1;
+                let mut opened = vec![0xAA; len];
+                assert_eq!(
+                    key.open_into(&[9; 12], b"aad", &tampered, &mut opened),
+                    Err(Error::AuthenticationFailed),
+                    "{algorithm} tampered, {len} bytes"
+                );
+                assert!(
+                    opened.iter().all(|&byte| byte == 0),
+                    "{algorithm}: not wiped"
+                );
+            }
+            let mut short = vec![0; 4];
+            assert!(matches!(
+                key.seal_with_nonce_into(&[9; 12], b"", b"12345", &mut short),
+                Err(Error::InvalidInput { .. })
+            ));
+            assert!(matches!(
+                key.open_into(&[9; 12], b"", &[0; 20], &mut short[..3]),
+                Err(Error::InvalidInput { .. })
+            ));
+        }
+    }
+
+    /// The GCM specification's test case 14 (McGrew and Viega, "The Galois/Counter Mode of
+    /// Operation", 2005): AES-256, zero key and IV, one zero block.
+    #[test]
+    fn seal_with_nonce_into_reproduces_gcm_test_case_14() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        let key = module.aead_key(Algorithm::Aes256Gcm, &[0; 32]).unwrap();
+        let mut out = [0; 32];
+        key.seal_with_nonce_into(&[0; 12], b"", &[0; 16], &mut out)
+            .unwrap();
+        assert_eq!(
+            out,
+            hex_literal::hex!("cea7403d4d606b6e074ec5d3baf39d18 d0d1c8a799996bf0265b98b5d48ab919")
+        );
+    }
+
+    #[test]
+    fn fips_refuses_a_caller_nonce_for_gcm_into_as_well() {
+        let module = Module::load(Policy::builtin(Profile::Fips1403));
+        let key = module.aead_key(Algorithm::Aes256Gcm, &[0; 32]).unwrap();
+        let mut out = [0; 32];
+        assert!(matches!(
+            key.seal_with_nonce_into(&[0; 12], b"", &[0; 16], &mut out),
+            Err(Error::NotApproved { .. })
+        ));
+    }
+}
