@@ -52,11 +52,10 @@ impl Aead {
         let plaintext = crate::convert::data(data, "data")?;
         let aad = optional_data(associated_data, "associated_data")?;
         let (nonce, plaintext, aad) = (nonce.as_slice(), plaintext.as_slice(), aad.as_slice());
-        // The plaintext is copied into the new `bytes` object and encrypted there.
+        // Encrypted from the argument straight into the new `bytes` object.
         let len = plaintext.len().saturating_add(self.key.tag_len());
-        let (ciphertext, result) = bytes_filled(py, len, plaintext, |out| {
-            let (body, tag) = out.split_at_mut(plaintext.len());
-            self.key.seal_detached_with_nonce(nonce, aad, body, tag)
+        let (ciphertext, result) = bytes_filled(py, len, &[], |out| {
+            self.key.seal_with_nonce_into(nonce, aad, plaintext, out)
         })?;
         let indicator = result.map_err(err)?.indicator();
         into_served(py, ciphertext, Some(indicator))
@@ -81,9 +80,8 @@ impl Aead {
             let error = self.key.open(nonce, aad, ciphertext).err();
             return Err(error.map_or_else(|| invalid_input("ciphertext too short"), err));
         };
-        let (body, tag) = ciphertext.split_at(len);
-        let (plaintext, result) = bytes_filled(py, len, body, |out| {
-            self.key.open_detached(nonce, aad, out, tag)
+        let (plaintext, result) = bytes_filled(py, len, &[], |out| {
+            self.key.open_into(nonce, aad, ciphertext, out)
         })?;
         let indicator = result.map_err(err)?.indicator();
         into_served(py, plaintext, Some(indicator))
