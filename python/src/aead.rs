@@ -100,6 +100,8 @@ impl Aead {
         let plaintext = crate::convert::data(data, "data")?;
         let aad = optional_data(associated_data, "associated_data")?;
         let (plaintext, aad) = (plaintext.as_slice(), aad.as_slice());
+        // AWS-LC generates the nonce inside its random-nonce key, which encrypts in place: the
+        // new `bytes` object starts as the plaintext.
         let len = plaintext.len().saturating_add(self.key.tag_len());
         let (ciphertext, result) = bytes_filled(py, len, plaintext, |out| {
             let (body, tag) = out.split_at_mut(plaintext.len());

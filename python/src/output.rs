@@ -2,10 +2,10 @@
 //!
 //! `PyBytes::new_with` zeroes the buffer before handing it out, with the GIL held: for bulk
 //! encryption that is a pass over megabytes (and their page faults) during which no other
-//! Python thread runs, before the pass that copies the plaintext in. Here the GIL is held only to
-//! allocate; the buffer is initialised with the plaintext, then encrypted in place, after the
-//! GIL is released. The one module of the binding with `unsafe` code: CPython's C API, as
-//! pyo3's own `new_with` uses it.
+//! Python thread runs. Here the GIL is held only to allocate; the buffer is initialised (zeroes
+//! for out-of-place encryption, the plaintext for in-place `seal`) and filled after the GIL is
+//! released. The one module of the binding with `unsafe` code: CPython's C API, as pyo3's own
+//! `new_with` uses it.
 #![allow(unsafe_code)]
 
 use pyo3::ffi;
