@@ -1,0 +1,3 @@
+module regula.example/regula
+
+go 1.26
