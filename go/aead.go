@@ -3,6 +3,32 @@ package regula
 /*
 #include <stdlib.h>
 #include <regula.h>
+
+// The status and output length of a seal or open, returned by value so that no Go variable
+// has to escape to the heap for the length.
+typedef struct {
+	int rc;
+	size_t len;
+} regula_go_result;
+
+static regula_go_result regula_go_aead_seal(const regula_aead_key *key, int gen_nonce, uint8_t *nonce, size_t nonce_len,
+		const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
+		regula_indicator *ind) {
+	regula_go_result r = {0, 0};
+	if (gen_nonce)
+		r.rc = regula_aead_seal_gen_nonce(key, nonce, nonce_len, aad, aad_len, in, in_len, out, out_cap, &r.len, ind);
+	else
+		r.rc = regula_aead_seal(key, nonce, nonce_len, aad, aad_len, in, in_len, out, out_cap, &r.len, ind);
+	return r;
+}
+
+static regula_go_result regula_go_aead_open(const regula_aead_key *key, const uint8_t *nonce, size_t nonce_len,
+		const uint8_t *aad, size_t aad_len, const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap,
+		regula_indicator *ind) {
+	regula_go_result r = {0, 0};
+	r.rc = regula_aead_open(key, nonce, nonce_len, aad, aad_len, in, in_len, out, out_cap, &r.len, ind);
+	return r;
+}
 */
 import "C"
 
@@ -48,11 +74,11 @@ func (m *Module) newAEAD(alg string, key []byte, randomNonce bool) (*AEAD, error
 	if err != nil {
 		return nil, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
+	calg, done := cname(alg)
 	var kp *C.regula_aead_key
 	runtime.LockOSThread()
 	rc := C.regula_aead_key_new(mp, calg, ptr(key), C.size_t(len(key)), &kp)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	err = lastError(rc, "aead key "+alg)
 	runtime.UnlockOSThread()
 	m.release()
@@ -91,7 +117,7 @@ func (a *AEAD) Overhead() int {
 // Seal implements cipher.AEAD. It panics if the module refuses (policy, error state) or the
 // nonce has the wrong size, as the standard library's AEADs panic on a bad nonce.
 func (a *AEAD) Seal(dst, nonce, plaintext, additionalData []byte) []byte {
-	out, _, err := a.SealIndicated(dst, nonce, plaintext, additionalData)
+	out, err := a.seal(dst, nonce, plaintext, additionalData, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -101,8 +127,7 @@ func (a *AEAD) Seal(dst, nonce, plaintext, additionalData []byte) []byte {
 // Open implements cipher.AEAD. A wrong tag returns an error wrapping ErrAuthentication; dst's
 // spare capacity is then wiped, never holding unauthenticated plaintext.
 func (a *AEAD) Open(dst, nonce, ciphertext, additionalData []byte) ([]byte, error) {
-	out, _, err := a.OpenIndicated(dst, nonce, ciphertext, additionalData)
-	return out, err
+	return a.open(dst, nonce, ciphertext, additionalData, nil)
 }
 
 // sliceForAppend extends in by n bytes, reusing its capacity when it can (as the standard
@@ -136,79 +161,95 @@ func invalid(op, msg string) error {
 // as an error instead of a panic. For an AEAD made by NewAEADWithRandomNonce, nonce must be
 // nil.
 func (a *AEAD) SealIndicated(dst, nonce, plaintext, additionalData []byte) ([]byte, Indicator, error) {
+	var ind C.regula_indicator
+	out, err := a.seal(dst, nonce, plaintext, additionalData, &ind)
+	if err != nil {
+		return nil, Indicator{}, err
+	}
+	return out, indicator(&ind), nil
+}
+
+// seal seals, writing the indicator to ind unless it is nil.
+func (a *AEAD) seal(dst, nonce, plaintext, additionalData []byte, ind *C.regula_indicator) ([]byte, error) {
 	const op = "aead seal"
 	prefix := 0
 	if a.randomNonce {
 		if len(nonce) != 0 {
-			return nil, Indicator{}, invalid(op, "the module generates the nonce; pass nil")
+			return nil, invalid(op, "the module generates the nonce; pass nil")
 		}
 		prefix = a.nonceSize
 	}
 	ret, out := sliceForAppend(dst, prefix+len(plaintext)+a.tagSize)
 	if inexactOverlap(out[prefix:], plaintext) || inexactOverlap(out, additionalData) {
-		return nil, Indicator{}, invalid(op, "invalid buffer overlap")
+		return nil, invalid(op, "invalid buffer overlap")
 	}
 	kp, err := a.handle(op)
 	if err != nil {
-		return nil, Indicator{}, err
+		return nil, err
 	}
-	var ind C.regula_indicator
-	var outLen C.size_t
-	runtime.LockOSThread()
-	var rc C.int
+	genNonce, nonceArg := C.int(0), nonce
 	if a.randomNonce {
-		rc = C.regula_aead_seal_gen_nonce(kp, ptr(out), C.size_t(prefix), ptr(additionalData), C.size_t(len(additionalData)),
-			ptr(plaintext), C.size_t(len(plaintext)), ptr(out[prefix:]), C.size_t(len(out)-prefix), &outLen, &ind)
-	} else {
-		rc = C.regula_aead_seal(kp, ptr(nonce), C.size_t(len(nonce)), ptr(additionalData), C.size_t(len(additionalData)),
-			ptr(plaintext), C.size_t(len(plaintext)), ptr(out), C.size_t(len(out)), &outLen, &ind)
+		genNonce, nonceArg = 1, out[:prefix]
 	}
+	runtime.LockOSThread()
+	r := C.regula_go_aead_seal(kp, genNonce, ptr(nonceArg), C.size_t(len(nonceArg)), ptr(additionalData), C.size_t(len(additionalData)),
+		ptr(plaintext), C.size_t(len(plaintext)), ptr(out[prefix:]), C.size_t(len(out)-prefix), ind)
+	rc, outLen := r.rc, r.len
 	err = lastError(rc, op)
 	runtime.UnlockOSThread()
 	a.h.mu.RUnlock()
 	if err != nil {
-		return nil, Indicator{}, err
+		return nil, err
 	}
-	return ret[:len(dst)+prefix+int(outLen)], indicator(&ind), nil
+	return ret[:len(dst)+prefix+int(outLen)], nil
 }
 
 // OpenIndicated is Open returning the operation's service indicator.
 func (a *AEAD) OpenIndicated(dst, nonce, ciphertext, additionalData []byte) ([]byte, Indicator, error) {
+	var ind C.regula_indicator
+	out, err := a.open(dst, nonce, ciphertext, additionalData, &ind)
+	if err != nil {
+		return nil, Indicator{}, err
+	}
+	return out, indicator(&ind), nil
+}
+
+// open opens, writing the indicator to ind unless it is nil.
+func (a *AEAD) open(dst, nonce, ciphertext, additionalData []byte, ind *C.regula_indicator) ([]byte, error) {
 	const op = "aead open"
 	if a.randomNonce {
 		if len(nonce) != 0 {
-			return nil, Indicator{}, invalid(op, "the nonce is read from the ciphertext; pass nil")
+			return nil, invalid(op, "the nonce is read from the ciphertext; pass nil")
 		}
 		if len(ciphertext) < a.nonceSize {
-			return nil, Indicator{}, &Error{Op: op, Code: C.REGULA_ERR_CRYPTO}
+			return nil, &Error{Op: op, Code: C.REGULA_ERR_CRYPTO}
 		}
 		nonce, ciphertext = ciphertext[:a.nonceSize], ciphertext[a.nonceSize:]
 	}
 	if len(ciphertext) < a.tagSize {
-		return nil, Indicator{}, &Error{Op: op, Code: C.REGULA_ERR_CRYPTO}
+		return nil, &Error{Op: op, Code: C.REGULA_ERR_CRYPTO}
 	}
 	ret, out := sliceForAppend(dst, len(ciphertext)-a.tagSize)
 	if inexactOverlap(out, ciphertext) || inexactOverlap(out, additionalData) {
-		return nil, Indicator{}, invalid(op, "invalid buffer overlap")
+		return nil, invalid(op, "invalid buffer overlap")
 	}
 	kp, err := a.handle(op)
 	if err != nil {
-		return nil, Indicator{}, err
+		return nil, err
 	}
-	var ind C.regula_indicator
-	var outLen C.size_t
 	runtime.LockOSThread()
-	rc := C.regula_aead_open(kp, ptr(nonce), C.size_t(len(nonce)), ptr(additionalData), C.size_t(len(additionalData)),
-		ptr(ciphertext), C.size_t(len(ciphertext)), ptr(out), C.size_t(len(out)), &outLen, &ind)
+	r := C.regula_go_aead_open(kp, ptr(nonce), C.size_t(len(nonce)), ptr(additionalData), C.size_t(len(additionalData)),
+		ptr(ciphertext), C.size_t(len(ciphertext)), ptr(out), C.size_t(len(out)), ind)
+	rc, outLen := r.rc, r.len
 	err = lastError(rc, op)
 	runtime.UnlockOSThread()
 	a.h.mu.RUnlock()
 	if err != nil {
 		// The library wiped out; clear it again in case out was only partly its buffer.
 		clear(out)
-		return nil, Indicator{}, err
+		return nil, err
 	}
-	return ret[:len(dst)+int(outLen)], indicator(&ind), nil
+	return ret[:len(dst)+int(outLen)], nil
 }
 
 // handle holds the C handle for one call (release with a.h.mu.RUnlock), or fails after Close.

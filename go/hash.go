@@ -3,6 +3,73 @@ package regula
 /*
 #include <stdlib.h>
 #include <regula.h>
+
+// A Go hash.Hash is two digest contexts: the running one and an empty one Reset copies (so
+// Reset needs no module). These helpers do each Hash method in one cgo call; they only move
+// contexts around, the digest is the library's.
+typedef struct {
+	regula_digest_ctx *cur, *initial;
+} regula_go_hash;
+
+static void regula_go_hash_free(regula_go_hash *h) {
+	if (h == NULL) return;
+	regula_digest_free(h->cur);
+	regula_digest_free(h->initial);
+	free(h);
+}
+
+static int regula_go_hash_wrap(regula_digest_ctx *cur, regula_digest_ctx *initial, regula_go_hash **out) {
+	regula_go_hash *h = calloc(1, sizeof *h);
+	if (h == NULL) {
+		regula_digest_free(cur);
+		regula_digest_free(initial);
+		return REGULA_ERR_INTERNAL;
+	}
+	h->cur = cur;
+	h->initial = initial;
+	*out = h;
+	return REGULA_OK;
+}
+
+static int regula_go_hash_new(const regula_module *m, const char *alg, regula_go_hash **out) {
+	regula_digest_ctx *cur = NULL, *initial = NULL;
+	int rc = regula_digest_new(m, alg, &cur);
+	if (rc == REGULA_OK) rc = regula_digest_copy(cur, &initial);
+	if (rc != REGULA_OK) {
+		regula_digest_free(cur);
+		return rc;
+	}
+	return regula_go_hash_wrap(cur, initial, out);
+}
+
+static int regula_go_hash_clone(const regula_go_hash *h, regula_go_hash **out) {
+	regula_digest_ctx *cur = NULL, *initial = NULL;
+	int rc = regula_digest_copy(h->cur, &cur);
+	if (rc == REGULA_OK) rc = regula_digest_copy(h->initial, &initial);
+	if (rc != REGULA_OK) {
+		regula_digest_free(cur);
+		return rc;
+	}
+	return regula_go_hash_wrap(cur, initial, out);
+}
+
+// Finishes a copy of the running context, leaving it as it was.
+static int regula_go_hash_sum(const regula_go_hash *h, uint8_t *out, size_t cap, size_t *len, regula_indicator *ind) {
+	regula_digest_ctx *copy = NULL;
+	int rc = regula_digest_copy(h->cur, &copy);
+	if (rc == REGULA_OK) rc = regula_digest_final(copy, out, cap, len, ind);
+	regula_digest_free(copy);
+	return rc;
+}
+
+static int regula_go_hash_reset(regula_go_hash *h) {
+	regula_digest_ctx *fresh = NULL;
+	int rc = regula_digest_copy(h->initial, &fresh);
+	if (rc != REGULA_OK) return rc;
+	regula_digest_free(h->cur);
+	h->cur = fresh;
+	return REGULA_OK;
+}
 */
 import "C"
 
@@ -77,36 +144,25 @@ func (m *Module) newHash(alg string) (*Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
-	var ctx *C.regula_digest_ctx
+	calg, done := cname(alg)
+	var gh *C.regula_go_hash
 	runtime.LockOSThread()
-	rc := C.regula_digest_new(mp, calg, &ctx)
+	rc := C.regula_go_hash_new(mp, calg, &gh)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	err = lastError(rc, "digest "+alg)
 	runtime.UnlockOSThread()
 	m.release()
 	if err != nil {
 		return nil, err
 	}
-	return newHashFromCtx(alg, sizes, ctx)
+	return wrapHash(alg, sizes[0], sizes[1], gh), nil
 }
 
-// newHashFromCtx wraps a fresh context, keeping a copy of it as the state Reset returns to.
-func newHashFromCtx(alg string, sizes [2]int, ctx *C.regula_digest_ctx) (*Hash, error) {
-	var initial *C.regula_digest_ctx
-	runtime.LockOSThread()
-	rc := C.regula_digest_copy(ctx, &initial)
-	err := lastError(rc, "digest copy")
-	runtime.UnlockOSThread()
-	if err != nil {
-		C.regula_digest_free(ctx)
-		return nil, err
-	}
-	h := &Hash{alg: alg, size: sizes[0], blockSize: sizes[1], initial: initial}
-	h.h.p = unsafe.Pointer(ctx)
-	h.h.cleanup = runtime.AddCleanup(h, func(p *C.regula_digest_ctx) { C.regula_digest_free(p) }, ctx)
-	h.initialCleanup = runtime.AddCleanup(h, func(p *C.regula_digest_ctx) { C.regula_digest_free(p) }, initial)
-	return h, nil
+func wrapHash(alg string, size, blockSize int, gh *C.regula_go_hash) *Hash {
+	h := &Hash{alg: alg, size: size, blockSize: blockSize}
+	h.h.p = unsafe.Pointer(gh)
+	h.h.cleanup = runtime.AddCleanup(h, func(p *C.regula_go_hash) { C.regula_go_hash_free(p) }, gh)
+	return h
 }
 
 // mustHash is for the crypto.Hash-style constructors, which cannot return an error.
@@ -144,15 +200,9 @@ func (h *Hash) Size() int { return h.size }
 // BlockSize is the algorithm's block size in bytes.
 func (h *Hash) BlockSize() int { return h.blockSize }
 
-// Close frees the digest context. Close is idempotent; a closed Hash refuses every call.
+// Close frees the digest contexts. Close is idempotent; a closed Hash refuses every call.
 func (h *Hash) Close() error {
-	h.h.close(func(up unsafe.Pointer) {
-		p := (*C.regula_digest_ctx)(up)
-		C.regula_digest_free(p)
-		h.initialCleanup.Stop()
-		C.regula_digest_free(h.initial)
-		h.initial = nil
-	})
+	h.h.close(func(p unsafe.Pointer) { C.regula_go_hash_free((*C.regula_go_hash)(p)) })
 	return nil
 }
 
@@ -162,12 +212,12 @@ func (h *Hash) Write(p []byte) (int, error) {
 	if h.err != nil {
 		return 0, h.err
 	}
-	ctx, err := h.handle("digest update")
+	gh, err := h.handle("digest update")
 	if err != nil {
 		return 0, err
 	}
 	runtime.LockOSThread()
-	rc := C.regula_digest_update(ctx, ptr(p), C.size_t(len(p)))
+	rc := C.regula_digest_update(gh.cur, ptr(p), C.size_t(len(p)))
 	err = lastError(rc, "digest update")
 	runtime.UnlockOSThread()
 	h.h.mu.RUnlock()
@@ -181,7 +231,7 @@ func (h *Hash) Write(p []byte) (int, error) {
 // Sum appends the digest of what was written so far to b, without changing the state (it
 // finishes a copy made by regula_digest_copy).
 func (h *Hash) Sum(b []byte) []byte {
-	out, _, err := h.SumIndicated(b)
+	out, err := h.sum(b, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -190,58 +240,51 @@ func (h *Hash) Sum(b []byte) []byte {
 
 // SumIndicated is Sum returning the service indicator, and the module's refusal as an error.
 func (h *Hash) SumIndicated(b []byte) ([]byte, Indicator, error) {
-	const op = "digest final"
-	if h.err != nil {
-		return nil, Indicator{}, h.err
-	}
-	ctx, err := h.handle(op)
-	if err != nil {
-		return nil, Indicator{}, err
-	}
-	var digest [C.REGULA_MAX_DIGEST_LEN]byte
-	var n C.size_t
 	var ind C.regula_indicator
-	var cp *C.regula_digest_ctx
-	runtime.LockOSThread()
-	rc := C.regula_digest_copy(ctx, &cp)
-	if rc == C.REGULA_OK {
-		rc = C.regula_digest_final(cp, (*C.uint8_t)(&digest[0]), C.size_t(len(digest)), &n, &ind)
-	}
-	err = lastError(rc, op)
-	runtime.UnlockOSThread()
-	C.regula_digest_free(cp)
-	h.h.mu.RUnlock()
+	out, err := h.sum(b, &ind)
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	return append(b, digest[:n]...), indicator(&ind), nil
+	return out, indicator(&ind), nil
 }
 
-// Reset restarts the digest from a pristine context copied when the Hash was made, so it
-// works after the Module is closed too.
+func (h *Hash) sum(b []byte, ind *C.regula_indicator) ([]byte, error) {
+	const op = "digest final"
+	if h.err != nil {
+		return nil, h.err
+	}
+	gh, err := h.handle(op)
+	if err != nil {
+		return nil, err
+	}
+	// Written in place at the end of b when it has room, like the standard library's hashes.
+	ret, out := sliceForAppend(b, h.size)
+	var n C.size_t
+	runtime.LockOSThread()
+	rc := C.regula_go_hash_sum(gh, ptr(out), C.size_t(len(out)), &n, ind)
+	err = lastError(rc, op)
+	runtime.UnlockOSThread()
+	h.h.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	return ret[:len(b)+int(n)], nil
+}
+
+// Reset restarts the digest from the empty context kept since the Hash was made, so it works
+// after the Module is closed too.
 func (h *Hash) Reset() {
-	ctx, err := h.handle("digest reset")
+	gh, err := h.handle("digest reset")
 	if err != nil {
 		h.err = err
 		return
 	}
-	var fresh *C.regula_digest_ctx
 	runtime.LockOSThread()
-	rc := C.regula_digest_copy(h.initial, &fresh)
+	rc := C.regula_go_hash_reset(gh)
 	err = lastError(rc, "digest reset")
 	runtime.UnlockOSThread()
 	h.h.mu.RUnlock()
-	if err != nil {
-		h.err = err
-		return
-	}
-	h.h.mu.Lock()
-	h.h.cleanup.Stop()
-	C.regula_digest_free(ctx)
-	h.h.p = unsafe.Pointer(fresh)
-	h.h.cleanup = runtime.AddCleanup(h, func(p *C.regula_digest_ctx) { C.regula_digest_free(p) }, fresh)
-	h.h.mu.Unlock()
-	h.err = nil
+	h.err = err
 }
 
 // Clone returns an independent copy of the digest state (regula_digest_copy).
@@ -249,34 +292,26 @@ func (h *Hash) Clone() (hash.Cloner, error) {
 	if h.err != nil {
 		return nil, h.err
 	}
-	ctx, err := h.handle("digest copy")
+	gh, err := h.handle("digest copy")
 	if err != nil {
 		return nil, err
 	}
-	var cp *C.regula_digest_ctx
+	var cp *C.regula_go_hash
 	runtime.LockOSThread()
-	rc := C.regula_digest_copy(ctx, &cp)
+	rc := C.regula_go_hash_clone(gh, &cp)
 	err = lastError(rc, "digest copy")
 	runtime.UnlockOSThread()
 	h.h.mu.RUnlock()
 	if err != nil {
 		return nil, err
 	}
-	c := &Hash{alg: h.alg, size: h.size, blockSize: h.blockSize}
-	var initial *C.regula_digest_ctx
-	runtime.LockOSThread()
-	rc = C.regula_digest_copy(h.initial, &initial)
-	err = lastError(rc, "digest copy")
-	runtime.UnlockOSThread()
-	if err != nil {
-		C.regula_digest_free(cp)
-		return nil, err
-	}
-	c.initial = initial
-	c.h.p = unsafe.Pointer(cp)
-	c.h.cleanup = runtime.AddCleanup(c, func(p *C.regula_digest_ctx) { C.regula_digest_free(p) }, cp)
-	c.initialCleanup = runtime.AddCleanup(c, func(p *C.regula_digest_ctx) { C.regula_digest_free(p) }, initial)
-	return c, nil
+	return wrapHash(h.alg, h.size, h.blockSize, cp), nil
+}
+
+// handle holds the C state for one call (release with h.h.mu.RUnlock), or fails after Close.
+func (h *Hash) handle(op string) (*C.regula_go_hash, error) {
+	p, err := h.h.acquire(op)
+	return (*C.regula_go_hash)(p), err
 }
 
 // Digest hashes data in one call and returns the digest with its service indicator.
@@ -285,13 +320,13 @@ func (m *Module) Digest(alg string, data []byte) ([]byte, Indicator, error) {
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
+	calg, done := cname(alg)
 	var digest [C.REGULA_MAX_DIGEST_LEN]byte
 	var n C.size_t
 	var ind C.regula_indicator
 	runtime.LockOSThread()
 	rc := C.regula_digest(mp, calg, ptr(data), C.size_t(len(data)), (*C.uint8_t)(&digest[0]), C.size_t(len(digest)), &n, &ind)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	err = lastError(rc, "digest "+alg)
 	runtime.UnlockOSThread()
 	m.release()
@@ -299,10 +334,4 @@ func (m *Module) Digest(alg string, data []byte) ([]byte, Indicator, error) {
 		return nil, Indicator{}, err
 	}
 	return append([]byte(nil), digest[:n]...), indicator(&ind), nil
-}
-
-// handle holds the C handle for one call (release with h.h.mu.RUnlock), or fails after Close.
-func (h *Hash) handle(op string) (*C.regula_digest_ctx, error) {
-	p, err := h.h.acquire(op)
-	return (*C.regula_digest_ctx)(p), err
 }

@@ -24,11 +24,11 @@ func (m *Module) NewMAC(alg string, key []byte) (*MAC, error) {
 	if err != nil {
 		return nil, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
+	calg, done := cname(alg)
 	var kp *C.regula_mac_key
 	runtime.LockOSThread()
 	rc := C.regula_mac_key_new(mp, calg, ptr(key), C.size_t(len(key)), &kp)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	err = lastError(rc, "mac key "+alg)
 	runtime.UnlockOSThread()
 	m.release()

@@ -115,30 +115,51 @@ type Indicator struct {
 	Approved  bool   // whether the policy approves this use
 }
 
-// The indicator's strings are static in the library, so each is converted once.
-var staticStrings sync.Map // *C.char (as uintptr) -> string
-
-func staticString(p *C.char) string {
-	if p == nil {
-		return ""
-	}
-	key := uintptr(unsafe.Pointer(p))
-	if s, ok := staticStrings.Load(key); ok {
-		return s.(string)
-	}
-	s := C.GoString(p)
-	staticStrings.Store(key, s)
-	return s
-}
+// The indicator's strings are static in the library, so each distinct indicator is converted
+// to Go strings once.
+var indicators sync.Map // C.regula_indicator -> Indicator
 
 func indicator(ind *C.regula_indicator) Indicator {
-	return Indicator{
-		Algorithm: staticString(ind.algorithm),
-		Service:   staticString(ind.service),
-		Policy:    staticString(ind.policy),
+	if v, ok := indicators.Load(*ind); ok {
+		return v.(Indicator)
+	}
+	v := Indicator{
+		Algorithm: C.GoString(ind.algorithm),
+		Service:   C.GoString(ind.service),
+		Policy:    C.GoString(ind.policy),
 		Approved:  ind.approved != 0,
 	}
+	indicators.Store(*ind, v)
+	return v
 }
+
+// Algorithm names as C strings, made once: a name the library accepted is kept (the registry
+// is finite); others are freed after the call.
+var (
+	cnames     sync.Map // string -> *C.char
+	cnamesMu   sync.Mutex
+	cnameCount int
+)
+
+// cname returns alg as a C string and a function to call when the call is done with it.
+func cname(alg string) (*C.char, func(ok bool)) {
+	if p, ok := cnames.Load(alg); ok {
+		return p.(*C.char), keepName
+	}
+	p := C.CString(alg)
+	return p, func(ok bool) {
+		cnamesMu.Lock()
+		defer cnamesMu.Unlock()
+		if _, dup := cnames.Load(alg); ok && !dup && cnameCount < 512 {
+			cnames.Store(alg, p)
+			cnameCount++
+			return
+		}
+		C.free(unsafe.Pointer(p))
+	}
+}
+
+func keepName(bool) {}
 
 // IndicatorState aggregates the indicators of a scope since its last reset.
 type IndicatorState int

@@ -93,13 +93,13 @@ func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.c
 	if err != nil {
 		return nil, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
+	calg, done := cname(alg)
 	var kp *C.regula_signing_key
 	var der [4096]byte
 	var n C.size_t
 	runtime.LockOSThread()
 	rc := call(mp, calg, &kp)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	if rc == C.REGULA_OK {
 		rc = C.regula_signing_key_public_der(kp, (*C.uint8_t)(&der[0]), C.size_t(len(der)), &n)
 	}
@@ -225,11 +225,11 @@ func (m *Module) Verify(alg string, publicKey, msg, sig []byte) (Indicator, erro
 	if err != nil {
 		return Indicator{}, err
 	}
-	calg := C.CString(alg)
-	defer C.free(unsafe.Pointer(calg))
+	calg, done := cname(alg)
 	var ind C.regula_indicator
 	runtime.LockOSThread()
 	rc := C.regula_verify(mp, calg, ptr(publicKey), C.size_t(len(publicKey)), ptr(msg), C.size_t(len(msg)), ptr(sig), C.size_t(len(sig)), &ind)
+	done(rc != C.REGULA_ERR_INVALID_INPUT)
 	err = lastError(rc, op)
 	runtime.UnlockOSThread()
 	m.release()

@@ -1,0 +1,7 @@
+package regula
+
+// Hooks for the benchmarks in package regula_test.
+var (
+	BenchSealC    = benchSealC
+	BenchNullCall = benchNullCall
+)
