@@ -36,6 +36,7 @@ type PrivateKey struct {
 	pss    bool
 	pubDER []byte
 	pub    crypto.PublicKey
+	sigCap int // the signature buffer: REGULA_MAX_SIGNATURE_LEN, or FIPS 204's size for ML-DSA
 }
 
 var (
@@ -60,6 +61,8 @@ var schemes = map[string]struct {
 	"rsa-pkcs1-sha256": {crypto.SHA256, false}, "rsa-pkcs1-sha384": {crypto.SHA384, false}, "rsa-pkcs1-sha512": {crypto.SHA512, false},
 	"ed25519": {0, false}, "sm2-sign": {0, false}, "ml-dsa-44": {0, false}, "ml-dsa-65": {0, false}, "ml-dsa-87": {0, false},
 }
+
+var mldsaSignatureSizes = map[string]int{"ml-dsa-44": 2420, "ml-dsa-65": 3309, "ml-dsa-87": 4627}
 
 // GenerateKey generates a signing key inside the module and runs its pairwise consistency
 // test. RSA keys are 3072 bits (see GenerateRSAKey).
@@ -110,7 +113,12 @@ func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.c
 		C.regula_signing_key_free(kp)
 		return nil, err
 	}
-	k := &PrivateKey{module: m, alg: alg, hash: scheme.hash, pss: scheme.pss, pubDER: append([]byte(nil), der[:n]...)}
+	k := &PrivateKey{module: m, alg: alg, hash: scheme.hash, pss: scheme.pss, pubDER: append([]byte(nil), der[:n]...),
+		sigCap: C.REGULA_MAX_SIGNATURE_LEN}
+	// REGULA_MAX_SIGNATURE_LEN (1024) is smaller than an ML-DSA signature (FIPS 204 Table 2).
+	if size, ok := mldsaSignatureSizes[alg]; ok {
+		k.sigCap = size
+	}
 	k.h.p = unsafe.Pointer(kp)
 	k.h.cleanup = runtime.AddCleanup(k, func(p *C.regula_signing_key) { C.regula_signing_key_free(p) }, kp)
 	// The standard library's key types where it has them (so crypto/tls and crypto/x509
@@ -169,18 +177,22 @@ func (k *PrivateKey) SignMessageIndicated(msg []byte, opts crypto.SignerOpts) ([
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	var sig [C.REGULA_MAX_SIGNATURE_LEN]byte
+	sig := make([]byte, k.sigCap)
 	var n C.size_t
 	var ind C.regula_indicator
 	runtime.LockOSThread()
-	rc := C.regula_sign(kp, ptr(msg), C.size_t(len(msg)), (*C.uint8_t)(&sig[0]), C.size_t(len(sig)), &n, &ind)
+	rc := C.regula_sign(kp, ptr(msg), C.size_t(len(msg)), ptr(sig), C.size_t(len(sig)), &n, &ind)
+	if rc == C.REGULA_ERR_BUFFER_TOO_SMALL { // n is the size needed
+		sig = make([]byte, n)
+		rc = C.regula_sign(kp, ptr(msg), C.size_t(len(msg)), ptr(sig), C.size_t(len(sig)), &n, &ind)
+	}
 	err = lastError(rc, op)
 	runtime.UnlockOSThread()
 	k.h.mu.RUnlock()
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	return append([]byte(nil), sig[:n]...), indicator(&ind), nil
+	return sig[:n:n], indicator(&ind), nil
 }
 
 // SignWithID signs msg as the SM2 signer id (GB/T 32918.2 Z_A); SM2 keys only. Sign uses
@@ -191,18 +203,18 @@ func (k *PrivateKey) SignWithID(id, msg []byte) ([]byte, Indicator, error) {
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	var sig [C.REGULA_MAX_SIGNATURE_LEN]byte
+	sig := make([]byte, k.sigCap)
 	var n C.size_t
 	var ind C.regula_indicator
 	runtime.LockOSThread()
-	rc := C.regula_sign_with_id(kp, ptr(id), C.size_t(len(id)), ptr(msg), C.size_t(len(msg)), (*C.uint8_t)(&sig[0]), C.size_t(len(sig)), &n, &ind)
+	rc := C.regula_sign_with_id(kp, ptr(id), C.size_t(len(id)), ptr(msg), C.size_t(len(msg)), ptr(sig), C.size_t(len(sig)), &n, &ind)
 	err = lastError(rc, op)
 	runtime.UnlockOSThread()
 	k.h.mu.RUnlock()
 	if err != nil {
 		return nil, Indicator{}, err
 	}
-	return append([]byte(nil), sig[:n]...), indicator(&ind), nil
+	return sig[:n:n], indicator(&ind), nil
 }
 
 func (k *PrivateKey) checkOpts(opts crypto.SignerOpts) error {
