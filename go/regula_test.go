@@ -514,6 +514,13 @@ func TestEd25519AgainstStdlib(t *testing.T) {
 	if err != nil || hexs(sig) != want {
 		t.Fatalf("RFC 8032 TEST 1: %x, %v", sig, err)
 	}
+	// Ed25519ctx and Ed25519ph are not offered: refused, never signed without the context.
+	if _, err := imported.Sign(nil, msg, &ed25519.Options{Context: "ctx"}); !errors.Is(err, regula.ErrInvalidInput) {
+		t.Fatalf("Ed25519 with a context: %v", err)
+	}
+	if _, err := imported.Sign(nil, msg, &ed25519.Options{Hash: crypto.SHA512}); !errors.Is(err, regula.ErrInvalidInput) {
+		t.Fatalf("Ed25519ph: %v", err)
+	}
 	goSig := ed25519.Sign(ed25519.NewKeyFromSeed(seed), msg)
 	if _, err := m.Verify("ed25519", imported.PublicKeyDER(), msg, goSig); err != nil {
 		t.Fatalf("the module rejects crypto/ed25519's signature: %v", err)

@@ -8,6 +8,8 @@ import "C"
 
 import (
 	"crypto"
+	"crypto/ed25519"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -131,6 +133,24 @@ func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.c
 	return k, nil
 }
 
+// tlsSchemes: the TLS signature scheme each algorithm is (RFC 8446 §4.2.3).
+var tlsSchemes = map[string]tls.SignatureScheme{
+	"ecdsa-p256": tls.ECDSAWithP256AndSHA256, "ecdsa-p384": tls.ECDSAWithP384AndSHA384, "ecdsa-p521": tls.ECDSAWithP521AndSHA512,
+	"ed25519":        tls.Ed25519,
+	"rsa-pss-sha256": tls.PSSWithSHA256, "rsa-pss-sha384": tls.PSSWithSHA384, "rsa-pss-sha512": tls.PSSWithSHA512,
+	"rsa-pkcs1-sha256": tls.PKCS1WithSHA256, "rsa-pkcs1-sha384": tls.PKCS1WithSHA384, "rsa-pkcs1-sha512": tls.PKCS1WithSHA512,
+}
+
+// TLSSignatureSchemes is the TLS signature scheme this key makes, for
+// tls.Certificate.SupportedSignatureAlgorithms: a module key is bound to one digest (and for
+// RSA to PSS or PKCS #1 v1.5), so crypto/tls must not pick another. Nil for SM2 and ML-DSA.
+func (k *PrivateKey) TLSSignatureSchemes() []tls.SignatureScheme {
+	if s, ok := tlsSchemes[k.alg]; ok {
+		return []tls.SignatureScheme{s}
+	}
+	return nil
+}
+
 // Close frees the key handle, which wipes the key. Close is idempotent.
 func (k *PrivateKey) Close() error {
 	k.h.close(func(p unsafe.Pointer) { C.regula_signing_key_free((*C.regula_signing_key)(p)) })
@@ -224,6 +244,10 @@ func (k *PrivateKey) checkOpts(opts crypto.SignerOpts) error {
 	}
 	if h != k.hash {
 		return fmt.Errorf("%s signs with %v, not %v", k.alg, k.hash, h)
+	}
+	// Ed25519ctx (RFC 8032 §5.1) is not offered by the module; never drop the context silently.
+	if eo, ok := opts.(*ed25519.Options); ok && eo.Context != "" {
+		return fmt.Errorf("%s: Ed25519 with a context is not offered", k.alg)
 	}
 	return checkPSS(k.pss, opts)
 }

@@ -146,3 +146,63 @@ func (c *countingSigner) SignMessage(rand io.Reader, msg []byte, opts crypto.Sig
 	c.calls.Add(1)
 	return c.PrivateKey.SignMessage(rand, msg, opts)
 }
+
+// An RSA-PSS key held by the module serves TLS 1.3 and 1.2 when the certificate names the one
+// scheme the key makes (PrivateKey.TLSSignatureSchemes).
+func TestTLSServerWithModuleRSAKey(t *testing.T) {
+	if testing.Short() {
+		t.Skip("RSA key generation")
+	}
+	m := load(t, "fips-140-3")
+	key, err := m.GenerateRSAKey("rsa-pss-sha256", 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer key.Close()
+	template := &x509.Certificate{
+		SerialNumber:          big.NewInt(2),
+		Subject:               pkix.Name{CommonName: "regula rsa test server"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		SignatureAlgorithm:    x509.SHA256WithRSAPSS,
+	}
+	der, err := x509.CreateCertificate(m.Random(), template, template, key.Public(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{{
+		Certificate: [][]byte{der}, PrivateKey: key, SupportedSignatureAlgorithms: key.TLSSignatureSchemes(),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(conn, "hi\n")
+			conn.Close()
+		}
+	}()
+	roots := x509.NewCertPool()
+	roots.AddCert(cert)
+	for _, version := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		conn, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{RootCAs: roots, ServerName: "127.0.0.1", MinVersion: version, MaxVersion: version})
+		if err != nil {
+			t.Fatalf("TLS %x with the module's RSA-PSS key: %v", version, err)
+		}
+		reply, err := io.ReadAll(conn)
+		if err != nil || string(reply) != "hi\n" {
+			t.Fatalf("TLS %x reply %q, %v", version, reply, err)
+		}
+		conn.Close()
+	}
+}
