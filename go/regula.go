@@ -189,17 +189,17 @@ func (s IndicatorState) String() string {
 type State int
 
 const (
-	// Operational: the self-tests passed; services are offered as the policy allows.
-	Operational State = C.REGULA_STATE_OPERATIONAL
-	// ErrorStateEntered: a self-test failed; every service returns ErrErrorState.
-	ErrorStateEntered State = C.REGULA_STATE_ERROR
+	// StateOperational: the self-tests passed; services are offered as the policy allows.
+	StateOperational State = C.REGULA_STATE_OPERATIONAL
+	// StateError: a self-test failed; every service returns ErrErrorState.
+	StateError State = C.REGULA_STATE_ERROR
 )
 
 func (s State) String() string {
 	switch s {
-	case Operational:
+	case StateOperational:
 		return "operational"
-	case ErrorStateEntered:
+	case StateError:
 		return "error"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
@@ -289,7 +289,7 @@ func (m *Module) Policy() string {
 	return C.GoString(C.regula_module_policy(p))
 }
 
-// State is Operational or ErrorStateEntered. It can change to the error state after load when
+// State is StateOperational or StateError. It can change to the error state after load when
 // a pairwise consistency test fails at key generation.
 func (m *Module) State() State {
 	p, err := m.get("state")

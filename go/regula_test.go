@@ -36,7 +36,7 @@ func load(t testing.TB, policy string) *regula.Module {
 	if err != nil {
 		t.Fatalf("Load(%q): %v", policy, err)
 	}
-	if m.State() != regula.Operational || m.Policy() != policy {
+	if m.State() != regula.StateOperational || m.Policy() != policy {
 		t.Fatalf("Load(%q): state %v, policy %q", policy, m.State(), m.Policy())
 	}
 	actual, _ := modules.LoadOrStore(policy, m)
@@ -611,7 +611,7 @@ func TestScopeIndicator(t *testing.T) {
 func TestErrorState(t *testing.T) {
 	if os.Getenv("REGULA_BREAK_SELFTEST") != "" {
 		m, err := regula.Load("default")
-		if !errors.Is(err, regula.ErrErrorState) || m == nil || m.State() != regula.ErrorStateEntered {
+		if !errors.Is(err, regula.ErrErrorState) || m == nil || m.State() != regula.StateError {
 			t.Fatalf("Load with a broken self-test: %v", err)
 		}
 		if m.FailedSelfTest() != os.Getenv("REGULA_BREAK_SELFTEST") {
