@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -71,7 +72,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Message == "" {
-		return fmt.Sprintf("regula: %s: %v", e.Op, e.Unwrap())
+		return fmt.Sprintf("regula: %s: %s", e.Op, strings.TrimPrefix(e.Unwrap().Error(), "regula: "))
 	}
 	return fmt.Sprintf("regula: %s: %s", e.Op, e.Message)
 }
