@@ -117,7 +117,7 @@ func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.c
 	}
 	k := &PrivateKey{module: m, alg: alg, hash: scheme.hash, pss: scheme.pss, pubDER: append([]byte(nil), der[:n]...),
 		sigCap: C.REGULA_MAX_SIGNATURE_LEN}
-	// REGULA_MAX_SIGNATURE_LEN (1024) is smaller than an ML-DSA signature (FIPS 204 Table 2).
+	// ML-DSA signatures have one size per parameter set (FIPS 204 Table 2): size them exactly.
 	if size, ok := mldsaSignatureSizes[alg]; ok {
 		k.sigCap = size
 	}

@@ -127,9 +127,10 @@
 #define REGULA_MAX_MAC_LEN 64
 
 /**
- * Enough for any signature (RSA-8192); ECDSA and SM2 signatures are DER, at most 139 bytes.
+ * Enough for any signature: ML-DSA-87's 4627 bytes (FIPS 204 Table 2) is the largest; RSA-8192
+ * takes 1024, ECDSA and SM2 signatures are DER of at most 139 bytes.
  */
-#define REGULA_MAX_SIGNATURE_LEN 1024
+#define REGULA_MAX_SIGNATURE_LEN 4627
 
 /**
  * The block-cipher IV length (AES and SM4; XTS tweak).

@@ -81,8 +81,9 @@ pub const REGULA_AEAD_TAG_LEN: usize = 16;
 pub const REGULA_MAX_DIGEST_LEN: usize = 64;
 /// The largest MAC tag (HMAC-SHA-512).
 pub const REGULA_MAX_MAC_LEN: usize = 64;
-/// Enough for any signature (RSA-8192); ECDSA and SM2 signatures are DER, at most 139 bytes.
-pub const REGULA_MAX_SIGNATURE_LEN: usize = 1024;
+/// Enough for any signature: ML-DSA-87's 4627 bytes (FIPS 204 Table 2) is the largest; RSA-8192
+/// takes 1024, ECDSA and SM2 signatures are DER of at most 139 bytes.
+pub const REGULA_MAX_SIGNATURE_LEN: usize = 4627;
 /// The block-cipher IV length (AES and SM4; XTS tweak).
 pub const REGULA_CIPHER_IV_LEN: usize = 16;
 

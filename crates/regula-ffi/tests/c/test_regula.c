@@ -643,6 +643,27 @@ static void test_signature(regula_module *def, regula_module *fips, regula_modul
     CHECK_RC(regula_sign(sk, msg, msg_len, sig, 8, &sig_len, NULL), REGULA_ERR_BUFFER_TOO_SMALL);
     CHECK(sig_len > 8);
     regula_signing_key_free(sk);
+
+    /* ML-DSA-87's signature, the largest (FIPS 204 Table 2: 4627 bytes), fits the constant. */
+    CHECK_OK(regula_signing_key_generate(fips, "ml-dsa-87", 0, &sk, &ind));
+    check_indicator(&ind, "ml-dsa-87", "key-generation", "fips-140-3", 1);
+    CHECK_OK(regula_sign(sk, msg, msg_len, sig, sizeof sig, &sig_len, &ind));
+    CHECK(sig_len == 4627);
+    {
+        /* FIPS 204: a 2592-byte public key, in a SubjectPublicKeyInfo. */
+        static unsigned char mldsa_pub[4096];
+        size_t mldsa_pub_len;
+        CHECK_OK(regula_signing_key_public_der(sk, mldsa_pub, sizeof mldsa_pub, &mldsa_pub_len));
+        CHECK(mldsa_pub_len > 2592);
+        CHECK_OK(regula_verify(fips, "ml-dsa-87", mldsa_pub, mldsa_pub_len, msg, msg_len, sig, sig_len, &ind));
+        check_indicator(&ind, "ml-dsa-87", "verify", "fips-140-3", 1);
+        sig[0] ^= 1;
+        CHECK_RC(regula_verify(fips, "ml-dsa-87", mldsa_pub, mldsa_pub_len, msg, msg_len, sig, sig_len, NULL),
+                 REGULA_ERR_CRYPTO);
+    }
+    regula_signing_key_free(sk);
+    sk = NULL;
+
     /* A P-256 key is not an Ed25519 key, and garbage is not a key. */
     CHECK_RC(regula_signing_key_import(fips, "ed25519", (const uint8_t *)P256_KEY, strlen(P256_KEY), &sk, NULL),
              REGULA_ERR_INVALID_INPUT);
