@@ -2,7 +2,7 @@
 
 use std::ffi::{CStr, c_char, c_int};
 
-use regula::{AeadKey, CipherKey, DigestContext, MacKey};
+use regula::{AeadKey, CipherKey, DigestContext, MacKey, Served};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::boundary::{
@@ -1082,25 +1082,25 @@ pub unsafe extern "C" fn regula_hkdf(
     out_len: usize,
     indicator: *mut regula_indicator,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's promise on each argument.
-        unsafe {
-            fixed_output(out, out_len, |buffer| {
-                let module = handle(module, "module")?;
-                let algorithm = algorithm(algorithm_name)?;
-                let served = module.module.hkdf(
+    // SAFETY: the caller's promise on each argument.
+    unsafe {
+        derive_into(
+            module,
+            algorithm_name,
+            out,
+            out_len,
+            indicator,
+            |module, algorithm, len| {
+                Ok(module.hkdf(
                     algorithm,
                     input(secret, secret_len, "secret")?,
                     input(salt, salt_len, "salt")?,
                     input(info, info_len, "info")?,
-                    buffer.len(),
-                )?;
-                buffer.copy_from_slice(&served);
-                report(indicator, served.indicator(), module.policy);
-                Ok(())
-            })
-        }
-    })
+                    len,
+                )?)
+            },
+        )
+    }
 }
 
 /// SP 800-108r1 KBKDF in counter mode with an HMAC PRF (`"kbkdf-ctr-hmac-sha256"`, …): fills
@@ -1117,24 +1117,24 @@ pub unsafe extern "C" fn regula_kbkdf(
     out_len: usize,
     indicator: *mut regula_indicator,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's promise on each argument.
-        unsafe {
-            fixed_output(out, out_len, |buffer| {
-                let module = handle(module, "module")?;
-                let algorithm = algorithm(algorithm_name)?;
-                let served = module.module.kbkdf(
+    // SAFETY: the caller's promise on each argument.
+    unsafe {
+        derive_into(
+            module,
+            algorithm_name,
+            out,
+            out_len,
+            indicator,
+            |module, algorithm, len| {
+                Ok(module.kbkdf(
                     algorithm,
                     input(key, key_len, "key")?,
                     input(fixed_input, fixed_input_len, "fixed input")?,
-                    buffer.len(),
-                )?;
-                buffer.copy_from_slice(&served);
-                report(indicator, served.indicator(), module.policy);
-                Ok(())
-            })
-        }
-    })
+                    len,
+                )?)
+            },
+        )
+    }
 }
 
 /// `regula_kbkdf` with SP 800-108r1's fixed input `label ‖ 0x00 ‖ context ‖ [L]₃₂`, the
@@ -1153,25 +1153,25 @@ pub unsafe extern "C" fn regula_kbkdf_label_context(
     out_len: usize,
     indicator: *mut regula_indicator,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's promise on each argument.
-        unsafe {
-            fixed_output(out, out_len, |buffer| {
-                let module = handle(module, "module")?;
-                let algorithm = algorithm(algorithm_name)?;
-                let served = module.module.kbkdf_label_context(
+    // SAFETY: the caller's promise on each argument.
+    unsafe {
+        derive_into(
+            module,
+            algorithm_name,
+            out,
+            out_len,
+            indicator,
+            |module, algorithm, len| {
+                Ok(module.kbkdf_label_context(
                     algorithm,
                     input(key, key_len, "key")?,
                     input(label, label_len, "label")?,
                     input(context, context_len, "context")?,
-                    buffer.len(),
-                )?;
-                buffer.copy_from_slice(&served);
-                report(indicator, served.indicator(), module.policy);
-                Ok(())
-            })
-        }
-    })
+                    len,
+                )?)
+            },
+        )
+    }
 }
 
 /// PBKDF2 (`"pbkdf2-sha256"`, …): fills `out` (`out_len` bytes) from `password` and `salt`.
@@ -1188,25 +1188,25 @@ pub unsafe extern "C" fn regula_pbkdf2(
     out_len: usize,
     indicator: *mut regula_indicator,
 ) -> c_int {
-    guard(|| {
-        // SAFETY: the caller's promise on each argument.
-        unsafe {
-            fixed_output(out, out_len, |buffer| {
-                let module = handle(module, "module")?;
-                let algorithm = algorithm(algorithm_name)?;
-                let served = module.module.pbkdf2(
+    // SAFETY: the caller's promise on each argument.
+    unsafe {
+        derive_into(
+            module,
+            algorithm_name,
+            out,
+            out_len,
+            indicator,
+            |module, algorithm, len| {
+                Ok(module.pbkdf2(
                     algorithm,
                     input(password, password_len, "password")?,
                     input(salt, salt_len, "salt")?,
                     iterations,
-                    buffer.len(),
-                )?;
-                buffer.copy_from_slice(&served);
-                report(indicator, served.indicator(), module.policy);
-                Ok(())
-            })
-        }
-    })
+                    len,
+                )?)
+            },
+        )
+    }
 }
 
 /// Fills `out` with `out_len` bytes from the module's SP 800-90A DRBG (`"ctr-drbg"`).
@@ -1223,6 +1223,34 @@ pub unsafe extern "C" fn regula_random(
             fixed_output(out, out_len, |buffer| {
                 let module = handle(module, "module")?;
                 let served = module.module.fill_random(buffer)?;
+                report(indicator, served.indicator(), module.policy);
+                Ok(())
+            })
+        }
+    })
+}
+
+/// What every KDF entry point shares: resolve the module and the algorithm, derive `out_len`
+/// bytes into `out` (wiped on failure) and report the indicator.
+unsafe fn derive_into(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    out: *mut u8,
+    out_len: usize,
+    indicator: *mut regula_indicator,
+    derive: impl FnOnce(
+        &regula::Module,
+        regula::Algorithm,
+        usize,
+    ) -> Outcome<Served<Zeroizing<Vec<u8>>>>,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            fixed_output(out, out_len, |buffer| {
+                let module = handle(module, "module")?;
+                let served = derive(&module.module, algorithm(algorithm_name)?, buffer.len())?;
+                buffer.copy_from_slice(&served);
                 report(indicator, served.indicator(), module.policy);
                 Ok(())
             })
