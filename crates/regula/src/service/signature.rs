@@ -93,6 +93,13 @@ fn signing_usage(key_bits: Option<u32>) -> Usage {
     }
 }
 
+/// The modulus size of an RSA public key given as DER SubjectPublicKeyInfo.
+fn rsa_key_bits(algorithm: Algorithm, public_key: &[u8]) -> Result<u32> {
+    PublicEncryptingKey::from_der(public_key)
+        .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
+        .map_err(|_| Error::invalid_key(algorithm, "not a DER SubjectPublicKeyInfo RSA public key"))
+}
+
 fn curve_bits(algorithm: Algorithm) -> u32 {
     match algorithm {
         Algorithm::EcdsaP384 => 384,
@@ -270,26 +277,11 @@ impl Module {
                 (verification, 256)
             }
             SignatureScheme::Rsa(_, verification) => {
-                let bits = PublicEncryptingKey::from_der(public_key)
-                    .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
-                    .map_err(|_| {
-                        Error::invalid_key(
-                            algorithm,
-                            "not a DER SubjectPublicKeyInfo RSA public key",
-                        )
-                    })?;
-                (verification, bits)
+                (verification, rsa_key_bits(algorithm, public_key)?)
             }
+            // The verify-only ECDSA scheme is matched above; this is RSA PKCS#1 v1.5 with SHA-1.
             SignatureScheme::VerifyOnly(verification) => {
-                let bits = PublicEncryptingKey::from_der(public_key)
-                    .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
-                    .map_err(|_| {
-                        Error::invalid_key(
-                            algorithm,
-                            "not a DER SubjectPublicKeyInfo RSA public key",
-                        )
-                    })?;
-                (verification, bits)
+                (verification, rsa_key_bits(algorithm, public_key)?)
             }
         };
         let usage = Usage {
