@@ -138,6 +138,17 @@
 #define REGULA_CIPHER_IV_LEN 16
 
 /**
+ * SM2 ciphertext layout (`regula_encrypt_to_public_key`, `regula_decrypt`): the DER
+ * `SM2Cipher` of GM/T 0009-2012, what OpenSSL's `pkeyutl -encrypt` writes. The default.
+ */
+#define REGULA_SM2_CIPHERTEXT_ASN1 0
+
+/**
+ * SM2 ciphertext layout: `04 ‖ x ‖ y ‖ C3 ‖ C2` (GB/T 32918.4-2016).
+ */
+#define REGULA_SM2_CIPHERTEXT_C1C3C2 1
+
+/**
  * An AEAD key. Thread-safe: any number of threads may seal and open with it at once.
  */
 typedef struct regula_aead_key regula_aead_key;
@@ -151,6 +162,11 @@ typedef struct regula_agreement_key regula_agreement_key;
  * A block-cipher key (CBC, CTR, ECB, XTS, CBC-CS3). Thread-safe like an AEAD key.
  */
 typedef struct regula_cipher_key regula_cipher_key;
+
+/**
+ * An SM2 decryption key (`"sm2-encrypt"`, GB/T 32918.4). Thread-safe.
+ */
+typedef struct regula_decryption_key regula_decryption_key;
 
 /**
  * An incremental digest. Not thread-safe: one thread at a time per context.
@@ -906,6 +922,72 @@ int regula_kem_decapsulate(const struct regula_kem_key *key,
                            size_t shared_secret_cap,
                            size_t *shared_secret_len,
                            struct regula_indicator *indicator);
+
+/**
+ * Generates an SM2 decryption key (`"sm2-encrypt"`) and runs its pairwise consistency test.
+ */
+int regula_decryption_key_generate(const struct regula_module *module,
+                                   const char *algorithm_name,
+                                   struct regula_decryption_key **out,
+                                   struct regula_indicator *indicator);
+
+/**
+ * Imports a PKCS#8 SM2 private key, PEM (`-----BEGIN PRIVATE KEY-----`) or DER, as
+ * `openssl genpkey -algorithm SM2` writes it.
+ */
+int regula_decryption_key_import(const struct regula_module *module,
+                                 const char *algorithm_name,
+                                 const uint8_t *pkcs8,
+                                 size_t pkcs8_len,
+                                 struct regula_decryption_key **out,
+                                 struct regula_indicator *indicator);
+
+/**
+ * Frees (and wipes) a decryption key. NULL is ignored.
+ */
+void regula_decryption_key_free(struct regula_decryption_key *key);
+
+/**
+ * The public key as DER SubjectPublicKeyInfo.
+ */
+int regula_decryption_key_public_der(const struct regula_decryption_key *key,
+                                     uint8_t *out,
+                                     size_t out_cap,
+                                     size_t *out_len);
+
+/**
+ * Decrypts an SM2 ciphertext laid out as `format` (`REGULA_SM2_CIPHERTEXT_ASN1` or
+ * `REGULA_SM2_CIPHERTEXT_C1C3C2`). The plaintext is shorter than the ciphertext (by 97 bytes
+ * for C1C3C2, more for ASN.1). A malformed or altered ciphertext is `REGULA_ERR_CRYPTO`, and
+ * nothing is released.
+ */
+int regula_decrypt(const struct regula_decryption_key *key,
+                   int format,
+                   const uint8_t *ciphertext,
+                   size_t ciphertext_len,
+                   uint8_t *out,
+                   size_t out_cap,
+                   size_t *out_len,
+                   struct regula_indicator *indicator);
+
+/**
+ * Encrypts `plaintext` (not empty) to an SM2 public key given as SubjectPublicKeyInfo, PEM
+ * (`-----BEGIN PUBLIC KEY-----`) or DER, or as an uncompressed point. The ciphertext is laid
+ * out as `format`: `plaintext_len + 97` bytes for C1C3C2; for ASN.1 the DER integers vary in
+ * length from one encryption to the next, so a size query gives only that ciphertext's size,
+ * while `plaintext_len + 116` bytes always suffice (plaintexts under 4 GiB).
+ */
+int regula_encrypt_to_public_key(const struct regula_module *module,
+                                 const char *algorithm_name,
+                                 const uint8_t *public_key,
+                                 size_t public_key_len,
+                                 int format,
+                                 const uint8_t *plaintext,
+                                 size_t plaintext_len,
+                                 uint8_t *out,
+                                 size_t out_cap,
+                                 size_t *out_len,
+                                 struct regula_indicator *indicator);
 
 #ifdef __cplusplus
 }  // extern "C"

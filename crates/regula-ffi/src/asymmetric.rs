@@ -1,8 +1,8 @@
-//! Signatures, key agreement and ML-KEM, with PEM or DER key import.
+//! Signatures, key agreement, ML-KEM and SM2 public-key encryption, with PEM or DER key import.
 
 use std::ffi::{CStr, c_char, c_int};
 
-use regula::{AgreementKey, KemPrivateKey, SigningKey};
+use regula::{AgreementKey, CiphertextFormat, DecryptionKey, KemPrivateKey, SigningKey};
 use zeroize::Zeroize;
 
 use crate::boundary::{
@@ -10,7 +10,7 @@ use crate::boundary::{
     put_handle, with_output,
 };
 use crate::module::{algorithm, regula_module, report};
-use crate::regula_indicator;
+use crate::{REGULA_SM2_CIPHERTEXT_ASN1, REGULA_SM2_CIPHERTEXT_C1C3C2, regula_indicator};
 
 /// A private signing key (`"ecdsa-p256"`, `"ed25519"`, `"rsa-pss-sha256"`, `"sm2-sign"`, …).
 /// Thread-safe: any number of threads may sign with it at once.
@@ -28,6 +28,12 @@ pub struct regula_agreement_key {
 /// An ML-KEM decapsulation key (`"ml-kem-768"`, `"ml-kem-1024"`). Thread-safe.
 pub struct regula_kem_key {
     key: KemPrivateKey,
+    policy: &'static CStr,
+}
+
+/// An SM2 decryption key (`"sm2-encrypt"`, GB/T 32918.4). Thread-safe.
+pub struct regula_decryption_key {
+    key: DecryptionKey,
     policy: &'static CStr,
 }
 
@@ -539,6 +545,181 @@ pub unsafe extern "C" fn regula_kem_decapsulate(
                     Ok(len)
                 },
             )
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public-key encryption (SM2, GB/T 32918.4)
+
+/// The ciphertext layout a `format` argument names.
+fn ciphertext_format(format: c_int) -> Outcome<CiphertextFormat> {
+    match format {
+        REGULA_SM2_CIPHERTEXT_ASN1 => Ok(CiphertextFormat::Asn1),
+        REGULA_SM2_CIPHERTEXT_C1C3C2 => Ok(CiphertextFormat::C1C3C2),
+        other => Err(Fail::invalid(format!(
+            "unknown ciphertext format {other} (REGULA_SM2_CIPHERTEXT_ASN1 or _C1C3C2)"
+        ))),
+    }
+}
+
+/// Generates an SM2 decryption key (`"sm2-encrypt"`) and runs its pairwise consistency test.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_decryption_key_generate(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    out: *mut *mut regula_decryption_key,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            new_handle(
+                out,
+                || {
+                    let module = handle(module, "module")?;
+                    let algorithm = algorithm(algorithm_name)?;
+                    let (key, served) = module
+                        .module
+                        .generate_decryption_key(algorithm)?
+                        .into_parts();
+                    let policy = module.policy;
+                    Ok((regula_decryption_key { key, policy }, served, policy))
+                },
+                indicator,
+            )
+        }
+    })
+}
+
+/// Imports a PKCS#8 SM2 private key, PEM (`-----BEGIN PRIVATE KEY-----`) or DER, as
+/// `openssl genpkey -algorithm SM2` writes it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_decryption_key_import(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    pkcs8: *const u8,
+    pkcs8_len: usize,
+    out: *mut *mut regula_decryption_key,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            new_handle(
+                out,
+                || {
+                    let module = handle(module, "module")?;
+                    let algorithm = algorithm(algorithm_name)?;
+                    let der = der_or_pem(input(pkcs8, pkcs8_len, "key")?)?;
+                    let (key, served) = module
+                        .module
+                        .decryption_key_from_pkcs8(algorithm, &der)?
+                        .into_parts();
+                    let policy = module.policy;
+                    Ok((regula_decryption_key { key, policy }, served, policy))
+                },
+                indicator,
+            )
+        }
+    })
+}
+
+/// Frees (and wipes) a decryption key. NULL is ignored.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_decryption_key_free(key: *mut regula_decryption_key) {
+    // SAFETY: the caller's promise.
+    unsafe { free_handle(key) }
+}
+
+/// The public key as DER SubjectPublicKeyInfo.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_decryption_key_public_der(
+    key: *const regula_decryption_key,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            with_output(out, out_cap, out_len, |buffer| {
+                let key = handle(key, "decryption key")?;
+                copy_out(buffer, &key.key.public_key_der()?, "public key")
+            })
+        }
+    })
+}
+
+/// Decrypts an SM2 ciphertext laid out as `format` (`REGULA_SM2_CIPHERTEXT_ASN1` or
+/// `REGULA_SM2_CIPHERTEXT_C1C3C2`). The plaintext is shorter than the ciphertext (by 97 bytes
+/// for C1C3C2, more for ASN.1). A malformed or altered ciphertext is `REGULA_ERR_CRYPTO`, and
+/// nothing is released.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_decrypt(
+    key: *const regula_decryption_key,
+    format: c_int,
+    ciphertext: *const u8,
+    ciphertext_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            with_output(out, out_cap, out_len, |buffer| {
+                let key = handle(key, "decryption key")?;
+                let format = ciphertext_format(format)?;
+                let served = key
+                    .key
+                    .decrypt(input(ciphertext, ciphertext_len, "ciphertext")?, format)?;
+                let len = copy_out(buffer, &served, "plaintext")?;
+                report(indicator, served.indicator(), key.policy);
+                Ok(len)
+            })
+        }
+    })
+}
+
+/// Encrypts `plaintext` (not empty) to an SM2 public key given as SubjectPublicKeyInfo, PEM
+/// (`-----BEGIN PUBLIC KEY-----`) or DER, or as an uncompressed point. The ciphertext is laid
+/// out as `format`: `plaintext_len + 97` bytes for C1C3C2; for ASN.1 the DER integers vary in
+/// length from one encryption to the next, so a size query gives only that ciphertext's size,
+/// while `plaintext_len + 116` bytes always suffice (plaintexts under 4 GiB).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn regula_encrypt_to_public_key(
+    module: *const regula_module,
+    algorithm_name: *const c_char,
+    public_key: *const u8,
+    public_key_len: usize,
+    format: c_int,
+    plaintext: *const u8,
+    plaintext_len: usize,
+    out: *mut u8,
+    out_cap: usize,
+    out_len: *mut usize,
+    indicator: *mut regula_indicator,
+) -> c_int {
+    guard(|| {
+        // SAFETY: the caller's promise on each argument.
+        unsafe {
+            with_output(out, out_cap, out_len, |buffer| {
+                let module = handle(module, "module")?;
+                let algorithm = algorithm(algorithm_name)?;
+                let format = ciphertext_format(format)?;
+                let public_key = der_or_pem(input(public_key, public_key_len, "public key")?)?;
+                let served = module.module.encrypt_to_public_key(
+                    algorithm,
+                    &public_key,
+                    input(plaintext, plaintext_len, "plaintext")?,
+                    format,
+                )?;
+                let len = copy_out(buffer, &served, "ciphertext")?;
+                report(indicator, served.indicator(), module.policy);
+                Ok(len)
+            })
         }
     })
 }

@@ -87,6 +87,12 @@ pub const REGULA_MAX_SIGNATURE_LEN: usize = 4627;
 /// The block-cipher IV length (AES and SM4; XTS tweak).
 pub const REGULA_CIPHER_IV_LEN: usize = 16;
 
+/// SM2 ciphertext layout (`regula_encrypt_to_public_key`, `regula_decrypt`): the DER
+/// `SM2Cipher` of GM/T 0009-2012, what OpenSSL's `pkeyutl -encrypt` writes. The default.
+pub const REGULA_SM2_CIPHERTEXT_ASN1: c_int = 0;
+/// SM2 ciphertext layout: `04 ‖ x ‖ y ‖ C3 ‖ C2` (GB/T 32918.4-2016).
+pub const REGULA_SM2_CIPHERTEXT_C1C3C2: c_int = 1;
+
 /// The service indicator of one operation. The strings are static: valid for the life of the
 /// process, never freed by the caller.
 #[repr(C)]

@@ -715,6 +715,118 @@ static void test_signature(regula_module *def, regula_module *fips, regula_modul
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* SM2 public-key encryption (GB/T 32918.4). A ciphertext OpenSSL 3.0 made to SM2_PUB, the
+ * ASN.1 SM2Cipher of GM/T 0009-2012:
+ *   printf 'message from openssl' > msg
+ *   openssl pkeyutl -encrypt -pubin -inkey sm2_pub.pem -in msg | xxd -p */
+static const char SM2_OPENSSL_CIPHERTEXT[] =
+    "307d0220023871706f399dc91d2e5620345296331af87110a060bcb1abc805af6351fe41022100c6c3d2cbac93f0"
+    "0ec070697a607f5cefd61a2a42ec4777c829566fe73295c36a0420f715dcd6812e9381061727ffd1bd3c18157356"
+    "8f6abb7c936222037f32b6b9f10414d1950fb3182de7a6cece6e73154d20a79126a645";
+
+static void test_public_key_encryption(regula_module *def, regula_module *fips, regula_module *gm) {
+    const uint8_t *msg = (const uint8_t *)"message from openssl";
+    size_t msg_len = strlen((const char *)msg);
+    unsigned char ct[256], pt[256], der[128];
+    size_t ct_len, pt_len, der_len;
+    regula_indicator ind;
+    regula_decryption_key *dk = NULL;
+
+    /* OpenSSL's key (PEM) decrypts OpenSSL's ciphertext. */
+    CHECK_OK(regula_decryption_key_import(gm, "sm2-encrypt", (const uint8_t *)SM2_KEY, strlen(SM2_KEY), &dk, &ind));
+    check_indicator(&ind, "sm2-encrypt", "key-import", "gm", 1);
+    unsigned char oct[160];
+    size_t oct_len = unhex(SM2_OPENSSL_CIPHERTEXT, oct, sizeof oct);
+    CHECK(oct_len == 127);
+    CHECK_OK(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, oct, oct_len, pt, sizeof pt, &pt_len, &ind));
+    check_indicator(&ind, "sm2-encrypt", "decrypt", "gm", 1);
+    CHECK(pt_len == msg_len);
+    CHECK_MEM(pt, msg, msg_len);
+    /* The size query, then too small a buffer: the length needed, nothing written. */
+    CHECK_RC(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, oct, oct_len, NULL, 0, &pt_len, NULL),
+             REGULA_ERR_BUFFER_TOO_SMALL);
+    CHECK(pt_len == msg_len);
+    memset(pt, 0xaa, sizeof pt);
+    CHECK_RC(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, oct, oct_len, pt, 4, &pt_len, NULL),
+             REGULA_ERR_BUFFER_TOO_SMALL);
+    CHECK(pt_len == msg_len && all_zero(pt, 4));
+    /* A flipped byte anywhere (here in C2, then in C3) is a cryptographic failure; the output is wiped. */
+    for (size_t at = oct_len - 1; at > oct_len - 30; at -= 25) {
+        oct[at] ^= 1;
+        memset(pt, 0xaa, sizeof pt);
+        CHECK_RC(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, oct, oct_len, pt, sizeof pt, &pt_len, NULL),
+                 REGULA_ERR_CRYPTO);
+        CHECK(pt_len == 0 && all_zero(pt, sizeof pt));
+        oct[at] ^= 1;
+    }
+    /* The ASN.1 ciphertext read as C1C3C2 does not decrypt; an unknown format is refused. */
+    CHECK_RC(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_C1C3C2, oct, oct_len, pt, sizeof pt, &pt_len, NULL),
+             REGULA_ERR_CRYPTO);
+    CHECK_RC(regula_decrypt(dk, 7, oct, oct_len, pt, sizeof pt, &pt_len, NULL), REGULA_ERR_INVALID_INPUT);
+
+    /* Round trip to OpenSSL's public key (PEM), in both layouts. */
+    CHECK_OK(regula_encrypt_to_public_key(gm, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_ASN1, msg, msg_len, ct, msg_len + 116, &ct_len, &ind));
+    check_indicator(&ind, "sm2-encrypt", "encrypt", "gm", 1);
+    CHECK(ct[0] == 0x30 && ct_len <= msg_len + 116);
+    CHECK_OK(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, ct, ct_len, pt, sizeof pt, &pt_len, NULL));
+    CHECK(pt_len == msg_len);
+    CHECK_MEM(pt, msg, msg_len);
+    CHECK_OK(regula_encrypt_to_public_key(gm, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_C1C3C2, msg, msg_len, ct, sizeof ct, &ct_len, NULL));
+    CHECK(ct_len == msg_len + 97 && ct[0] == 0x04);
+    CHECK_OK(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_C1C3C2, ct, ct_len, pt, sizeof pt, &pt_len, NULL));
+    CHECK(pt_len == msg_len);
+    CHECK_MEM(pt, msg, msg_len);
+    CHECK_RC(regula_encrypt_to_public_key(gm, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_C1C3C2, msg, msg_len, ct, 8, &ct_len, NULL),
+             REGULA_ERR_BUFFER_TOO_SMALL);
+    CHECK(ct_len == msg_len + 97 && all_zero(ct, 8));
+    CHECK_RC(regula_encrypt_to_public_key(gm, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_ASN1, NULL, 0, ct, sizeof ct, &ct_len, NULL),
+             REGULA_ERR_INVALID_INPUT);
+    regula_decryption_key_free(dk);
+
+    /* A generated key: round trip through its exported DER public key. */
+    CHECK_OK(regula_decryption_key_generate(gm, "sm2-encrypt", &dk, &ind));
+    check_indicator(&ind, "sm2-encrypt", "key-generation", "gm", 1);
+    CHECK_OK(regula_decryption_key_public_der(dk, der, sizeof der, &der_len));
+    CHECK(der_len == 91);
+    CHECK_RC(regula_decryption_key_public_der(dk, der, 10, &der_len), REGULA_ERR_BUFFER_TOO_SMALL);
+    CHECK(der_len == 91);
+    CHECK_OK(regula_decryption_key_public_der(dk, der, sizeof der, &der_len));
+    CHECK_OK(regula_encrypt_to_public_key(gm, "sm2-encrypt", der, der_len, REGULA_SM2_CIPHERTEXT_ASN1, msg, msg_len,
+                                          ct, sizeof ct, &ct_len, NULL));
+    CHECK_OK(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, ct, ct_len, pt, sizeof pt, &pt_len, &ind));
+    check_indicator(&ind, "sm2-encrypt", "decrypt", "gm", 1);
+    CHECK(pt_len == msg_len);
+    CHECK_MEM(pt, msg, msg_len);
+    ct[ct_len / 2] ^= 0x80;
+    CHECK_RC(regula_decrypt(dk, REGULA_SM2_CIPHERTEXT_ASN1, ct, ct_len, pt, sizeof pt, &pt_len, NULL),
+             REGULA_ERR_CRYPTO);
+    regula_decryption_key_free(dk);
+    regula_decryption_key_free(NULL);
+
+    /* Not approved under fips-140-3; only sm2-encrypt is a public-key encryption; NULL checks. */
+    dk = (regula_decryption_key *)0x1;
+    CHECK_RC(regula_decryption_key_generate(fips, "sm2-encrypt", &dk, NULL), REGULA_ERR_NOT_APPROVED);
+    CHECK(dk == NULL);
+    CHECK_RC(regula_decryption_key_import(fips, "sm2-encrypt", (const uint8_t *)SM2_KEY, strlen(SM2_KEY), &dk, NULL),
+             REGULA_ERR_NOT_APPROVED);
+    CHECK_RC(regula_encrypt_to_public_key(fips, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_ASN1, msg, msg_len, ct, sizeof ct, &ct_len, NULL),
+             REGULA_ERR_NOT_APPROVED);
+    CHECK_RC(regula_decryption_key_generate(def, "sm2-sign", &dk, NULL), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_decryption_key_import(gm, "sm2-encrypt", (const uint8_t *)P256_KEY, strlen(P256_KEY), &dk, NULL),
+             REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_decryption_key_generate(gm, "sm2-encrypt", NULL, NULL), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_decrypt(NULL, REGULA_SM2_CIPHERTEXT_ASN1, oct, oct_len, pt, sizeof pt, &pt_len, NULL),
+             REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_decryption_key_public_der(NULL, der, sizeof der, &der_len), REGULA_ERR_INVALID_INPUT);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
 static void test_agreement_kem(regula_module *def, regula_module *fips) {
     /* RFC 7748 §6.1: X25519 between Alice's private key and Bob's public key. */
     unsigned char alice[32], bob_pub[32], alice_pub[32], want[32], out[1600], out2[1600];
@@ -966,6 +1078,12 @@ static void expect_error_state(regula_module *module, const char *failed) {
     CHECK_RC(regula_signing_key_generate(module, "ed25519", 0, &sk, NULL), REGULA_ERR_ERROR_STATE);
     regula_kem_key *kk = NULL;
     CHECK_RC(regula_kem_key_generate(module, "ml-kem-768", &kk, NULL), REGULA_ERR_ERROR_STATE);
+    regula_decryption_key *dk = NULL;
+    CHECK_RC(regula_decryption_key_generate(module, "sm2-encrypt", &dk, NULL), REGULA_ERR_ERROR_STATE);
+    CHECK_RC(regula_encrypt_to_public_key(module, "sm2-encrypt", (const uint8_t *)SM2_PUB, strlen(SM2_PUB),
+                                          REGULA_SM2_CIPHERTEXT_ASN1, (const uint8_t *)"abc", 3, out, sizeof out,
+                                          &out_len, NULL),
+             REGULA_ERR_ERROR_STATE);
     regula_info info;
     CHECK_OK(regula_module_info(module, &info)); /* information stays available */
 }
@@ -992,8 +1110,12 @@ static int run_pct_error(const char *algorithm) {
     regula_signing_key *sk = (regula_signing_key *)0x1;
     regula_agreement_key *ak = (regula_agreement_key *)0x1;
     regula_kem_key *kk = (regula_kem_key *)0x1;
+    regula_decryption_key *dk = (regula_decryption_key *)0x1;
     int rc;
-    if (strncmp(algorithm, "ml-kem", 6) == 0) {
+    if (strcmp(algorithm, "sm2-encrypt") == 0) {
+        rc = regula_decryption_key_generate(module, algorithm, &dk, NULL);
+        CHECK(dk == NULL);
+    } else if (strncmp(algorithm, "ml-kem", 6) == 0) {
         rc = regula_kem_key_generate(module, algorithm, &kk, NULL);
         CHECK(kk == NULL);
     } else if (strstr(algorithm, "ecdh") != NULL || strcmp(algorithm, "x25519") == 0) {
@@ -1028,6 +1150,7 @@ int main(int argc, char **argv) {
     test_cipher(def, gm);
     test_kdf_random(def, fips);
     test_signature(def, fips, gm);
+    test_public_key_encryption(def, fips, gm);
     test_agreement_kem(def, fips);
     test_smb3_algorithms(def, fips);
     test_scopes_and_boundary(def);
