@@ -37,25 +37,26 @@ pub struct ParameterSetVerdict {
     pub reason: Option<String>,
 }
 
-/// The nonce SMB 3.x encryption builds itself (from the session's counter), and the 16-byte
-/// session keys and derived keys it uses.
-const CALLER_NONCE: Usage = Usage {
+/// A request with nothing that limits apply to (`Usage::default()`, which is not `const`).
+const PLAIN: Usage = Usage {
     key_bits: None,
-    caller_nonce: true,
+    caller_nonce: false,
     secret_bytes: None,
     salt_bytes: None,
     iterations: None,
     output_bytes: None,
     signing: false,
 };
+/// The nonce SMB 3.x encryption and GMAC signing build themselves (from the session's counter
+/// or the MessageId).
+const CALLER_NONCE: Usage = Usage {
+    caller_nonce: true,
+    ..PLAIN
+};
+/// The 16-byte session keys and derived keys SMB uses.
 const SIXTEEN_BYTE_KEY: Usage = Usage {
     secret_bytes: Some(16),
-    caller_nonce: false,
-    ..CALLER_NONCE
-};
-const PLAIN: Usage = Usage {
-    caller_nonce: false,
-    ..CALLER_NONCE
+    ..PLAIN
 };
 
 macro_rules! set {

@@ -193,103 +193,10 @@ impl CipherKey {
     /// CFB8, key wrapping and the AWS-LC C interface. `None` for the others.
     fn apply_other(&self, iv: &[u8], input: &[u8], encrypt: bool) -> Option<Result<Vec<u8>>> {
         let algorithm = self.algorithm;
-        let failed = |_| Error::CryptoFailure;
         Some(match &self.keys {
-            Keys::Cfb8(aws_algorithm, key) => (|| {
-                let unbound = UnboundCipherKey::new(aws_algorithm, key).map_err(failed)?;
-                let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| Error::CryptoFailure)?;
-                let mut output = vec![0u8; input.len() + IV_LEN];
-                let written = if encrypt {
-                    let mut stream = StreamingEncryptingKey::less_safe_cfb8(
-                        unbound,
-                        EncryptionContext::Iv128(FixedLength::from(iv)),
-                    )
-                    .map_err(failed)?;
-                    let updated = stream.update(input, &mut output).map_err(failed)?;
-                    let written = updated.written().len();
-                    let (_, last) = stream.finish(&mut output[written..]).map_err(failed)?;
-                    written + last.written().len()
-                } else {
-                    let mut stream = StreamingDecryptingKey::cfb8(
-                        unbound,
-                        DecryptionContext::Iv128(FixedLength::from(iv)),
-                    )
-                    .map_err(failed)?;
-                    let updated = stream.update(input, &mut output).map_err(failed)?;
-                    let written = updated.written().len();
-                    let last = stream.finish(&mut output[written..]).map_err(failed)?;
-                    written + last.written().len()
-                };
-                output.truncate(written);
-                Ok(output)
-            })(),
-            Keys::Wrap { padded, key } => (|| {
-                let cipher = if key.len() == 16 { &AES_128 } else { &AES_256 };
-                let kek = || AesKek::new(cipher, key).map_err(failed);
-                if !*padded && (input.len() < 8 || !input.len().is_multiple_of(8)) {
-                    return Err(Error::invalid_input(format!(
-                        "{algorithm} takes a multiple of 8 bytes, at least 16 to unwrap and 8 to \
-                         wrap, got {}",
-                        input.len()
-                    )));
-                }
-                let mut output = vec![0u8; input.len() + 16];
-                let written = match (encrypt, *padded) {
-                    (true, false) => kek()?.wrap(input, &mut output).map(|out| out.len()),
-                    (true, true) => kek()?
-                        .wrap_with_padding(input, &mut output)
-                        .map(|out| out.len()),
-                    (false, false) => kek()?.unwrap(input, &mut output).map(|out| out.len()),
-                    (false, true) => kek()?
-                        .unwrap_with_padding(input, &mut output)
-                        .map(|out| out.len()),
-                };
-                match written {
-                    Ok(written) => {
-                        output.truncate(written);
-                        Ok(output)
-                    }
-                    Err(_) => {
-                        output.zeroize();
-                        // Unwrapping fails on an integrity check (or an impossible length).
-                        Err(if encrypt {
-                            Error::invalid_input(format!(
-                                "{algorithm} cannot wrap {} bytes",
-                                input.len()
-                            ))
-                        } else {
-                            Error::AuthenticationFailed
-                        })
-                    }
-                }
-            })(),
-            Keys::Evp(spec, key) => (|| {
-                if spec.cipher == awslc_sys::EvpCipher::Aes256Xts
-                    && !(IV_LEN..=XTS_MAX_DATA_UNIT).contains(&input.len())
-                {
-                    return Err(Error::invalid_input(format!(
-                        "{algorithm} data units are 16 bytes to 2^20 blocks (SP 800-38E), got {} \
-                         bytes",
-                        input.len()
-                    )));
-                }
-                if !input.len().is_multiple_of(spec.block) {
-                    return Err(Error::invalid_input(format!(
-                        "{algorithm} takes whole {}-byte blocks without padding, got {} bytes",
-                        spec.block,
-                        input.len()
-                    )));
-                }
-                let mut output = input.to_vec();
-                let iv = (spec.iv_len != 0).then_some(iv);
-                match awslc_sys::cipher_in_place(spec.cipher, key, iv, encrypt, &mut output) {
-                    Ok(()) => Ok(output),
-                    Err(_) => {
-                        output.zeroize();
-                        Err(Error::CryptoFailure)
-                    }
-                }
-            })(),
+            Keys::Cfb8(aws_algorithm, key) => cfb8(aws_algorithm, key, iv, input, encrypt),
+            Keys::Wrap { padded, key } => key_wrap(algorithm, *padded, key, input, encrypt),
+            Keys::Evp(spec, key) => evp_cipher(algorithm, spec, key, iv, input, encrypt),
             _ => return None,
         })
     }
@@ -458,6 +365,123 @@ impl CipherKey {
         let mut padded = [0u8; IV_LEN];
         padded[..iv_len].copy_from_slice(iv);
         Ok(padded)
+    }
+}
+
+/// AES-CFB8 through aws-lc-rs's streaming interface, keyed for this one message.
+fn cfb8(
+    aws_algorithm: &'static aws_lc_rs::cipher::Algorithm,
+    key: &[u8],
+    iv: &[u8],
+    input: &[u8],
+    encrypt: bool,
+) -> Result<Vec<u8>> {
+    let failed = |_| Error::CryptoFailure;
+    let unbound = UnboundCipherKey::new(aws_algorithm, key).map_err(failed)?;
+    let iv: [u8; IV_LEN] = iv.try_into().map_err(|_| Error::CryptoFailure)?;
+    let mut output = vec![0u8; input.len() + IV_LEN];
+    let written = if encrypt {
+        let mut stream = StreamingEncryptingKey::less_safe_cfb8(
+            unbound,
+            EncryptionContext::Iv128(FixedLength::from(iv)),
+        )
+        .map_err(failed)?;
+        let updated = stream.update(input, &mut output).map_err(failed)?;
+        let written = updated.written().len();
+        let (_, last) = stream.finish(&mut output[written..]).map_err(failed)?;
+        written + last.written().len()
+    } else {
+        let mut stream =
+            StreamingDecryptingKey::cfb8(unbound, DecryptionContext::Iv128(FixedLength::from(iv)))
+                .map_err(failed)?;
+        let updated = stream.update(input, &mut output).map_err(failed)?;
+        let written = updated.written().len();
+        let last = stream.finish(&mut output[written..]).map_err(failed)?;
+        written + last.written().len()
+    };
+    output.truncate(written);
+    Ok(output)
+}
+
+/// AES key wrap (KW) or key wrap with padding (KWP); a failed unwrap is an integrity failure.
+fn key_wrap(
+    algorithm: Algorithm,
+    padded: bool,
+    key: &[u8],
+    input: &[u8],
+    encrypt: bool,
+) -> Result<Vec<u8>> {
+    let failed = |_| Error::CryptoFailure;
+    let cipher = if key.len() == 16 { &AES_128 } else { &AES_256 };
+    let kek = || AesKek::new(cipher, key).map_err(failed);
+    if !padded && (input.len() < 8 || !input.len().is_multiple_of(8)) {
+        return Err(Error::invalid_input(format!(
+            "{algorithm} takes a multiple of 8 bytes, at least 16 to unwrap and 8 to \
+             wrap, got {}",
+            input.len()
+        )));
+    }
+    let mut output = vec![0u8; input.len() + 16];
+    let written = match (encrypt, padded) {
+        (true, false) => kek()?.wrap(input, &mut output).map(|out| out.len()),
+        (true, true) => kek()?
+            .wrap_with_padding(input, &mut output)
+            .map(|out| out.len()),
+        (false, false) => kek()?.unwrap(input, &mut output).map(|out| out.len()),
+        (false, true) => kek()?
+            .unwrap_with_padding(input, &mut output)
+            .map(|out| out.len()),
+    };
+    match written {
+        Ok(written) => {
+            output.truncate(written);
+            Ok(output)
+        }
+        Err(_) => {
+            output.zeroize();
+            // Unwrapping fails on an integrity check (or an impossible length).
+            Err(if encrypt {
+                Error::invalid_input(format!("{algorithm} cannot wrap {} bytes", input.len()))
+            } else {
+                Error::AuthenticationFailed
+            })
+        }
+    }
+}
+
+/// XTS, RC4, DES and 3DES through AWS-LC's cipher interface, padding off.
+fn evp_cipher(
+    algorithm: Algorithm,
+    spec: &EvpCipherSpec,
+    key: &[u8],
+    iv: &[u8],
+    input: &[u8],
+    encrypt: bool,
+) -> Result<Vec<u8>> {
+    if spec.cipher == awslc_sys::EvpCipher::Aes256Xts
+        && !(IV_LEN..=XTS_MAX_DATA_UNIT).contains(&input.len())
+    {
+        return Err(Error::invalid_input(format!(
+            "{algorithm} data units are 16 bytes to 2^20 blocks (SP 800-38E), got {} \
+             bytes",
+            input.len()
+        )));
+    }
+    if !input.len().is_multiple_of(spec.block) {
+        return Err(Error::invalid_input(format!(
+            "{algorithm} takes whole {}-byte blocks without padding, got {} bytes",
+            spec.block,
+            input.len()
+        )));
+    }
+    let mut output = input.to_vec();
+    let iv = (spec.iv_len != 0).then_some(iv);
+    match awslc_sys::cipher_in_place(spec.cipher, key, iv, encrypt, &mut output) {
+        Ok(()) => Ok(output),
+        Err(_) => {
+            output.zeroize();
+            Err(Error::CryptoFailure)
+        }
     }
 }
 

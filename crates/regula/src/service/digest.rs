@@ -58,17 +58,10 @@ impl Module {
     pub fn digest(&self, algorithm: Algorithm, data: &[u8]) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
         let output = match algorithm {
-            Algorithm::Md4 | Algorithm::Md5 => {
-                let mut hasher = Hasher::new(algorithm)?;
-                if let Hasher::Legacy(context) = &mut hasher {
-                    context.update(data).map_err(|_| Error::CryptoFailure)?;
-                }
-                match hasher {
-                    Hasher::Legacy(context) => {
-                        context.finish().map_err(|_| Error::CryptoFailure)?
-                    }
-                    _ => return Err(Error::CryptoFailure),
-                }
+            _ if let Some(legacy) = awslc::legacy_digest(algorithm) => {
+                let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
+                context.update(data).map_err(|_| Error::CryptoFailure)?;
+                context.finish().map_err(|_| Error::CryptoFailure)?
             }
             Algorithm::Sm3 => regula_sm::sm3::sm3(data).to_vec(),
             _ => digest::digest(awslc::digest(algorithm)?, data)

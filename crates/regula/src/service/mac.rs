@@ -191,6 +191,18 @@ impl MacKey {
     /// Starts a GMAC computation under `nonce` (any non-empty length; 12 bytes is the usual).
     /// The nonce is the caller's, which FIPS 140-3 does not approve for GCM (IG C.H).
     pub fn context_with_nonce(&self, nonce: &[u8]) -> Result<MacContext<'_>> {
+        Ok(MacContext {
+            key: self,
+            approval: self.nonce_approval(nonce)?,
+            context: Context::Gmac {
+                nonce: Some(nonce.to_vec()),
+                message: Vec::new(),
+            },
+        })
+    }
+
+    /// Checks a GMAC nonce and decides the approval of a MAC under it (the caller's nonce).
+    fn nonce_approval(&self, nonce: &[u8]) -> Result<Approval> {
         if !self.takes_nonce() {
             return Err(Error::invalid_input(format!(
                 "{} takes no nonce",
@@ -207,15 +219,7 @@ impl MacKey {
             caller_nonce: true,
             ..Usage::default()
         };
-        let approval = self.module.authorize(self.algorithm, Family::Mac, &usage)?;
-        Ok(MacContext {
-            key: self,
-            approval,
-            context: Context::Gmac {
-                nonce: Some(nonce.to_vec()),
-                message: Vec::new(),
-            },
-        })
+        self.module.authorize(self.algorithm, Family::Mac, &usage)
     }
 
     /// Computes the GMAC tag of `data` under `nonce`.
@@ -237,9 +241,9 @@ impl MacKey {
     }
 
     /// One-shot GMAC straight over the caller's buffer (the incremental context has to collect
-    /// the message first); the checks and the approval are the context's.
+    /// the message first).
     fn gmac_tag(&self, nonce: &[u8], data: &[u8]) -> Result<(Vec<u8>, Approval)> {
-        let approval = self.context_with_nonce(nonce)?.approval;
+        let approval = self.nonce_approval(nonce)?;
         self.module.ensure_operational()?;
         let Key::Gmac(key) = &self.key else {
             return Err(Error::CryptoFailure);
