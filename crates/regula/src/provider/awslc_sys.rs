@@ -161,16 +161,16 @@ impl Drop for CipherCtx {
     }
 }
 
-/// AES-CCM (SP 800-38C) encryption in place, appending a `tag_len`-byte tag.
+/// AES-CCM (SP 800-38C) encryption in place; the tag (of `tag.len()` bytes) goes to `tag`.
 pub(crate) fn ccm_seal(
     cipher: EvpCipher,
     key: &[u8],
     nonce: &[u8],
     aad: &[u8],
-    in_out: &mut Vec<u8>,
-    tag_len: usize,
+    in_out: &mut [u8],
+    tag: &mut [u8],
 ) -> Result<(), Failed> {
-    let ctx = ccm_context(cipher, key, nonce, tag_len, true, None)?;
+    let ctx = ccm_context(cipher, key, nonce, tag.len(), true, None)?;
     ctx.update_without_output(None, in_out.len())?;
     if !aad.is_empty() {
         ctx.update_without_output(Some(aad), aad.len())?;
@@ -178,14 +178,11 @@ pub(crate) fn ccm_seal(
     // Called even for an empty message: CCM computes the tag in this call.
     ctx.update_in_place(in_out)?;
     ctx.finish()?;
-    let mut tag = vec![0u8; tag_len];
     ctx.ctrl(
         sys::EVP_CTRL_AEAD_GET_TAG,
-        c_len(tag_len)?,
+        c_len(tag.len())?,
         tag.as_mut_ptr().cast(),
-    )?;
-    in_out.extend_from_slice(&tag);
-    Ok(())
+    )
 }
 
 /// AES-CCM decryption in place; fails (leaving `ciphertext` to be wiped by the caller) when the

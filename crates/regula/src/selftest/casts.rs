@@ -154,15 +154,17 @@ fn chacha20_poly1305(fault: Fault) -> Result<(), ()> {
 /// it), AES-256 with SMB 3.x's 11-byte nonce and a 16-byte tag; covers AES-128-CCM (IG 10.3.A).
 fn aes_ccm(fault: Fault) -> Result<(), ()> {
     let mut sealed = v::AES256_CCM_PLAINTEXT.to_vec();
+    let mut tag = vec![0u8; v::AES256_CCM_TAG.len()];
     awslc_sys::ccm_seal(
         EvpCipher::Aes256Ccm,
         v::AES256_CCM_KEY,
         v::AES256_CCM_NONCE,
         v::AES256_CCM_AAD,
         &mut sealed,
-        v::AES256_CCM_TAG.len(),
+        &mut tag,
     )
     .map_err(drop)?;
+    sealed.extend_from_slice(&tag);
     expect(
         fault,
         sealed,

@@ -250,29 +250,10 @@ impl AeadKey {
     }
 
     fn seal_raw_inner(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
-        if let Backend::AesCcm { cipher, key } = &self.backend {
-            check_ccm_length(nonce.len(), in_out.len())?;
-            return awslc_sys::ccm_seal(*cipher, key, nonce, aad, in_out, self.tag_len)
-                .map_err(|_| Error::CryptoFailure);
-        }
-        let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        let tag = match &self.backend {
-            Backend::AwsLc { caller_nonce, .. } => {
-                return caller_nonce
-                    .seal_in_place_append_tag(
-                        Nonce::assume_unique_for_key(*nonce),
-                        Aad::from(aad),
-                        in_out,
-                    )
-                    .map_err(|_| Error::CryptoFailure);
-            }
-            Backend::Sm4Gcm(key) => key.encrypt(nonce, aad, in_out),
-            Backend::Sm4Ccm(key) => key.encrypt(nonce, aad, in_out),
-            Backend::AesCcm { .. } => return Err(Error::CryptoFailure),
-        };
-        let tag = tag.map_err(|error| Error::invalid_input(error.to_string()))?;
-        in_out.extend_from_slice(&tag);
-        Ok(())
+        let plaintext_len = in_out.len();
+        in_out.resize(plaintext_len + self.tag_len, 0);
+        let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
+        self.seal_detached_raw(nonce, aad, ciphertext, tag)
     }
 
     /// Checks the tag and decrypts `in_out` (ciphertext followed by tag) in place, leaving only
@@ -307,38 +288,10 @@ impl AeadKey {
             )));
         }
         let plaintext_len = in_out.len() - tag_len;
-        if let Backend::AesCcm { cipher, key } = &self.backend {
-            check_ccm_length(nonce.len(), plaintext_len)?;
-            let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
-            awslc_sys::ccm_open(*cipher, key, nonce, aad, ciphertext, tag)
-                .map_err(|_| Error::AuthenticationFailed)?;
-            in_out.truncate(plaintext_len);
-            return Ok(self
-                .module
-                .serve(self.algorithm, Service::Decrypt, self.approval, ()));
-        }
-        let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        let opened = match &self.backend {
-            Backend::AwsLc { caller_nonce, .. } => caller_nonce
-                .open_in_place(Nonce::assume_unique_for_key(nonce), Aad::from(aad), in_out)
-                .map(drop)
-                .map_err(drop),
-            Backend::Sm4Gcm(key) => {
-                let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
-                key.decrypt(&nonce, aad, ciphertext, tag).map_err(drop)
-            }
-            Backend::Sm4Ccm(key) => {
-                let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
-                key.decrypt(&nonce, aad, ciphertext, tag).map_err(drop)
-            }
-            Backend::AesCcm { .. } => Err(()),
-        };
-        opened.map_err(|()| Error::AuthenticationFailed)?;
+        let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
+        let served = self.open_detached_inner(nonce, aad, ciphertext, tag)?;
         in_out.truncate(plaintext_len);
-        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
-        Ok(self
-            .module
-            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+        Ok(served)
     }
 
     /// [`AeadKey::open_in_place`] on a copy of `ciphertext_and_tag`.
@@ -486,13 +439,8 @@ impl AeadKey {
     ) -> Result<()> {
         if let Backend::AesCcm { cipher, key } = &self.backend {
             check_ccm_length(nonce.len(), in_out.len())?;
-            let mut sealed = Zeroizing::new(Vec::with_capacity(in_out.len() + self.tag_len));
-            sealed.extend_from_slice(in_out);
-            awslc_sys::ccm_seal(*cipher, key, nonce, aad, &mut sealed, self.tag_len)
-                .map_err(|_| Error::CryptoFailure)?;
-            let (ciphertext, sealed_tag) = sealed.split_at(in_out.len());
-            in_out.copy_from_slice(ciphertext);
-            return copy_tag(sealed_tag, tag);
+            return awslc_sys::ccm_seal(*cipher, key, nonce, aad, in_out, tag)
+                .map_err(|_| Error::CryptoFailure);
         }
         let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
         let sealed_tag = match &self.backend {
