@@ -63,15 +63,11 @@ fn store(state: uint32x4_t, block: &mut Block) {
     unsafe { vst1q_u8(block.as_mut_ptr(), bytes) }
 }
 
-/// Runs the 32 rounds over up to [`BATCH`] blocks, all in flight together.
+/// Runs the 32 rounds over `N` blocks, all in flight together.
 #[inline]
 #[target_feature(enable = "neon,sm4")]
-fn crypt_batch(keys: &[uint32x4_t; 8], blocks: &mut [Block]) {
-    debug_assert!(blocks.len() <= BATCH);
-    let mut states = [vdupq_n_u32(0); BATCH];
-    for (state, block) in states.iter_mut().zip(blocks.iter()) {
-        *state = load(block);
-    }
+fn crypt_n<const N: usize>(keys: &[uint32x4_t; 8], blocks: &mut [Block; N]) {
+    let mut states: [uint32x4_t; N] = core::array::from_fn(|i| load(&blocks[i]));
     for &key in keys {
         for state in &mut states {
             *state = sm4e(*state, key);
@@ -79,6 +75,21 @@ fn crypt_batch(keys: &[uint32x4_t; 8], blocks: &mut [Block]) {
     }
     for (state, block) in states.iter().zip(blocks.iter_mut()) {
         store(*state, block);
+    }
+}
+
+/// Runs the 32 rounds over up to [`BATCH`] blocks: a whole batch in flight together, a
+/// shorter one block by block (which is also the one-block path).
+#[inline]
+#[target_feature(enable = "neon,sm4")]
+fn crypt_batch(keys: &[uint32x4_t; 8], blocks: &mut [Block]) {
+    debug_assert!(blocks.len() <= BATCH);
+    if let Ok(batch) = <&mut [Block; BATCH]>::try_from(&mut *blocks) {
+        crypt_n(keys, batch);
+    } else {
+        for block in blocks.iter_mut() {
+            crypt_n::<1>(keys, core::array::from_mut(block));
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use core::arch::aarch64::*;
 use zeroize::Zeroize;
 
 use super::super::{Block, RoundKeys};
+use super::BATCH;
 
 /// Proof that the CPU has NEON; only [`Token::detect`] makes one.
 #[derive(Clone, Copy)]
@@ -118,10 +119,10 @@ fn store_set(set: Set, blocks: &mut [Block; 4]) {
     unsafe { vst4q_u32(blocks.as_mut_ptr().cast(), words) }
 }
 
-/// The 32 rounds on two sets of four blocks, side by side.
+/// The 32 rounds on `S` sets of four blocks, side by side.
 #[inline]
 #[target_feature(enable = "neon")]
-fn rounds(table: &Table, round_keys: &RoundKeys, sets: &mut [Set; 2]) {
+fn rounds<const S: usize>(table: &Table, round_keys: &RoundKeys, sets: &mut [Set; S]) {
     for &rk in round_keys {
         let rk = vdupq_n_u32(rk);
         for x in sets.iter_mut() {
@@ -132,36 +133,40 @@ fn rounds(table: &Table, round_keys: &RoundKeys, sets: &mut [Set; 2]) {
     }
 }
 
-/// Runs the 32 rounds over eight blocks.
+/// Runs the 32 rounds over `S` sets of four blocks.
 #[inline]
 #[target_feature(enable = "neon")]
-fn crypt_eight(table: &Table, round_keys: &RoundKeys, batch: &mut [Block; 8]) {
-    let (first, second) = batch.split_at_mut(4);
-    let (Ok(first), Ok(second)) = (
-        <&mut [Block; 4]>::try_from(first),
-        <&mut [Block; 4]>::try_from(second),
-    ) else {
-        unreachable!("eight blocks split in two fours")
-    };
-    let mut sets = [load_set(first), load_set(second)];
-    rounds(table, round_keys, &mut sets);
-    store_set(sets[0], first);
-    store_set(sets[1], second);
+fn crypt_sets<const S: usize>(table: &Table, round_keys: &RoundKeys, sets: &mut [[Block; 4]; S]) {
+    let mut words: [Set; S] = core::array::from_fn(|i| load_set(&sets[i]));
+    rounds(table, round_keys, &mut words);
+    for (words, blocks) in words.iter().zip(sets.iter_mut()) {
+        store_set(*words, blocks);
+    }
 }
 
-/// Runs the 32 rounds over up to eight blocks; a partial batch goes through a copy.
+/// Runs the 32 rounds over up to eight blocks: two sets of four side by side, or one set for
+/// up to four blocks (the one-block path); a partial set goes through a copy.
 #[inline]
 #[target_feature(enable = "neon")]
 fn crypt_batch(table: &Table, round_keys: &RoundKeys, blocks: &mut [Block]) {
-    if let Ok(batch) = <&mut [Block; 8]>::try_from(&mut *blocks) {
-        crypt_eight(table, round_keys, batch);
-        return;
+    debug_assert!(blocks.len() <= BATCH);
+    if blocks.len() == BATCH
+        && let Ok(sets) = <&mut [[Block; 4]; 2]>::try_from(blocks.as_chunks_mut::<4>().0)
+    {
+        crypt_sets(table, round_keys, sets);
+    } else if blocks.len() <= 4 {
+        let mut buffer = [[[0u8; 16]; 4]; 1];
+        buffer[0][..blocks.len()].copy_from_slice(blocks);
+        crypt_sets(table, round_keys, &mut buffer);
+        blocks.copy_from_slice(&buffer[0][..blocks.len()]);
+        buffer.as_flattened_mut().as_flattened_mut().zeroize();
+    } else {
+        let mut buffer = [[[0u8; 16]; 4]; 2];
+        buffer.as_flattened_mut()[..blocks.len()].copy_from_slice(blocks);
+        crypt_sets(table, round_keys, &mut buffer);
+        blocks.copy_from_slice(&buffer.as_flattened()[..blocks.len()]);
+        buffer.as_flattened_mut().as_flattened_mut().zeroize();
     }
-    let mut buffer = [[0u8; 16]; 8];
-    buffer[..blocks.len()].copy_from_slice(blocks);
-    crypt_eight(table, round_keys, &mut buffer);
-    blocks.copy_from_slice(&buffer[..blocks.len()]);
-    buffer.as_flattened_mut().zeroize();
 }
 
 /// # Safety
@@ -169,7 +174,7 @@ fn crypt_batch(table: &Table, round_keys: &RoundKeys, blocks: &mut [Block]) {
 #[target_feature(enable = "neon")]
 unsafe fn crypt_blocks_inner(round_keys: &RoundKeys, blocks: &mut [Block]) {
     let table = Table::load();
-    for chunk in blocks.chunks_mut(8) {
+    for chunk in blocks.chunks_mut(BATCH) {
         crypt_batch(&table, round_keys, chunk);
     }
 }
