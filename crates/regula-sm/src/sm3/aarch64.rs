@@ -26,7 +26,9 @@ impl Token {
     /// Checks the CPU for the features this backend uses (Rust's `sm4` feature covers the SM3
     /// and SM4 instructions together).
     pub(super) fn detect() -> Option<Self> {
-        let supported = std::arch::is_aarch64_feature_detected!("neon")
+        // The loads and lane orders assume little-endian lanes: off on aarch64_be.
+        let supported = cfg!(target_endian = "little")
+            && std::arch::is_aarch64_feature_detected!("neon")
             && std::arch::is_aarch64_feature_detected!("sm4");
         supported.then_some(Token(()))
     }

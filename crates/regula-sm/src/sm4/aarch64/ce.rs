@@ -19,7 +19,9 @@ pub(crate) struct Token(());
 impl Token {
     /// Checks the CPU for the features this backend uses.
     pub(crate) fn detect() -> Option<Self> {
-        let supported = std::arch::is_aarch64_feature_detected!("neon")
+        // The loads and lane orders assume little-endian lanes: off on aarch64_be.
+        let supported = cfg!(target_endian = "little")
+            && std::arch::is_aarch64_feature_detected!("neon")
             && std::arch::is_aarch64_feature_detected!("sm4");
         supported.then_some(Token(()))
     }

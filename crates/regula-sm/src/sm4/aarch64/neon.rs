@@ -22,7 +22,10 @@ pub(crate) struct Token(());
 impl Token {
     /// Checks the CPU for NEON (AdvSIMD).
     pub(crate) fn detect() -> Option<Self> {
-        std::arch::is_aarch64_feature_detected!("neon").then_some(Token(()))
+        // The loads and lane orders assume little-endian lanes: off on aarch64_be.
+        let supported =
+            cfg!(target_endian = "little") && std::arch::is_aarch64_feature_detected!("neon");
+        supported.then_some(Token(()))
     }
 }
 

@@ -27,7 +27,9 @@ pub(crate) struct Token(());
 impl Token {
     /// Checks the CPU for NEON and PMULL (which Rust reports as part of `aes`).
     pub(crate) fn detect() -> Option<Self> {
-        let supported = std::arch::is_aarch64_feature_detected!("neon")
+        // The loads and lane orders assume little-endian lanes: off on aarch64_be.
+        let supported = cfg!(target_endian = "little")
+            && std::arch::is_aarch64_feature_detected!("neon")
             && std::arch::is_aarch64_feature_detected!("aes");
         supported.then_some(Token(()))
     }
