@@ -81,17 +81,21 @@ fn crypt_n<const N: usize>(keys: &[uint32x4_t; 8], blocks: &mut [Block; N]) {
 }
 
 /// Runs the 32 rounds over up to [`BATCH`] blocks: a whole batch in flight together, a
-/// shorter one block by block (which is also the one-block path).
+/// shorter one four and then one at a time (one block alone is the one-block path).
 #[inline]
 #[target_feature(enable = "neon,sm4")]
 fn crypt_batch(keys: &[uint32x4_t; 8], blocks: &mut [Block]) {
     debug_assert!(blocks.len() <= BATCH);
     if let Ok(batch) = <&mut [Block; BATCH]>::try_from(&mut *blocks) {
         crypt_n(keys, batch);
-    } else {
-        for block in blocks.iter_mut() {
-            crypt_n::<1>(keys, core::array::from_mut(block));
-        }
+        return;
+    }
+    let (fours, rest) = blocks.as_chunks_mut::<4>();
+    for four in fours {
+        crypt_n(keys, four);
+    }
+    for block in rest {
+        crypt_n::<1>(keys, core::array::from_mut(block));
     }
 }
 
