@@ -11,7 +11,10 @@
 //! The crate knows nothing about policies: approval decisions live in the `regula` core crate.
 
 #![cfg_attr(
-    any(not(target_arch = "x86_64"), sm4_backend = "soft"),
+    any(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        sm4_backend = "soft"
+    ),
     forbid(unsafe_code)
 )]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]

@@ -6,6 +6,7 @@
 //! |---|---|---|---|
 //! | `sm3-avx512-bmi2` | AVX-512F, AVX-512VL, BMI2 | four words per step, `vprold`/`vpternlogd` | assembly (`sm3/avx512_asm.rs`) |
 //! | `sm3-ssse3` | SSSE3 | four words per step, shifts | compiled (`sm3/rounds.rs`) |
+//! | `sm3-ce` | aarch64 SM3 Crypto Extension | `sm3partw1`/`sm3partw2` | `sm3ss1`/`sm3tt1*`/`sm3tt2*` (`sm3/aarch64.rs`) |
 //! | `sm3-rustcrypto` | none: the RustCrypto `sm3` crate (vetted, portable) | scalar | compiled |
 //!
 //! The x86-64 backends expand the message on SIMD registers, interleaved with the scalar
@@ -14,6 +15,8 @@
 //! for unsafe-free builds) and other architectures use RustCrypto `sm3`. Hash and HMAC states
 //! are wiped when dropped.
 
+#[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+mod aarch64;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod avx512_asm;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
@@ -45,11 +48,18 @@ pub mod backend {
         /// The assembly compression: message expansion with AVX-512VL, rounds with BMI2
         /// rotations.
         Avx512Bmi2,
+        /// The aarch64 SM3 Crypto Extension.
+        Ce,
     }
 
     impl Backend {
         /// Every backend, slowest first.
-        pub const ALL: [Backend; 3] = [Backend::RustCrypto, Backend::Ssse3, Backend::Avx512Bmi2];
+        pub const ALL: [Backend; 4] = [
+            Backend::RustCrypto,
+            Backend::Ssse3,
+            Backend::Avx512Bmi2,
+            Backend::Ce,
+        ];
 
         /// Driver-style name.
         pub const fn name(self) -> &'static str {
@@ -57,6 +67,7 @@ pub mod backend {
                 Backend::RustCrypto => "sm3-rustcrypto",
                 Backend::Ssse3 => "sm3-ssse3",
                 Backend::Avx512Bmi2 => "sm3-avx512-bmi2",
+                Backend::Ce => "sm3-ce",
             }
         }
 
@@ -93,6 +104,8 @@ enum Engine {
     Ssse3(x86_64::Ssse3Token),
     #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
     Avx512(x86_64::Avx512Token),
+    #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+    Ce(aarch64::Token),
 }
 
 impl Engine {
@@ -117,6 +130,10 @@ impl Engine {
             Backend::Avx512Bmi2 => x86_64::Avx512Token::detect().map(Engine::Avx512),
             #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
             Backend::Ssse3 | Backend::Avx512Bmi2 => None,
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Backend::Ce => aarch64::Token::detect().map(Engine::Ce),
+            #[cfg(not(all(target_arch = "aarch64", not(sm4_backend = "soft"))))]
+            Backend::Ce => None,
         }
     }
 
@@ -126,13 +143,18 @@ impl Engine {
             Engine::Ssse3(_) => backend::Backend::Ssse3,
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::Avx512(_) => backend::Backend::Avx512Bmi2,
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(_) => backend::Backend::Ce,
         }
     }
 
     #[inline]
-    // Without the x86-64 backends there is no engine, and nothing to compress with.
+    // Without the SIMD backends there is no engine, and nothing to compress with.
     #[cfg_attr(
-        not(all(target_arch = "x86_64", not(sm4_backend = "soft"))),
+        not(all(
+            any(target_arch = "x86_64", target_arch = "aarch64"),
+            not(sm4_backend = "soft")
+        )),
         allow(unused_variables)
     )]
     fn compress(self, state: &mut [u32; 8], blocks: &[[u8; BLOCK_LEN]]) {
@@ -141,6 +163,8 @@ impl Engine {
             Engine::Ssse3(token) => x86_64::compress_ssse3(token, state, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::Avx512(token) => x86_64::compress_avx512(token, state, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(token) => aarch64::compress(token, state, blocks),
         }
     }
 }

@@ -15,7 +15,16 @@ use regula_sm::{Error, Sm4};
 #[test]
 fn backend_names_match_proc_crypto_style() {
     let names: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
-    assert_eq!(names, ["sm4-soft", "sm4-aesni-avx2", "sm4-gfni-avx512"]);
+    assert_eq!(
+        names,
+        [
+            "sm4-soft",
+            "sm4-aesni-avx2",
+            "sm4-gfni-avx512",
+            "sm4-neon",
+            "sm4-ce"
+        ]
+    );
     println!(
         "available: {:?}, active: {}",
         backend::available(),
@@ -37,6 +46,29 @@ fn active_is_the_fastest_available_and_default() {
         );
         assert_eq!(forced.is_some(), candidate.is_available(), "{candidate}");
     }
+}
+
+/// On aarch64 the dispatch follows the CPU: the Crypto Extension where `sm4e` exists (QEMU's
+/// `-cpu max`), NEON where it does not (`-cpu cortex-a72`), and so for SM3 and GHASH.
+#[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+#[test]
+fn aarch64_dispatch_follows_the_cpu() {
+    use regula_sm::sm3::backend::{self as sm3_backend, Backend as Sm3Backend};
+    let has_sm4 = std::arch::is_aarch64_feature_detected!("sm4");
+    let expected = if has_sm4 { Backend::Ce } else { Backend::Neon };
+    assert_eq!(backend::active(), expected);
+    assert!(backend::available().contains(&Backend::Neon));
+    assert_eq!(Backend::Ce.is_available(), has_sm4);
+    assert_eq!(sm3_backend::active() == Sm3Backend::Ce, has_sm4);
+    let ghash = regula_sm::sm4::modes::ghash_implementation();
+    if std::arch::is_aarch64_feature_detected!("aes") {
+        assert_eq!(ghash, "ghash-pmull");
+    }
+    println!(
+        "sm4 {} sm3 {} {ghash}",
+        backend::active(),
+        sm3_backend::active()
+    );
 }
 
 #[test]

@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 use super::backend::Backend;
 use super::{Block, BlockKeys, RoundKeys, soft};
 
+#[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+use super::aarch64::{ce, neon};
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 use super::x86_64::{self, aesni, gfni};
 
@@ -20,6 +22,10 @@ pub(crate) enum Engine {
     AesniAvx2(aesni::Token),
     #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
     GfniAvx512(gfni::Token),
+    #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+    Neon(neon::Token),
+    #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+    Ce(ce::Token),
 }
 
 impl Engine {
@@ -30,6 +36,10 @@ impl Engine {
             Engine::AesniAvx2(_) => Backend::AesniAvx2,
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(_) => Backend::GfniAvx512,
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(_) => Backend::Neon,
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(_) => Backend::Ce,
         }
     }
 
@@ -42,6 +52,10 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::crypt_blocks(token, round_keys, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::crypt_blocks(token, round_keys, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(token) => neon::crypt_blocks(token, round_keys, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(token) => ce::crypt_blocks(token, round_keys, blocks),
         }
     }
 
@@ -51,6 +65,8 @@ impl Engine {
         match self {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(_) | Engine::GfniAvx512(_) => x86_64::one_block_keys(round_keys),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(_) | Engine::Ce(_) => round_keys.map(|rk| [rk, 0]),
             Engine::Soft => round_keys.map(|rk| [rk, 0]),
         }
     }
@@ -75,6 +91,12 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::crypt_block(token, block_keys, block),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::crypt_block(token, block_keys, block),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(token) => {
+                neon::crypt_blocks(token, round_keys, core::slice::from_mut(block))
+            }
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(token) => ce::crypt_blocks(token, round_keys, core::slice::from_mut(block)),
         }
     }
 
@@ -93,7 +115,7 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
-            Engine::Soft => {
+            _ => {
                 let mut previous = u128::from_ne_bytes(*iv);
                 for block in blocks {
                     // Whole-block XOR, so the next load is forwarded from a single store.
@@ -119,6 +141,10 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::ctr_xor_blocks(token, round_keys, counter, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::ctr_xor_blocks(token, round_keys, counter, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(token) => neon::ctr_xor_blocks(token, round_keys, counter, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(token) => ce::ctr_xor_blocks(token, round_keys, counter, blocks),
         }
     }
 
@@ -136,6 +162,10 @@ impl Engine {
             Engine::AesniAvx2(token) => aesni::cbc_decrypt_blocks(token, round_keys, iv, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::cbc_decrypt_blocks(token, round_keys, iv, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Neon(token) => neon::cbc_decrypt_blocks(token, round_keys, iv, blocks),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Engine::Ce(token) => ce::cbc_decrypt_blocks(token, round_keys, iv, blocks),
         }
     }
 }
@@ -150,6 +180,12 @@ pub(crate) fn engine_for(backend: Backend) -> Option<Engine> {
         Backend::GfniAvx512 => gfni::Token::detect().map(Engine::GfniAvx512),
         #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
         Backend::AesniAvx2 | Backend::GfniAvx512 => None,
+        #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+        Backend::Neon => neon::Token::detect().map(Engine::Neon),
+        #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+        Backend::Ce => ce::Token::detect().map(Engine::Ce),
+        #[cfg(not(all(target_arch = "aarch64", not(sm4_backend = "soft"))))]
+        Backend::Neon | Backend::Ce => None,
     }
 }
 

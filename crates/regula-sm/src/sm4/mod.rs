@@ -10,6 +10,8 @@
 //! |---|---|---|
 //! | `sm4-gfni-avx512` | GFNI, AVX-512F, AVX-512BW, AVX-512VL | 16 per register set, 4 sets interleaved |
 //! | `sm4-aesni-avx2` | AES-NI, AVX2 | 8 per register set, 4 sets interleaved |
+//! | `sm4-ce` | aarch64 SM4 Crypto Extension (`sm4e`) | 8 in flight |
+//! | `sm4-neon` | aarch64 NEON (S-box by `tbl`/`tbx` from registers) | 8 (two transposed sets of 4) |
 //! | `sm4-soft` | none (portable, constant time) | 2 (one `u64` holds a word of each) |
 //!
 //! Single blocks ([`Sm4::encrypt_block`], CBC encryption, the CBC-MACs) cannot use that
@@ -47,6 +49,9 @@ mod soft;
 
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod x86_64;
+
+#[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+mod aarch64;
 
 pub use self::modes::Error;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -233,11 +238,22 @@ pub mod backend {
         AesniAvx2,
         /// GFNI + AVX-512: the S-box with `gf2p8affineinv`, 16 blocks per register.
         GfniAvx512,
+        /// aarch64 NEON: four transposed blocks per register set, the S-box by `tbl`/`tbx`
+        /// from the table held in registers.
+        Neon,
+        /// The aarch64 SM4 Crypto Extension: `sm4e` runs four rounds per instruction.
+        Ce,
     }
 
     impl Backend {
-        /// Every backend, slowest first.
-        pub const ALL: [Backend; 3] = [Backend::Soft, Backend::AesniAvx2, Backend::GfniAvx512];
+        /// Every backend, slowest first within each architecture (x86-64, then aarch64).
+        pub const ALL: [Backend; 5] = [
+            Backend::Soft,
+            Backend::AesniAvx2,
+            Backend::GfniAvx512,
+            Backend::Neon,
+            Backend::Ce,
+        ];
 
         /// Driver-style name, as in Linux `/proc/crypto`.
         pub const fn name(self) -> &'static str {
@@ -245,6 +261,8 @@ pub mod backend {
                 Backend::Soft => "sm4-soft",
                 Backend::AesniAvx2 => "sm4-aesni-avx2",
                 Backend::GfniAvx512 => "sm4-gfni-avx512",
+                Backend::Neon => "sm4-neon",
+                Backend::Ce => "sm4-ce",
             }
         }
 
@@ -254,6 +272,7 @@ pub mod backend {
                 Backend::Soft => 2,
                 Backend::AesniAvx2 => 32,
                 Backend::GfniAvx512 => 64,
+                Backend::Neon | Backend::Ce => 8,
             }
         }
 

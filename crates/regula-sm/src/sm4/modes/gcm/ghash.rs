@@ -4,20 +4,29 @@
 //! |---|---|---|
 //! | `ghash-vpclmulqdq-avx512` | VPCLMULQDQ, AVX-512F, AVX-512BW | 16 (four per instruction) |
 //! | `ghash-pclmulqdq` | PCLMULQDQ, SSSE3 | 8 |
+//! | `ghash-pmull` | aarch64 NEON + PMULL (`pmull`/`pmull2`) | 8 |
 //! | `ghash-rustcrypto` | none: RustCrypto `ghash` (its own CLMUL/PMULL detection, constant-time portable fallback) | 1 |
 //!
-//! The carry-less multiplication paths (`clmul.rs`) precompute H^1..H^16 and sum the products of
+//! The carry-less multiplication paths (`clmul.rs`, `pmull.rs`) precompute H^1..H^16 and sum the products of
 //! a batch before one reduction. `--cfg sm4_backend="soft"` builds and other architectures use
 //! RustCrypto `ghash`. The hash key and its powers are wiped on drop.
 
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod clmul;
+#[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+mod pmull;
 
 use ::ghash::universal_hash::UniversalHash;
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(sm4_backend = "soft")),
+    all(target_arch = "aarch64", not(sm4_backend = "soft"))
+))]
 use zeroize::Zeroize;
 
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(sm4_backend = "soft")),
+    all(target_arch = "aarch64", not(sm4_backend = "soft"))
+))]
 use crate::sm4::BLOCK_SIZE;
 use crate::sm4::Block;
 
@@ -30,14 +39,17 @@ pub(crate) enum Implementation {
     Pclmulqdq,
     /// VPCLMULQDQ with AVX-512 on 512-bit registers.
     VpclmulqdqAvx512,
+    /// PMULL on aarch64 NEON registers.
+    Pmull,
 }
 
 impl Implementation {
     /// Every implementation, slowest first.
-    pub(crate) const ALL: [Implementation; 3] = [
+    pub(crate) const ALL: [Implementation; 4] = [
         Implementation::RustCrypto,
         Implementation::Pclmulqdq,
         Implementation::VpclmulqdqAvx512,
+        Implementation::Pmull,
     ];
 
     /// The one [`Key::new`] picks on this CPU (and build).
@@ -55,6 +67,7 @@ impl Implementation {
             Implementation::RustCrypto => "ghash-rustcrypto",
             Implementation::Pclmulqdq => "ghash-pclmulqdq",
             Implementation::VpclmulqdqAvx512 => "ghash-vpclmulqdq-avx512",
+            Implementation::Pmull => "ghash-pmull",
         }
     }
 }
@@ -72,6 +85,9 @@ enum KeyImpl {
     /// Wipes H^1..H^16 on drop.
     #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
     Clmul(clmul::Key),
+    /// Wipes H^1..H^8 on drop.
+    #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+    Pmull(pmull::Key),
 }
 
 impl Key {
@@ -106,6 +122,12 @@ impl Key {
             }),
             #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
             Implementation::Pclmulqdq | Implementation::VpclmulqdqAvx512 => None,
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            Implementation::Pmull => {
+                pmull::Token::detect().map(|token| Self(KeyImpl::Pmull(pmull::Key::new(token, h))))
+            }
+            #[cfg(not(all(target_arch = "aarch64", not(sm4_backend = "soft"))))]
+            Implementation::Pmull => None,
         }
     }
 
@@ -115,6 +137,11 @@ impl Key {
             KeyImpl::RustCrypto(ghash) => HasherImpl::RustCrypto(ghash.clone()),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             KeyImpl::Clmul(key) => HasherImpl::Clmul {
+                key,
+                acc: Accumulator(0),
+            },
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            KeyImpl::Pmull(key) => HasherImpl::Pmull {
                 key,
                 acc: Accumulator(0),
             },
@@ -132,17 +159,31 @@ enum HasherImpl<'k> {
         key: &'k clmul::Key,
         acc: Accumulator,
     },
+    #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+    Pmull {
+        key: &'k pmull::Key,
+        acc: Accumulator,
+    },
     // Keeps the lifetime used when only the RustCrypto variant is compiled.
-    #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
+    #[cfg(not(any(
+        all(target_arch = "x86_64", not(sm4_backend = "soft")),
+        all(target_arch = "aarch64", not(sm4_backend = "soft"))
+    )))]
     #[allow(dead_code)]
     Unused(core::marker::PhantomData<&'k ()>),
 }
 
 /// The running value Y_i in POLYVAL form, wiped on drop.
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(sm4_backend = "soft")),
+    all(target_arch = "aarch64", not(sm4_backend = "soft"))
+))]
 struct Accumulator(u128);
 
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+#[cfg(any(
+    all(target_arch = "x86_64", not(sm4_backend = "soft")),
+    all(target_arch = "aarch64", not(sm4_backend = "soft"))
+))]
 impl Drop for Accumulator {
     fn drop(&mut self) {
         self.0.zeroize();
@@ -157,16 +198,16 @@ impl Hasher<'_> {
             HasherImpl::RustCrypto(ghash) => ghash.update_padded(data),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             HasherImpl::Clmul { key, acc } => {
-                let (blocks, rest) = data.as_chunks::<BLOCK_SIZE>();
-                key.update(&mut acc.0, blocks);
-                if !rest.is_empty() {
-                    let mut last = [0u8; BLOCK_SIZE];
-                    last[..rest.len()].copy_from_slice(rest);
-                    key.update(&mut acc.0, &[last]);
-                    last.zeroize();
-                }
+                absorb_padded(|acc, blocks| key.update(acc, blocks), &mut acc.0, data)
             }
-            #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            HasherImpl::Pmull { key, acc } => {
+                absorb_padded(|acc, blocks| key.update(acc, blocks), &mut acc.0, data)
+            }
+            #[cfg(not(any(
+                all(target_arch = "x86_64", not(sm4_backend = "soft")),
+                all(target_arch = "aarch64", not(sm4_backend = "soft"))
+            )))]
             HasherImpl::Unused(_) => unreachable!(),
         }
     }
@@ -183,9 +224,31 @@ impl Hasher<'_> {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             // ByteReverse of the POLYVAL value (RFC 8452, Appendix A); `acc` wipes itself.
             HasherImpl::Clmul { acc, .. } => acc.0.to_be_bytes(),
-            #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            HasherImpl::Pmull { acc, .. } => acc.0.to_be_bytes(),
+            #[cfg(not(any(
+                all(target_arch = "x86_64", not(sm4_backend = "soft")),
+                all(target_arch = "aarch64", not(sm4_backend = "soft"))
+            )))]
             HasherImpl::Unused(_) => unreachable!(),
         }
+    }
+}
+
+/// Absorbs `data` through `update` (whole blocks into the POLYVAL-form accumulator), the last
+/// partial block padded with zeros.
+#[cfg(any(
+    all(target_arch = "x86_64", not(sm4_backend = "soft")),
+    all(target_arch = "aarch64", not(sm4_backend = "soft"))
+))]
+fn absorb_padded(update: impl Fn(&mut u128, &[Block]), acc: &mut u128, data: &[u8]) {
+    let (blocks, rest) = data.as_chunks::<BLOCK_SIZE>();
+    update(acc, blocks);
+    if !rest.is_empty() {
+        let mut last = [0u8; BLOCK_SIZE];
+        last[..rest.len()].copy_from_slice(rest);
+        update(acc, &[last]);
+        last.zeroize();
     }
 }
 
@@ -209,6 +272,10 @@ mod tests {
         #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
         if std::arch::is_x86_feature_detected!("pclmulqdq") {
             assert_ne!(Implementation::active(), Implementation::RustCrypto);
+        }
+        #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+        if std::arch::is_aarch64_feature_detected!("aes") {
+            assert_eq!(Implementation::active(), Implementation::Pmull);
         }
     }
 
