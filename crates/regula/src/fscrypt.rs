@@ -68,6 +68,12 @@ pub const DATA_UNIT_SIZES: std::ops::RangeInclusive<usize> = 512..=65536;
 
 /// The HKDF info prefix of every fscrypt v2 derivation (fs/crypto/hkdf.c).
 const INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
+/// The kernel extracts with an empty salt. As an HMAC key that is the same as SP 800-56C Rev. 2
+/// §4.1's default salt, an all-zero string of the hash's input-block length (128 bytes for
+/// SHA-512; RFC 5869's HashLen zeros too): HMAC pads every key shorter than a block with zeros.
+/// The non-empty form is the one AWS-LC's validated module flags as approved (its HKDF refuses
+/// to count an empty salt), and the output is bit for bit the kernel's.
+const DEFAULT_SALT: [u8; 128] = [0; 128];
 /// `HKDF_CONTEXT_KEY_IDENTIFIER` (fs/crypto/fscrypt_private.h).
 const CONTEXT_KEY_IDENTIFIER: u8 = 1;
 /// `HKDF_CONTEXT_PER_FILE_ENC_KEY`.
@@ -277,8 +283,8 @@ impl MasterKey {
         self.secret.is_empty()
     }
 
-    /// HKDF-SHA512 with an empty salt and `info = "fscrypt\0" ‖ context ‖ extra`, through the
-    /// module's gate as `fscrypt-hkdf-sha512`.
+    /// HKDF-SHA512 with the kernel's empty salt (as [`DEFAULT_SALT`]) and
+    /// `info = "fscrypt\0" ‖ context ‖ extra`, through the module's gate as `fscrypt-hkdf-sha512`.
     fn derive(&self, context: u8, extra: &[u8], len: usize) -> Result<Served<Zeroizing<Vec<u8>>>> {
         let algorithm = Algorithm::FscryptHkdfSha512;
         let usage = Usage {
@@ -291,7 +297,7 @@ impl MasterKey {
         info.push(context);
         info.extend_from_slice(extra);
         let mut output = Zeroizing::new(vec![0u8; len]);
-        hkdf::Salt::new(hkdf::HKDF_SHA512, &[])
+        hkdf::Salt::new(hkdf::HKDF_SHA512, &DEFAULT_SALT)
             .extract(&self.secret)
             .expand(&[&info], OutputLen(len))
             .and_then(|okm| okm.fill(&mut output))
