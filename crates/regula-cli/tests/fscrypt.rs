@@ -340,6 +340,36 @@ fn exit_codes() {
     fails(&output, 4, "HKDF-SHA2-256");
 }
 
+/// `policy show` states each profile's rule for the two new rows.
+#[test]
+fn policy_show_lists_the_rows() {
+    let row = |policy: &str, algorithm: &str| {
+        let output = run(&["policy", "show", policy, "--json"], b"");
+        let value: serde_json::Value = serde_json::from_slice(&succeeds(&output)).unwrap();
+        value["algorithms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["algorithm"] == algorithm)
+            .cloned()
+            .unwrap_or_else(|| panic!("{policy} lacks {algorithm}"))
+    };
+    let gm = row("gm", "fscrypt-hkdf-sha512");
+    assert_eq!(gm["status"], "not-approved");
+    assert_eq!(gm["served"], true);
+    assert!(gm["reason"].as_str().unwrap().contains("kernel"));
+    assert_eq!(
+        row("fips-140-3", "fscrypt-hkdf-sha512")["status"],
+        "approved"
+    );
+    let cs3 = row("fips-140-3", "aes-256-cbc-cs3");
+    assert_eq!(cs3["status"], "not-approved");
+    assert_eq!(cs3["served"], false);
+    assert!(cs3["reason"].as_str().unwrap().contains("stealing"));
+    assert_eq!(row("default", "aes-256-cbc-cs3")["served"], true);
+    assert_eq!(row("gm", "sm4-cbc-cs3")["status"], "approved");
+}
+
 #[test]
 fn help_explains_with_examples() {
     for command in [
