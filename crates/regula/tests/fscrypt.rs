@@ -484,3 +484,59 @@ fn aes_256_cbc_cs3_matches_rustcrypto() {
         assert_eq!(error.kind(), regula::ErrorKind::Input, "{error}");
     }
 }
+
+/// Arbitrary bytes of every length into every entry point: a result or a typed input error,
+/// never a panic (a deterministic sweep standing in for a fuzzer over these small parsers).
+#[test]
+fn arbitrary_input_never_panics() {
+    for profile in [Profile::Default, Profile::Gm] {
+        let module = module(profile);
+        for len in 0..=70 {
+            match MasterKey::new(&module, &pattern(len, len as u8)) {
+                Ok(_) => assert!((16..=64).contains(&len), "{len}"),
+                Err(error) => assert_eq!(error.kind(), regula::ErrorKind::Input, "{len}"),
+            }
+        }
+        let master = MasterKey::new(&module, &pattern(64, 1)).unwrap();
+        let allowed = |result: Result<(), Error>| {
+            if let Err(error) = result {
+                assert!(
+                    matches!(
+                        error.kind(),
+                        regula::ErrorKind::Input | regula::ErrorKind::NotApproved
+                    ),
+                    "{error}"
+                );
+            }
+        };
+        for mode in FilenamesMode::ALL {
+            let Ok(names) = master.filenames_key(mode, &[2; 16]) else {
+                continue;
+            };
+            for len in 0..=300 {
+                let bytes = pattern(len, (len * 3) as u8);
+                allowed(names.decrypt(&bytes).map(drop));
+                allowed(names.encrypt(&bytes, NamePadding::DEFAULT).map(drop));
+            }
+        }
+        for mode in ContentsMode::ALL {
+            let Ok(contents) = master.contents_key(mode, &[3; 16]) else {
+                continue;
+            };
+            for (unit, len) in [
+                (512, 0),
+                (512, 511),
+                (512, 513),
+                (512, 1536),
+                (0, 512),
+                (3, 3),
+            ] {
+                for index in [0, 1, u64::MAX - 1, u64::MAX] {
+                    let bytes = pattern(len, index as u8);
+                    allowed(contents.decrypt(index, unit, &bytes).map(drop));
+                    allowed(contents.encrypt(index, unit, &bytes).map(drop));
+                }
+            }
+        }
+    }
+}
