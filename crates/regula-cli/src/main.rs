@@ -111,6 +111,10 @@ enum Command {
     /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
     #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
     Tls(commands::tls::TlsCommand),
+    /// Linux fscrypt v2: key identifier, data units (AES/SM4-XTS) and file names
+    /// (AES/SM4-CTS-CBC) as the kernel stores them.
+    #[command(subcommand, after_help = commands::fscrypt::AFTER_HELP)]
+    Fscrypt(commands::fscrypt::FscryptCommand),
 }
 
 fn run(cli: Cli) -> Result<(), Failure> {
@@ -131,6 +135,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Verify(args) => commands::sign::run_verify(global, args),
         Command::Bench(args) => commands::bench::run(global, args),
         Command::Tls(command) => commands::tls::run(global, command),
+        Command::Fscrypt(command) => commands::fscrypt::run(global, command),
     }
 }
 

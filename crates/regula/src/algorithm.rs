@@ -22,6 +22,8 @@ pub enum Algorithm {
     Aes128Cbc,
     Aes256Cbc,
     Aes256Xts,
+    /// AES-256-CBC with ciphertext stealing (CS3), fscrypt's file-name mode.
+    Aes256CbcCs3,
     Aes128Cfb8,
     Aes256Cfb8,
     // Key wrapping (SP 800-38F).
@@ -65,6 +67,9 @@ pub enum Algorithm {
     KbkdfCtrHmacSha256,
     KbkdfCtrHmacSha384,
     KbkdfCtrHmacSha512,
+    /// HKDF-SHA512 as the Linux fscrypt v2 key hierarchy uses it (served only by
+    /// [`crate::fscrypt`]).
+    FscryptHkdfSha512,
     // Signatures.
     EcdsaP256,
     EcdsaP384,
@@ -115,7 +120,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 87] = [
+    pub const ALL: [Algorithm; 89] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -126,6 +131,7 @@ impl Algorithm {
         Algorithm::Aes128Cbc,
         Algorithm::Aes256Cbc,
         Algorithm::Aes256Xts,
+        Algorithm::Aes256CbcCs3,
         Algorithm::Aes128Cfb8,
         Algorithm::Aes256Cfb8,
         Algorithm::Aes128Kw,
@@ -164,6 +170,7 @@ impl Algorithm {
         Algorithm::KbkdfCtrHmacSha256,
         Algorithm::KbkdfCtrHmacSha384,
         Algorithm::KbkdfCtrHmacSha512,
+        Algorithm::FscryptHkdfSha512,
         Algorithm::EcdsaP256,
         Algorithm::EcdsaP384,
         Algorithm::EcdsaP521,

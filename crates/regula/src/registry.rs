@@ -127,6 +127,25 @@ const FIPS_GMAC: Rule = Rule::not_approved(
 /// most 2^20 blocks; Regula makes both an error in every profile, so what it serves is approved.
 const FIPS_XTS: Rule = APPROVED;
 
+/// SP 800-38A Addendum approves CBC-CS3, but AWS-LC (validated module or not) has no ciphertext
+/// stealing: Regula steals around AWS-LC's AES-256-CBC itself (`service/cbc_cs3.rs`), so that step
+/// lies outside the validated boundary and the result is never flagged approved. Only fscrypt file
+/// names need it.
+const AES_CBC_CS3: Rule = Rule::not_approved(
+    "CBC-CS3 is an SP 800-38A Addendum mode, but AWS-LC has no ciphertext stealing: Regula \
+     steals around AWS-LC's AES-256-CBC itself, outside the validated module's boundary",
+    None,
+);
+
+/// The Linux kernel derives every fscrypt v2 key (key identifier, per-file keys) with HKDF-SHA512
+/// (fs/crypto/hkdf.c); SM4 fscrypt policies cannot be read or written without it, so `gm` serves it
+/// flagged, only through `regula::fscrypt`.
+const GM_FSCRYPT_HKDF: Rule = Rule::flagged(
+    "HKDF-SHA512 is not a GM/T algorithm; the Linux kernel derives every fscrypt v2 key with it, \
+     SM4 policies included, so it is served, never approved, for fscrypt only",
+    None,
+);
+
 /// The legacy set: never approved in any profile; served flagged by `default` for old protocols
 /// (NTLM, netlogon, old file formats), refused by `fips-140-3` and `gm`.
 macro_rules! legacy {
@@ -250,6 +269,10 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // XTS with AES-256 only.
     row!(Aes256Xts, "aes-256-xts", Cipher, "AES-XTS", pct: None,
         default: APPROVED, fips: FIPS_XTS, gm: GM_NOT_SM),
+    // SP 800-38A Addendum CBC-CS3 with AES-256 (fscrypt mode 4, file names): our stealing over
+    // AWS-LC's CBC, so flagged in every profile.
+    row!(Aes256CbcCs3, "aes-256-cbc-cs3", Cipher, "AES-CBC-CS3", pct: None,
+        default: AES_CBC_CS3, fips: AES_CBC_CS3, gm: GM_NOT_SM),
     // SP 800-38A CFB with 8-bit segments (netlogon).
     row!(Aes128Cfb8, "aes-128-cfb8", Cipher, "AES-CFB8", pct: None,
         default: APPROVED, fips: FIPS_CFB8, gm: GM_NOT_SM),
@@ -338,6 +361,10 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
     row!(KbkdfCtrHmacSha512, "kbkdf-ctr-hmac-sha512", Kdf, "KBKDF-CTR-HMAC-SHA2-256", pct: None,
         default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+    // fscrypt v2 (Linux fs/crypto/hkdf.c): HKDF-SHA512, empty salt, info "fscrypt\0" ‖ context
+    // ‖ extra; an SP 800-56C Rev. 2 HKDF, served only by `regula::fscrypt`.
+    row!(FscryptHkdfSha512, "fscrypt-hkdf-sha512", Kdf, "HKDF-SHA2-256", pct: None,
+        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_FSCRYPT_HKDF),
     // FIPS 186-5 §6 (ECDSA, curves of SP 800-186).
     row!(EcdsaP256, "ecdsa-p256", Signature, "ECDSA-P256-SHA2-256", pct: Some("PCT-ECDSA"),
         default: APPROVED, fips: APPROVED, gm: GM_NOT_SM),

@@ -8,7 +8,8 @@
 //!   indicator (AES-CCM through the cipher interface and AES-CFB8 not flagged),
 //!   SP 800-132 (PBKDF2), FIPS 186-5 (RSA ≥ 2048), SP 800-56A Rev. 3 (no X25519),
 //!   FIPS 203 (ML-KEM).
-//! - `gm`: GM/T approves only SM2/SM3/SM4.
+//! - `gm`: GM/T approves only SM2/SM3/SM4; the kernel's fscrypt HKDF-SHA512 is served flagged.
+//! - AES-256-CBC-CS3: Regula's ciphertext stealing over AWS-LC's CBC, never approved.
 //! - `default`: everything implemented; the legacy set (MD4, MD5, HMAC-MD5, RC4, DES, 3DES)
 //!   served but never approved.
 
@@ -46,6 +47,8 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Aes128Cbc, A, A, R),
     (Algorithm::Aes256Cbc, A, A, R),
     (Algorithm::Aes256Xts, A, A, R),
+    // Regula's ciphertext stealing around AWS-LC's CBC: outside the validated boundary.
+    (Algorithm::Aes256CbcCs3, F, R, R),
     (Algorithm::Aes128Cfb8, A, R, R),
     (Algorithm::Aes256Cfb8, A, R, R),
     (Algorithm::Aes128Kw, A, A, R),
@@ -85,6 +88,8 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::KbkdfCtrHmacSha256, A, A, R),
     (Algorithm::KbkdfCtrHmacSha384, A, A, R),
     (Algorithm::KbkdfCtrHmacSha512, A, A, R),
+    // The kernel's fscrypt HKDF-SHA512: served flagged even by strict `gm` (SM4 fscrypt needs it).
+    (Algorithm::FscryptHkdfSha512, A, A, F),
     (Algorithm::EcdsaP256, A, A, R),
     (Algorithm::EcdsaP384, A, A, R),
     (Algorithm::EcdsaP521, A, A, R),

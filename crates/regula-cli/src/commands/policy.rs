@@ -127,6 +127,10 @@ fn show(policy: &Policy) {
             Status::NotApproved {
                 reason,
                 alternative,
+            }
+            | Status::Flagged {
+                reason,
+                alternative,
             } => (
                 "not-approved",
                 match alternative {

@@ -109,6 +109,13 @@ pub enum Status {
         reason: &'static str,
         alternative: Option<&'static str>,
     },
+    /// Not approved, yet served (flagged) even by a strict policy: a fixed part of an
+    /// interoperable construction whose other parts the profile approves, such as the HKDF-SHA512
+    /// of the kernel's fscrypt key hierarchy under `gm`. A policy file can still exclude it.
+    Flagged {
+        reason: &'static str,
+        alternative: Option<&'static str>,
+    },
     /// Removed by a policy file: never served, whatever the mode.
     Excluded,
 }
@@ -257,6 +264,17 @@ impl Rule {
             limits: Limits::NONE,
         }
     }
+
+    /// Not approved, but served flagged in every mode (see [`Status::Flagged`]).
+    pub const fn flagged(reason: &'static str, alternative: Option<&'static str>) -> Rule {
+        Rule {
+            status: Status::Flagged {
+                reason,
+                alternative,
+            },
+            limits: Limits::NONE,
+        }
+    }
 }
 
 /// The parameters of one request that limits are checked against. Unset fields don't apply.
@@ -348,7 +366,7 @@ impl Policy {
     /// Will this policy serve the algorithm at all (approved, or flagged in permissive mode)?
     pub fn serves(&self, algorithm: Algorithm) -> bool {
         match self.rule(algorithm).status {
-            Status::Approved => true,
+            Status::Approved | Status::Flagged { .. } => true,
             Status::NotApproved { .. } => self.mode == Mode::Permissive,
             Status::Excluded => false,
         }
@@ -370,6 +388,7 @@ impl Policy {
                 reason,
                 alternative,
             } => (reason.to_string(), alternative),
+            Status::Flagged { .. } => return Ok(Approval::NotApproved),
             Status::Excluded => {
                 return Err(self.refusal(algorithm, format!("excluded by {}", self.origin), None));
             }
@@ -409,6 +428,10 @@ impl Policy {
                     let (status, reason, alternative) = match rule.status {
                         Status::Approved => ("approved", None, None),
                         Status::NotApproved {
+                            reason,
+                            alternative,
+                        }
+                        | Status::Flagged {
                             reason,
                             alternative,
                         } => ("not-approved", Some(reason), alternative),

@@ -158,7 +158,9 @@ impl Policy {
     fn reason_not_approved(&self, set: &ParameterSet) -> Option<String> {
         let rule = self.rule(set.algorithm);
         match rule.status {
-            super::Status::NotApproved { reason, .. } => Some(reason.to_string()),
+            super::Status::NotApproved { reason, .. } | super::Status::Flagged { reason, .. } => {
+                Some(reason.to_string())
+            }
             _ => rule.limits.check(&set.request).err(),
         }
     }

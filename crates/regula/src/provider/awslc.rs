@@ -62,6 +62,9 @@ pub(crate) enum CipherMode {
     Kw,
     /// SP 800-38F KWP (RFC 5649).
     Kwp,
+    /// SP 800-38A Addendum CBC-CS3: ciphertext stealing around AWS-LC's CBC
+    /// (`service/cbc_cs3.rs`).
+    CbcCs3,
 }
 
 /// The AES key, its length in bytes, and the mode, for what aws-lc-rs serves.
@@ -79,6 +82,7 @@ pub(crate) fn cipher(
         Algorithm::Aes256Kw => Ok((&cipher::AES_256, 32, CipherMode::Kw)),
         Algorithm::Aes128Kwp => Ok((&cipher::AES_128, 16, CipherMode::Kwp)),
         Algorithm::Aes256Kwp => Ok((&cipher::AES_256, 32, CipherMode::Kwp)),
+        Algorithm::Aes256CbcCs3 => Ok((&cipher::AES_256, 32, CipherMode::CbcCs3)),
         other => Err(wrong(other, Family::Cipher)),
     }
 }
@@ -187,6 +191,11 @@ pub(crate) fn kdf(algorithm: Algorithm) -> Result<KdfAlgorithm> {
         Algorithm::KbkdfCtrHmacSha256 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha256),
         Algorithm::KbkdfCtrHmacSha384 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha384),
         Algorithm::KbkdfCtrHmacSha512 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha512),
+        // Its rule (served flagged under `gm`) holds for the kernel's key hierarchy only.
+        Algorithm::FscryptHkdfSha512 => Err(Error::invalid_input(
+            "fscrypt-hkdf-sha512 is served only through regula::fscrypt (`regula fscrypt`); \
+             use hkdf-sha512 for other HKDF-SHA512 derivations",
+        )),
         other => Err(wrong(other, Family::Kdf)),
     }
 }

@@ -5,7 +5,8 @@ use std::num::NonZeroU32;
 
 use aws_lc_rs::aead::{self, Aad, LessSafeKey, Nonce, UnboundKey};
 use aws_lc_rs::cipher::{
-    AES_256, DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext, UnboundCipherKey,
+    AES_128, AES_256, DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext,
+    UnboundCipherKey,
 };
 use aws_lc_rs::cipher::{StreamingDecryptingKey, StreamingEncryptingKey};
 use aws_lc_rs::iv::FixedLength;
@@ -24,6 +25,7 @@ use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 use super::vectors as v;
 use super::{Cast, Fault};
 use crate::provider::awslc_sys::{self, DigestCtx, EvpCipher, GcmAeadCtx, HmacCtx, LegacyDigest};
+use crate::service::cbc_cs3;
 
 type Outcome = Result<(), ()>;
 
@@ -35,6 +37,7 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("AES-CTR", aes_ctr),
     cast("AES-CBC", aes_cbc),
     cast("AES-XTS", aes_xts),
+    cast("AES-CBC-CS3", aes_cbc_cs3),
     cast("AES-CFB8", aes_cfb8),
     cast("AES-KW", aes_kw),
     cast("AES-KWP", aes_kwp),
@@ -235,6 +238,19 @@ fn aes_cbc(fault: Fault) -> Result<(), ()> {
         v::AES256_CBC_PLAINTEXT,
         v::AES256_CBC_CIPHERTEXT,
     )
+}
+
+/// SP 800-38A Addendum CBC-CS3: the stealing `service::cbc_cs3` does around AWS-LC's CBC, on a
+/// message with a partial last block, both directions.
+fn aes_cbc_cs3(fault: Fault) -> Result<(), ()> {
+    let key = || UnboundCipherKey::new(&AES_128, v::AES128_CBC_CS3_KEY).map_err(drop);
+    let encrypting = EncryptingKey::cbc(key()?).map_err(drop)?;
+    let decrypting = DecryptingKey::cbc(key()?).map_err(drop)?;
+    let mut buffer = v::AES128_CBC_CS3_PLAINTEXT.to_vec();
+    cbc_cs3::encrypt(&encrypting, &[0; 16], &mut buffer).map_err(drop)?;
+    expect(fault, buffer.clone(), v::AES128_CBC_CS3_CIPHERTEXT)?;
+    cbc_cs3::decrypt(&decrypting, &[0; 16], &mut buffer).map_err(drop)?;
+    expect(fault, buffer, v::AES128_CBC_CS3_PLAINTEXT)
 }
 
 /// Encrypts and decrypts with one of the AWS-LC EVP ciphers the service calls through

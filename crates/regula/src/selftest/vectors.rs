@@ -53,6 +53,18 @@ pub(super) const AES256_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b"
 );
 
+// AES-CBC-CS3: RFC 3962 Appendix B (AES-128 CTS, the CS3 profile: the last two blocks always
+// swapped), zero IV, the 31-byte case (one whole block and a 15-byte partial block). The CAST
+// runs Regula's stealing around AWS-LC's CBC with this AES-128 key; the AES-256 key schedule is
+// AES-CBC's test.
+pub(super) const AES128_CBC_CS3_KEY: &[u8] = &hex_literal::hex!("636869636b656e207465726979616b69");
+pub(super) const AES128_CBC_CS3_PLAINTEXT: &[u8] = &hex_literal::hex!(
+    "4920776f756c64206c696b6520746865" "2047656e6572616c20476175277320"
+);
+pub(super) const AES128_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "fc00783e0efdb2c1d445d4c8eff7ed22" "97687268d6ecccc0c07b25e25ecfe5"
+);
+
 // ---------------------------------------------------------------------------------------------
 // AES-128-CMAC.
 // Source: NIST SP 800-38B (2005), Appendix D.1 "AES-128", Example 2 (Mlen = 128); identical to

@@ -1,4 +1,5 @@
-//! Unauthenticated block-cipher modes: AES-CTR, AES-CBC (PKCS#7), AES-256-XTS, AES-CFB8,
+//! Unauthenticated block-cipher modes: AES-CTR, AES-CBC (PKCS#7), AES-256-XTS, AES-256-CBC-CS3,
+//! AES-CFB8,
 //! SM4-ECB (whole blocks, no padding), SM4-CBC (PKCS#7), SM4-CTR, SM4-XTS, SM4-CBC-CS3; AES key
 //! wrapping (KW, KWP); and the legacy RC4, DES-CBC and 3DES-CBC (whole blocks, no padding).
 
@@ -20,6 +21,7 @@ use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, CipherMode, EvpCipherSpec};
 use crate::provider::awslc_sys;
 use crate::provider::sm::{self, Sm4Mode};
+use crate::service::cbc_cs3;
 
 /// AES and SM4 block size; the IV (CBC, CFB8), initial counter block (CTR) or tweak (XTS) has
 /// this length. DES and 3DES take 8-byte IVs; see [`CipherKey::iv_len`].
@@ -31,6 +33,8 @@ const XTS_MAX_DATA_UNIT: usize = (1 << 20) * 16;
 enum Keys {
     Ctr(EncryptingKey, DecryptingKey),
     Cbc(PaddedBlockEncryptingKey, PaddedBlockDecryptingKey),
+    /// AES-CBC without padding, for ciphertext stealing (CBC-CS3, at least one block).
+    AesCs3(EncryptingKey, DecryptingKey),
     /// regula-sm wipes the SM4 key schedule on drop.
     Sm4(Box<Sm4>, Sm4Mode),
     /// Both SM4 key schedules of XTS; the IV is the tweak.
@@ -155,6 +159,10 @@ impl Module {
                 EncryptingKey::ctr(unbound()?).map_err(backend)?,
                 DecryptingKey::ctr(unbound()?).map_err(backend)?,
             ),
+            CipherMode::CbcCs3 => Keys::AesCs3(
+                EncryptingKey::cbc(unbound()?).map_err(backend)?,
+                DecryptingKey::cbc(unbound()?).map_err(backend)?,
+            ),
             CipherMode::CbcPkcs7 => Keys::Cbc(
                 PaddedBlockEncryptingKey::cbc_pkcs7(unbound()?).map_err(backend)?,
                 PaddedBlockDecryptingKey::cbc_pkcs7(unbound()?).map_err(backend)?,
@@ -238,6 +246,11 @@ impl CipherKey {
         match &self.keys {
             Keys::Ctr(key, _) => key.less_safe_encrypt(&mut ciphertext, context()).map(drop),
             Keys::Cbc(key, _) => key.less_safe_encrypt(&mut ciphertext, context()).map(drop),
+            Keys::AesCs3(key, _) => {
+                cbc_cs3::encrypt(key, &iv.unwrap_or_default(), &mut ciphertext)
+                    .map_err(|error| cs3_error(self.algorithm, error))?;
+                Ok(())
+            }
             Keys::Sm4(cipher, mode) => {
                 let iv = iv.unwrap_or_default();
                 match mode {
@@ -310,6 +323,11 @@ impl CipherKey {
         let plaintext_len = match &self.keys {
             Keys::Ctr(_, key) => key.decrypt(&mut buffer, context()).map(|plain| plain.len()),
             Keys::Cbc(_, key) => key.decrypt(&mut buffer, context()).map(|plain| plain.len()),
+            Keys::AesCs3(_, key) => {
+                cbc_cs3::decrypt(key, &iv, &mut buffer)
+                    .map_err(|error| cs3_error(self.algorithm, error))?;
+                Ok(buffer.len())
+            }
             Keys::Sm4(cipher, mode) => match mode {
                 Sm4Mode::Ecb => {
                     sm4_modes::ecb_decrypt(cipher, &mut buffer).map_err(|_| {
@@ -487,4 +505,12 @@ fn evp_cipher(
 
 fn whole_blocks(algorithm: Algorithm, len: usize) -> String {
     format!("{algorithm} takes whole {IV_LEN}-byte blocks without padding, got {len} bytes")
+}
+
+/// A CBC-CS3 error as the module reports it: a short input is the caller's, the rest AWS-LC's.
+fn cs3_error(algorithm: Algorithm, error: cbc_cs3::Cs3Error) -> Error {
+    match error {
+        cbc_cs3::Cs3Error::TooShort(_) => Error::invalid_input(format!("{algorithm}: {error}")),
+        cbc_cs3::Cs3Error::Backend => Error::CryptoFailure,
+    }
 }

@@ -3,6 +3,7 @@
 
 pub mod aead;
 pub mod agreement;
+pub(crate) mod cbc_cs3;
 pub mod cipher;
 pub mod digest;
 pub mod kdf;

@@ -95,6 +95,12 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
             }
         }
         Family::Kdf => {
+            if algorithm == Algorithm::FscryptHkdfSha512 {
+                // Served only through the fscrypt key hierarchy.
+                let master = regula::fscrypt::MasterKey::new(module, &[0x42; 64])?;
+                indicators.push(master.key_identifier()?.indicator());
+                return Ok(indicators);
+            }
             let served = match algorithm {
                 Algorithm::HkdfSha256 | Algorithm::HkdfSha384 | Algorithm::HkdfSha512 => {
                     module.hkdf(algorithm, &[0x0b; 22], b"salt", b"info", 42)?
