@@ -41,6 +41,9 @@ struct Core {
     counters: Counters,
     /// Value of [`BREAK_SELFTEST_ENV`] at load time.
     broken_test: Option<String>,
+    /// The GM/T 0105 generator, instantiated on first use when the policy's random algorithm
+    /// is one (see [`Policy::random_algorithm`]).
+    gm_random: crate::service::random::GmRandom,
 }
 
 impl std::fmt::Debug for Module {
@@ -79,6 +82,7 @@ impl Module {
             self_tests,
             counters: Counters::new(),
             broken_test,
+            gm_random: Default::default(),
         };
         Module {
             core: Arc::new(core),
@@ -93,6 +97,10 @@ impl Module {
 
     pub fn policy(&self) -> &Policy {
         &self.core.policy
+    }
+
+    pub(crate) fn gm_random(&self) -> &crate::service::random::GmRandom {
+        &self.core.gm_random
     }
 
     pub fn state(&self) -> ModuleState {

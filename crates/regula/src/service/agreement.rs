@@ -16,7 +16,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
-use crate::provider::sm::{sm2_error, sm2_random};
+use crate::provider::sm::sm2_error;
 use crate::selftest::Fault;
 
 use regula_sm::sm2;
@@ -102,8 +102,8 @@ impl Module {
     pub fn generate_agreement_key(&self, algorithm: Algorithm) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
         let key = if algorithm == Algorithm::Sm2Ecdh {
-            let key =
-                sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+            let key = sm2::PrivateKey::generate(&mut self.sm2_random())
+                .map_err(|e| sm2_error(algorithm, e))?;
             PrivateKeyInner::Sm2(Box::new(key))
         } else {
             let aws_algorithm = awslc::agreement(algorithm)?;
@@ -203,7 +203,8 @@ impl AgreementKey {
                     )
                 }
                 PrivateKeyInner::Sm2(key) => {
-                    let other = sm2::PrivateKey::generate(&mut sm2_random).map_err(drop)?;
+                    let other =
+                        sm2::PrivateKey::generate(&mut self.module.sm2_random()).map_err(drop)?;
                     let other_public = other.public_key().to_uncompressed();
                     (
                         sm2_shared_secret(key, &other_public).map_err(drop)?,
