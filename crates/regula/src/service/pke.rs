@@ -174,24 +174,25 @@ impl DecryptionKey {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-PUBLIC-KEY-ENCRYPTION");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
-            let mut ciphertext = sm2::encrypt(
-                self.key.public_key(),
-                MESSAGE,
-                sm2::CiphertextFormat::C1C3C2,
-                &mut self.module.sm2_random(),
-            )
-            .map_err(drop)?;
-            // Corrupt C3, which decryption must then refuse.
-            fault.corrupt(&mut ciphertext[65..]);
-            let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+                let mut ciphertext = sm2::encrypt(
+                    self.key.public_key(),
+                    MESSAGE,
+                    sm2::CiphertextFormat::C1C3C2,
+                    &mut self.module.sm2_random(),
+                )
                 .map_err(drop)?;
-            if plaintext == MESSAGE {
-                Ok(())
-            } else {
-                Err(())
-            }
-        })
+                // Corrupt C3, which decryption must then refuse.
+                fault.corrupt(&mut ciphertext[65..]);
+                let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
+                    .map_err(drop)?;
+                if plaintext == MESSAGE {
+                    Ok(())
+                } else {
+                    Err(())
+                }
+            })
     }
 }

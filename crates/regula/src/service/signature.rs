@@ -470,11 +470,12 @@ impl SigningKey {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-SIGNATURE");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
-            let mut signature = self.raw_sign(MESSAGE).map_err(drop)?;
-            fault.corrupt(&mut signature);
-            self.raw_verify(MESSAGE, &signature).map_err(drop)
-        })
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+                let mut signature = self.raw_sign(MESSAGE).map_err(drop)?;
+                fault.corrupt(&mut signature);
+                self.raw_verify(MESSAGE, &signature).map_err(drop)
+            })
     }
 }
