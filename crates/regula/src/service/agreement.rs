@@ -194,34 +194,45 @@ impl AgreementKey {
             .unwrap_or("PCT-KEY-AGREEMENT");
         self.module
             .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
-                let mut generated = self.public_key().map_err(drop)?;
-                let recomputed = match &self.key {
-                    PrivateKeyInner::AwsLc(key) => {
-                        let algorithm = awslc::agreement(self.algorithm).map_err(drop)?;
-                        let again = if self.algorithm == Algorithm::X25519 {
-                            let seed: Curve25519SeedBin = key.as_be_bytes().map_err(drop)?;
-                            PrivateKey::from_private_key(algorithm, seed.as_ref())
-                        } else {
-                            let scalar: EcPrivateKeyBin = key.as_be_bytes().map_err(drop)?;
-                            PrivateKey::from_private_key(algorithm, scalar.as_ref())
-                        }
-                        .map_err(drop)?;
-                        again.compute_public_key().map_err(drop)?.as_ref().to_vec()
-                    }
-                    PrivateKeyInner::Sm2(key) => {
-                        sm2::PrivateKey::from_bytes(key.to_bytes().as_ref())
-                            .map_err(drop)?
-                            .public_key()
-                            .to_uncompressed()
-                            .to_vec()
-                    }
-                };
-                fault.corrupt(&mut generated);
-                if generated == recomputed {
-                    Ok(())
-                } else {
-                    Err(())
-                }
+                let generated = self.public_key().map_err(drop)?;
+                compare(fault, generated, self.recomputed_public_key()?)
             })
+    }
+
+    fn recomputed_public_key(&self) -> std::result::Result<Vec<u8>, ()> {
+        use crate::provider::awslc_sys::{self, NistCurve};
+        let key = match &self.key {
+            PrivateKeyInner::Sm2(key) => return Ok(key.recompute_public_key().to_vec()),
+            PrivateKeyInner::AwsLc(key) => key,
+        };
+        let curve = match self.algorithm {
+            Algorithm::X25519 => {
+                let seed: Curve25519SeedBin = key.as_be_bytes().map_err(drop)?;
+                let mut private_key = Zeroizing::new([0u8; 32]);
+                private_key.copy_from_slice(seed.as_ref());
+                return Ok(awslc_sys::x25519_public_key_from_private(&private_key).to_vec());
+            }
+            Algorithm::EcdhP256 => NistCurve::P256,
+            Algorithm::EcdhP384 => NistCurve::P384,
+            Algorithm::EcdhP521 => NistCurve::P521,
+            _ => return Err(()),
+        };
+        let scalar: EcPrivateKeyBin = key.as_be_bytes().map_err(drop)?;
+        awslc_sys::ec_public_key_from_private(curve, scalar.as_ref()).map_err(drop)
+    }
+}
+
+/// The PCT's verdict: the generated public key (corrupted when the test is being broken on
+/// purpose) against the recomputed one.
+fn compare(
+    fault: Fault,
+    mut generated: Vec<u8>,
+    recomputed: Vec<u8>,
+) -> std::result::Result<(), ()> {
+    fault.corrupt(&mut generated);
+    if generated == recomputed {
+        Ok(())
+    } else {
+        Err(())
     }
 }
