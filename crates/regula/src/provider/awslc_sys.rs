@@ -1,6 +1,6 @@
 //! The few AWS-LC C functions that aws-lc-rs has no API for: AES-CCM with SP 800-38C's nonce and
-//! tag sizes, AES-256-XTS, GMAC with any nonce length, and the legacy set (MD4, MD5, HMAC-MD5,
-//! RC4, DES, 3DES). No cryptography here: every primitive is AWS-LC's, from the same copy that
+//! tag sizes, AES-256-XTS, GMAC with any nonce length, the legacy set (MD4, MD5, HMAC-MD5, RC4,
+//! DES, 3DES), and the public-key recomputation of key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from the same copy that
 //! aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys` otherwise).
 //!
 //! Each wrapper owns its AWS-LC object and frees it on drop; AWS-LC's free functions cleanse key
