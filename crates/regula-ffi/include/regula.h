@@ -734,7 +734,8 @@ int regula_pbkdf2(const struct regula_module *module,
                   struct regula_indicator *indicator);
 
 /**
- * Fills `out` with `out_len` bytes from the module's SP 800-90A DRBG (`"ctr-drbg"`).
+ * Fills `out` with `out_len` bytes from the policy's random generator: AWS-LC's SP 800-90A
+ * DRBG (`"ctr-drbg"`), or under `gm` the GM/T 0105 SM3 generator (`"sm3-drbg"`).
  */
 int regula_random(const struct regula_module *module,
                   uint8_t *out,

@@ -1209,7 +1209,8 @@ pub unsafe extern "C" fn regula_pbkdf2(
     }
 }
 
-/// Fills `out` with `out_len` bytes from the module's SP 800-90A DRBG (`"ctr-drbg"`).
+/// Fills `out` with `out_len` bytes from the policy's random generator: AWS-LC's SP 800-90A
+/// DRBG (`"ctr-drbg"`), or under `gm` the GM/T 0105 SM3 generator (`"sm3-drbg"`).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn regula_random(
     module: *const regula_module,

@@ -5,6 +5,7 @@
 //!   both the IEEE 1619 and the GB/T 17964-2021 variants, CBC-CS3, and the MACs CMAC, XCBC-MAC
 //!   and CBC-MAC.
 //! - [`sm3`]: the SM3 hash (GB/T 32905-2016) and HMAC-SM3.
+//! - [`drbg`]: the SM3- and SM4-based random bit generators of GM/T 0105-2021.
 //! - [`sm2`]: SM2 public-key cryptography (GB/T 32918-2016): signatures with user ID,
 //!   encryption, ECDH on curveSM2 and the SM2 key exchange, on RustCrypto curve arithmetic.
 //!
@@ -20,6 +21,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 #![warn(missing_docs)]
 
+pub mod drbg;
 pub mod sm2;
 pub mod sm3;
 pub mod sm4;

@@ -62,6 +62,7 @@ fn example_key() -> PrivateKey {
 fn public_key_z_and_digest_match_the_standard() {
     let key = example_key();
     assert_eq!(key.public_key().to_uncompressed(), PUBLIC);
+    assert_eq!(key.recompute_public_key(), PUBLIC);
     assert_eq!(key.public_key().z(DEFAULT_ID).unwrap(), Z_A);
     assert_eq!(
         message_digest(key.public_key(), DEFAULT_ID, b"message digest").unwrap(),

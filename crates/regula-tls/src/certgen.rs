@@ -99,10 +99,18 @@ impl rcgen::SigningKey for ModuleKey {
 
 /// A positive 128-bit random serial (RFC 5280 §4.1.2.2 allows up to 20 octets).
 fn serial_number(module: &Module) -> Result<rcgen::SerialNumber, TlsError> {
+    Ok(rcgen::SerialNumber::from_slice(&serial_number_bytes(
+        module,
+    )?))
+}
+
+/// The serial's bytes from the policy's random generator (GM/T 0105's SM3 generator under
+/// `gm`), top bit clear and second bit set so the DER INTEGER is positive and 16 octets.
+fn serial_number_bytes(module: &Module) -> Result<[u8; 16], TlsError> {
     let mut serial = [0u8; 16];
     module.fill_random(&mut serial).map_err(refused)?;
     serial[0] = (serial[0] & 0x7f) | 0x40;
-    Ok(rcgen::SerialNumber::from_slice(&serial))
+    Ok(serial)
 }
 
 /// The BIT STRING contents of a DER SubjectPublicKeyInfo: SEQUENCE { algorithm, BIT STRING }.
@@ -225,15 +233,6 @@ fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     use crate::x509;
     std::fs::create_dir_all(dir)?;
     let generate = || generate_key_pair(module, Algorithm::Sm2Sign);
-    // Serials from SM3 of the public key: unique per key without needing a DRBG the GM/T
-    // profile does not approve yet.
-    let serial = |point: &[u8]| -> Result<[u8; 16], TlsError> {
-        let digest = module.digest(Algorithm::Sm3, point).map_err(refused)?;
-        let mut serial = [0u8; 16];
-        serial.copy_from_slice(&digest[..16]);
-        serial[0] = (serial[0] & 0x7f) | 0x40;
-        Ok(serial)
-    };
     let sign = |key: &regula::SigningKey, tbs: &[u8]| -> Result<Vec<u8>, TlsError> {
         key.sign_with_id(tbs, crate::rfc8998::DEFAULT_SIGNER_ID)
             .map(regula::Served::into_value)
@@ -249,7 +248,7 @@ fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
         ),
     ]);
     let ca_tbs = x509::tbs_certificate(&x509::Profile {
-        serial: serial(&ca_point)?,
+        serial: serial_number_bytes(module)?,
         issuer: ca_name.clone(),
         subject: ca_name.clone(),
         public_key: ca_point,
@@ -259,7 +258,7 @@ fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
 
     let (server_key, server_point) = generate()?;
     let server_tbs = x509::tbs_certificate(&x509::Profile {
-        serial: serial(&server_point)?,
+        serial: serial_number_bytes(module)?,
         issuer: ca_name,
         subject: x509::name(&[("CN", "localhost")]),
         public_key: server_point,

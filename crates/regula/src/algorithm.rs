@@ -116,11 +116,14 @@ pub enum Algorithm {
     Sm2Encrypt,
     Sm2Ecdh,
     Sm2KeyExchange,
+    // GM/T 0105-2021 random bit generators, served by regula-sm.
+    Sm3Drbg,
+    Sm4CtrDrbg,
 }
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 89] = [
+    pub const ALL: [Algorithm; 91] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -210,6 +213,8 @@ impl Algorithm {
         Algorithm::Sm2Encrypt,
         Algorithm::Sm2Ecdh,
         Algorithm::Sm2KeyExchange,
+        Algorithm::Sm3Drbg,
+        Algorithm::Sm4CtrDrbg,
     ];
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.

@@ -422,7 +422,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // SP 800-90A Rev. 1 CTR_DRBG (AES-256), AWS-LC's RAND_bytes.
     row!(CtrDrbg, "ctr-drbg", Random, "CTR_DRBG", pct: None,
         default: APPROVED, fips: APPROVED,
-        gm: Rule::not_approved("GM/T 0105 random number generation is not offered yet", None)),
+        gm: Rule::not_approved("GM/T 0105-2021 names the SM3 and SM4 generators for GM/T modules",
+            Some("sm3-drbg"))),
     // GB/T 32905-2016 (GM/T 0004-2012).
     row!(Sm3, "sm3", Digest, RegulaSm, "SM3", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
@@ -472,6 +473,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // Its static keys come from sm2-sign key generation, whose PCT covers them.
     row!(Sm2KeyExchange, "sm2-key-exchange", KeyExchange, RegulaSm, "SM2-KEY-EXCHANGE",
         pct: None, default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    // GM/T 0105-2021 Annex B (SM3) and Annex E (SM4 CTR) generators, security level 1, seeded
+    // from the operating system's entropy. Under `gm` the module's randomness (keys, nonces,
+    // IVs, certificate serials) comes from the first of these the policy approves.
+    row!(Sm3Drbg, "sm3-drbg", Random, RegulaSm, "SM3-DRBG", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
+    row!(Sm4CtrDrbg, "sm4-ctr-drbg", Random, RegulaSm, "SM4-CTR-DRBG", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED),
 ];
 
 #[cfg(test)]

@@ -131,6 +131,9 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Sm2Encrypt, A, R, A),
     (Algorithm::Sm2Ecdh, A, R, A),
     (Algorithm::Sm2KeyExchange, A, R, A),
+    // GM/T 0105-2021 random bit generators (SM3, SM4 CTR).
+    (Algorithm::Sm3Drbg, A, R, A),
+    (Algorithm::Sm4CtrDrbg, A, R, A),
 ];
 
 fn expected(profile: Profile, algorithm: Algorithm) -> Expect {

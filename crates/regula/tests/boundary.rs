@@ -11,6 +11,9 @@ const ALLOWED: &[&str] = &[
     "aws-lc-fips-sys",
     "aws-lc-rs", // every FIPS-approved primitive (AWS-LC; the validated module with `fips`)
     "aws-lc-sys",
+    // The operating system's entropy (getrandom(2)), seeding the GM/T 0105 generators that
+    // serve `gm`; a thin system-call wrapper, no cryptography.
+    "getrandom",
     "hex-literal", // compile-time known-answer vectors
     "regula-sm",   // SM2/SM3/SM4: our own code, inside the boundary
     "serde",       // serialising reports and indicators

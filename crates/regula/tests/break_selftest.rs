@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use common::{exercise, unhex};
-use regula::selftest::{self, SelfTestKind};
+use regula::selftest::{self, Runner, SelfTestKind};
 use regula::{
     Algorithm, BREAK_SELFTEST_ENV, Error, Family, IndicatorState, Module, ModuleState, Policy,
     Profile,
@@ -248,7 +248,10 @@ fn child_with_broken_selftest() {
         assert_eq!(module.state(), ModuleState::Operational);
         assert_eq!(module.failed_test(), None);
     } else {
-        let Some(info) = selftest::list().into_iter().find(|info| info.name == name) else {
+        let Some(info) = selftest::list()
+            .into_iter()
+            .find(|info| info.name == name && info.runner == Runner::Regula)
+        else {
             // A break switch naming no self-test fails closed, so a typo cannot make a
             // failure-path test pass without testing anything.
             assert_eq!(module.state(), ModuleState::Error);
@@ -333,6 +336,9 @@ fn every_selftest_break_fails_closed() {
     let mut children = 0;
     for info in &tests {
         assert!(!info.algorithms.is_empty(), "{} covers nothing", info.name);
+        if info.runner == Runner::AwsLcValidatedModule {
+            continue; // only an AWS-LC break-test build can break these
+        }
         match info.kind {
             SelfTestKind::Cast => {
                 run_child(info.name, None, "default", false);
@@ -471,4 +477,50 @@ fn no_break_is_operational_under_every_profile() {
             slowest.join(", ")
         );
     }
+}
+
+/// The FIPS build leaves the PCT of every key AWS-LC's validated module generates to that
+/// module (it runs its own inside key generation), and runs its own for the rest; the
+/// ordinary build runs all of them itself.
+#[test]
+fn pcts_are_run_once_per_key() {
+    let tests = selftest::list();
+    let validated: Vec<_> = tests
+        .iter()
+        .filter(|info| info.runner == Runner::AwsLcValidatedModule)
+        .collect();
+    let runs_own = |algorithm| {
+        tests.iter().any(|info| {
+            info.kind == SelfTestKind::Pct
+                && info.runner == Runner::Regula
+                && info.algorithms.contains(&algorithm)
+        })
+    };
+    if cfg!(feature = "fips") {
+        let names: BTreeSet<&str> = validated.iter().map(|info| info.name).collect();
+        let expected: BTreeSet<&str> = [
+            "EC_PWCT",
+            "EDDSA_PWCT",
+            "MLDSA_PWCT",
+            "MLKEM_PWCT",
+            "RSA_PWCT",
+        ]
+        .into();
+        assert_eq!(names, expected);
+        for algorithm in [
+            Algorithm::EcdsaP256,
+            Algorithm::EcdhP384,
+            Algorithm::Ed25519,
+            Algorithm::MlKem768,
+        ] {
+            assert!(!runs_own(algorithm), "{algorithm} would be tested twice");
+        }
+        // Our own break switch cannot reach AWS-LC's tests: naming one fails closed as a typo.
+        run_child("EC_PWCT", None, "default", false);
+    } else {
+        assert!(validated.is_empty(), "{validated:?}");
+        assert!(runs_own(Algorithm::EcdsaP256) && runs_own(Algorithm::EcdhP256));
+    }
+    // X25519 and SM2 keys are Regula's to test in every build.
+    assert!(runs_own(Algorithm::X25519) && runs_own(Algorithm::Sm2Sign));
 }

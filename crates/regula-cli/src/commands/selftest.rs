@@ -2,7 +2,7 @@
 
 use clap::Args;
 use regula::ModuleState;
-use regula::selftest::{self, SelfTestKind};
+use regula::selftest::{self, Runner, SelfTestKind};
 use serde_json::json;
 
 use crate::GlobalOptions;
@@ -82,9 +82,10 @@ fn list(json: bool, all: bool) -> Result<(), Failure> {
         return Ok(());
     }
     for test in tests {
-        let kind = match test.kind {
-            SelfTestKind::Cast => "power-on",
-            SelfTestKind::Pct => "key generation",
+        let kind = match (test.kind, test.runner) {
+            (SelfTestKind::Cast, _) => "power-on",
+            (SelfTestKind::Pct, Runner::Regula) => "key generation",
+            (SelfTestKind::Pct, Runner::AwsLcValidatedModule) => "key gen (AWS-LC)",
         };
         let algorithms: Vec<_> = test
             .algorithms

@@ -328,6 +328,19 @@ impl PrivateKey {
         &self.public
     }
 
+    /// `[d]G` computed again from the scalar (constant time), uncompressed: the public-key
+    /// recomputation a pairwise consistency test compares with [`PrivateKey::public_key`]
+    /// (SP 800-56A Rev. 3 §5.6.2.1.4 (b)).
+    pub fn recompute_public_key(&self) -> [u8; POINT_LEN] {
+        let point = fixed_base::mul_by_generator(&self.d);
+        let (x, y) = coordinates(&point);
+        let mut out = [0u8; POINT_LEN];
+        out[0] = 0x04;
+        out[1..33].copy_from_slice(&x);
+        out[33..].copy_from_slice(&y);
+        out
+    }
+
     pub(crate) fn scalar(&self) -> &Scalar {
         &self.d
     }

@@ -376,6 +376,22 @@ impl Policy {
         self.rule(algorithm).status == Status::Approved
     }
 
+    /// The random bit generator this policy's keys, nonces and IVs come from: the first of
+    /// AWS-LC's CTR_DRBG and the GM/T 0105 SM3 and SM4 generators that the policy approves,
+    /// else the first it serves (the services then say it is not approved or refuse).
+    pub fn random_algorithm(&self) -> Algorithm {
+        const GENERATORS: [Algorithm; 3] = [
+            Algorithm::CtrDrbg,
+            Algorithm::Sm3Drbg,
+            Algorithm::Sm4CtrDrbg,
+        ];
+        GENERATORS
+            .into_iter()
+            .find(|&g| self.approves(g))
+            .or_else(|| GENERATORS.into_iter().find(|&g| self.serves(g)))
+            .unwrap_or(Algorithm::CtrDrbg)
+    }
+
     /// Decides one request: approved, served but not approved, or refused.
     pub fn evaluate(&self, algorithm: Algorithm, usage: &Usage) -> Result<Approval, Error> {
         let rule = self.rule(algorithm);

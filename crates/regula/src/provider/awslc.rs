@@ -33,6 +33,35 @@ pub fn fips_mode() -> std::result::Result<(), &'static str> {
     aws_lc_rs::try_fips_mode()
 }
 
+/// The pairwise consistency test AWS-LC's validated module runs itself while generating a key
+/// for `algorithm` (named as its break-test switch names it), in the FIPS build; `None` in the
+/// ordinary build, where AWS-LC runs none, and for X25519, which the validated module does not
+/// test. aws-lc-rs generates these keys through `EVP_PKEY_keygen`, whose FIPS paths are
+/// `EC_KEY_generate_key_fips` (public-key recomputation, SP 800-56A Rev. 3 §5.6.2.1.4 (b)),
+/// `RSA_generate_key_fips` (sign and verify), and the Ed25519, ML-DSA and ML-KEM key
+/// generators with their own tests.
+pub(crate) fn validated_module_pct(algorithm: Algorithm) -> Option<&'static str> {
+    if !cfg!(feature = "fips") {
+        return None;
+    }
+    let entry = crate::registry::entry(algorithm);
+    if entry.provider != crate::registry::Provider::AwsLc || entry.pct.is_none() {
+        return None;
+    }
+    match entry.family {
+        Family::Signature => match signature(algorithm).ok()? {
+            SignatureScheme::Ecdsa(..) => Some("EC_PWCT"),
+            SignatureScheme::Ed25519 => Some("EDDSA_PWCT"),
+            SignatureScheme::Rsa(..) => Some("RSA_PWCT"),
+            SignatureScheme::MlDsa(..) => Some("MLDSA_PWCT"),
+            SignatureScheme::VerifyOnly(_) => None,
+        },
+        Family::KeyAgreement if algorithm != Algorithm::X25519 => Some("EC_PWCT"),
+        Family::Kem => Some("MLKEM_PWCT"),
+        _ => None,
+    }
+}
+
 pub(crate) fn aead(algorithm: Algorithm) -> Result<&'static aead::Algorithm> {
     match algorithm {
         Algorithm::Aes128Gcm => Ok(&aead::AES_128_GCM),

@@ -1,6 +1,6 @@
 //! The few AWS-LC C functions that aws-lc-rs has no API for: AES-CCM with SP 800-38C's nonce and
-//! tag sizes, AES-256-XTS, GMAC with any nonce length, and the legacy set (MD4, MD5, HMAC-MD5,
-//! RC4, DES, 3DES). No cryptography here: every primitive is AWS-LC's, from the same copy that
+//! tag sizes, AES-256-XTS, GMAC with any nonce length, the legacy set (MD4, MD5, HMAC-MD5, RC4,
+//! DES, 3DES), and the public-key recomputation of key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from the same copy that
 //! aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys` otherwise).
 //!
 //! Each wrapper owns its AWS-LC object and frees it on drop; AWS-LC's free functions cleanse key
@@ -500,4 +500,77 @@ pub fn fips_service_indicator_counter() -> u64 {
 pub fn fips_service_indicator_approved(before: u64) -> bool {
     // SAFETY: reads a thread-local counter; takes no arguments.
     unsafe { sys::FIPS_service_indicator_after_call() != before }
+}
+
+/// The curves whose public keys [`ec_public_key_from_private`] recomputes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NistCurve {
+    P256,
+    P384,
+    P521,
+}
+
+/// Q = d·G on a NIST curve, as an uncompressed point: the public-key recomputation of
+/// SP 800-56A Rev. 3 §5.6.2.1.4 (b), one constant-time base-point multiplication in AWS-LC
+/// (aws-lc-rs can only re-import the key, which validates it with a second multiplication).
+pub(crate) fn ec_public_key_from_private(
+    curve: NistCurve,
+    scalar: &[u8],
+) -> Result<Vec<u8>, Failed> {
+    let nid = match curve {
+        NistCurve::P256 => sys::NID_X9_62_prime256v1,
+        NistCurve::P384 => sys::NID_secp384r1,
+        NistCurve::P521 => sys::NID_secp521r1,
+    };
+    // SAFETY: returns a static group for a built-in curve, or null.
+    let group = unsafe { sys::EC_GROUP_new_by_curve_name(nid as c_int) };
+    if group.is_null() {
+        return Err(Failed);
+    }
+    // SAFETY: `scalar` is valid for its length; the result is a new BIGNUM or null.
+    let d = unsafe { sys::BN_bin2bn(scalar.as_ptr(), scalar.len(), ptr::null_mut()) };
+    // SAFETY: `group` is valid; the result is a new point or null.
+    let point = unsafe { sys::EC_POINT_new(group) };
+    let result = (|| {
+        if d.is_null() || point.is_null() {
+            return Err(Failed);
+        }
+        // SAFETY: `group`, `point` and `d` are valid; null `q`, `m` and `ctx` ask for d·G only.
+        check(unsafe {
+            sys::EC_POINT_mul(group, point, d, ptr::null(), ptr::null(), ptr::null_mut())
+        })?;
+        let form = sys::point_conversion_form_t::POINT_CONVERSION_UNCOMPRESSED;
+        let mut out = vec![0u8; 1 + 2 * 66];
+        // SAFETY: `out` has room for the largest uncompressed point (P-521: 133 bytes).
+        let written = unsafe {
+            sys::EC_POINT_point2oct(
+                group,
+                point,
+                form,
+                out.as_mut_ptr(),
+                out.len(),
+                ptr::null_mut(),
+            )
+        };
+        if written == 0 {
+            return Err(Failed);
+        }
+        out.truncate(written);
+        Ok(out)
+    })();
+    // SAFETY: each pointer is either null (a no-op) or owned here; the scalar is cleansed.
+    unsafe {
+        sys::EC_POINT_free(point);
+        sys::BN_clear_free(d);
+        sys::EC_GROUP_free(group);
+    }
+    result
+}
+
+/// The X25519 public key of a private key (RFC 7748 §6.1), for the same recomputation test.
+pub(crate) fn x25519_public_key_from_private(private_key: &[u8; 32]) -> [u8; 32] {
+    let mut public_key = [0u8; 32];
+    // SAFETY: both buffers are 32 bytes, as the function requires.
+    unsafe { sys::X25519_public_from_private(public_key.as_mut_ptr(), private_key.as_ptr()) };
+    public_key
 }

@@ -29,12 +29,6 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
     }
 }
 
-/// The random source handed to regula-sm's SM2: the module's DRBG (AWS-LC's CTR_DRBG, SP
-/// 800-90A), used for private keys and the per-operation `k`.
-pub(crate) fn sm2_random(out: &mut [u8]) -> std::result::Result<(), regula_sm::sm2::Error> {
-    aws_lc_rs::rand::fill(out).map_err(|_| regula_sm::sm2::Error::Random)
-}
-
 /// An SM2 error as the module reports it: no secret, and the algorithm named.
 pub(crate) fn sm2_error(algorithm: Algorithm, error: regula_sm::sm2::Error) -> Error {
     use regula_sm::sm2::Error as Sm2;
@@ -82,6 +76,14 @@ pub fn implementation(algorithm: Algorithm) -> String {
         Algorithm::Sm2Encrypt | Algorithm::Sm2Ecdh | Algorithm::Sm2KeyExchange => {
             "regula-sm on RustCrypto sm2 field arithmetic".to_string()
         }
+        Algorithm::Sm3Drbg => format!(
+            "regula-sm GM/T 0105 SM3 generator over {}",
+            regula_sm::sm3::backend::active().name()
+        ),
+        Algorithm::Sm4CtrDrbg => format!(
+            "regula-sm GM/T 0105 SM4 generator over {}",
+            regula_sm::sm4::backend::active().name()
+        ),
         _ => format!("regula-sm {}", regula_sm::sm3::backend::active().name()),
     }
 }

@@ -90,6 +90,8 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SM2-ENCRYPT", sm2_encrypt),
     cast("SM2-ECDH", sm2_ecdh),
     cast("SM2-KEY-EXCHANGE", sm2_key_exchange),
+    cast("SM3-DRBG", gmt0105_sm3_drbg),
+    cast("SM4-CTR-DRBG", gmt0105_sm4_ctr_drbg),
 ];
 
 const fn cast(name: &'static str, run: fn(Fault) -> Outcome) -> Cast {
@@ -1044,4 +1046,58 @@ fn sm2_key_exchange(fault: Fault) -> Result<(), ()> {
     k_a.verify_peer_confirmation(&s_b).map_err(drop)?;
     k_b.verify_peer_confirmation(k_a.confirmation())
         .map_err(drop)
+}
+
+/// GM/T 0105 known answer: the output after a reseed, so that instantiate, generate with
+/// additional input and reseed are all covered.
+fn gmt0105_sm3_drbg(fault: Fault) -> Result<(), ()> {
+    use regula_sm::drbg::{SecurityLevel, Sm3HashDrbg};
+    let mut drbg = Sm3HashDrbg::new(
+        SecurityLevel::One,
+        v::GMT0105_SM3_DRBG_ENTROPY,
+        v::GMT0105_SM3_DRBG_NONCE,
+        v::GMT0105_SM3_DRBG_PERSONALIZATION,
+    )
+    .map_err(drop)?;
+    let mut first = vec![0u8; v::GMT0105_SM3_DRBG_OUTPUT_1.len()];
+    drbg.generate(&mut first, v::GMT0105_SM3_DRBG_ADDITIONAL_1)
+        .map_err(drop)?;
+    expect(Fault::injected(false), first, v::GMT0105_SM3_DRBG_OUTPUT_1)?;
+    drbg.reseed(
+        v::GMT0105_SM3_DRBG_RESEED_ENTROPY,
+        v::GMT0105_SM3_DRBG_RESEED_ADDITIONAL,
+    )
+    .map_err(drop)?;
+    let mut second = vec![0u8; v::GMT0105_SM3_DRBG_OUTPUT_2.len()];
+    drbg.generate(&mut second, v::GMT0105_SM3_DRBG_ADDITIONAL_2)
+        .map_err(drop)?;
+    expect(fault, second, v::GMT0105_SM3_DRBG_OUTPUT_2)
+}
+
+fn gmt0105_sm4_ctr_drbg(fault: Fault) -> Result<(), ()> {
+    use regula_sm::drbg::{SecurityLevel, Sm4CtrDrbg};
+    let mut drbg = Sm4CtrDrbg::new(
+        SecurityLevel::One,
+        v::GMT0105_SM4_CTR_DRBG_ENTROPY,
+        v::GMT0105_SM4_CTR_DRBG_NONCE,
+        v::GMT0105_SM4_CTR_DRBG_PERSONALIZATION,
+    )
+    .map_err(drop)?;
+    let mut first = vec![0u8; v::GMT0105_SM4_CTR_DRBG_OUTPUT_1.len()];
+    drbg.generate(&mut first, v::GMT0105_SM4_CTR_DRBG_ADDITIONAL_1)
+        .map_err(drop)?;
+    expect(
+        Fault::injected(false),
+        first,
+        v::GMT0105_SM4_CTR_DRBG_OUTPUT_1,
+    )?;
+    drbg.reseed(
+        v::GMT0105_SM4_CTR_DRBG_RESEED_ENTROPY,
+        v::GMT0105_SM4_CTR_DRBG_RESEED_ADDITIONAL,
+    )
+    .map_err(drop)?;
+    let mut second = vec![0u8; v::GMT0105_SM4_CTR_DRBG_OUTPUT_2.len()];
+    drbg.generate(&mut second, v::GMT0105_SM4_CTR_DRBG_ADDITIONAL_2)
+        .map_err(drop)?;
+    expect(fault, second, v::GMT0105_SM4_CTR_DRBG_OUTPUT_2)
 }

@@ -48,12 +48,24 @@ pub enum SelfTestKind {
     Pct,
 }
 
+/// Who runs a self-test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Runner {
+    /// Regula, which can be made to fail it on purpose ([`crate::module::BREAK_SELFTEST_ENV`]).
+    Regula,
+    /// AWS-LC's validated module, inside its key generation (FIPS build); named as AWS-LC's
+    /// own break-test switch names it, and breakable only in an AWS-LC break-test build.
+    AwsLcValidatedModule,
+}
+
 /// A self-test and the algorithms it covers.
 #[derive(Clone, Debug, Serialize)]
 pub struct SelfTestInfo {
     pub name: &'static str,
     pub kind: SelfTestKind,
     pub algorithms: Vec<Algorithm>,
+    pub runner: Runner,
 }
 
 /// The outcome of one power-on self-test.
@@ -72,12 +84,15 @@ pub(crate) struct Cast {
 
 /// Every self-test the module has, CASTs first, in a stable order.
 pub fn list() -> Vec<SelfTestInfo> {
+    let delegated = |algorithm| crate::provider::awslc::validated_module_pct(algorithm);
     let covered = |kind, name: &str| {
         REGISTRY
             .iter()
             .filter(|entry| match kind {
                 SelfTestKind::Cast => entry.self_test == name,
-                SelfTestKind::Pct => entry.pct == Some(name),
+                SelfTestKind::Pct => {
+                    entry.pct == Some(name) && delegated(entry.algorithm).is_none()
+                }
             })
             .map(|entry| entry.algorithm)
             .collect()
@@ -88,6 +103,7 @@ pub fn list() -> Vec<SelfTestInfo> {
             name: cast.name,
             kind: SelfTestKind::Cast,
             algorithms: covered(SelfTestKind::Cast, cast.name),
+            runner: Runner::Regula,
         })
         .collect();
     let mut pct_names: Vec<&'static str> = Vec::new();
@@ -96,11 +112,34 @@ pub fn list() -> Vec<SelfTestInfo> {
             pct_names.push(name);
         }
     }
-    tests.extend(pct_names.into_iter().map(|name| SelfTestInfo {
-        name,
-        kind: SelfTestKind::Pct,
-        algorithms: covered(SelfTestKind::Pct, name),
-    }));
+    tests.extend(
+        pct_names
+            .into_iter()
+            .map(|name| SelfTestInfo {
+                name,
+                kind: SelfTestKind::Pct,
+                algorithms: covered(SelfTestKind::Pct, name),
+                runner: Runner::Regula,
+            })
+            .filter(|info| !info.algorithms.is_empty()),
+    );
+    // In the FIPS build, the PCTs AWS-LC's validated module runs in place of ours.
+    let mut validated: Vec<SelfTestInfo> = Vec::new();
+    for entry in REGISTRY.iter() {
+        let Some(name) = delegated(entry.algorithm) else {
+            continue;
+        };
+        match validated.iter_mut().find(|info| info.name == name) {
+            Some(info) => info.algorithms.push(entry.algorithm),
+            None => validated.push(SelfTestInfo {
+                name,
+                kind: SelfTestKind::Pct,
+                algorithms: vec![entry.algorithm],
+                runner: Runner::AwsLcValidatedModule,
+            }),
+        }
+    }
+    tests.extend(validated);
     tests
 }
 

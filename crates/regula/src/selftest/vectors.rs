@@ -858,3 +858,55 @@ pub(super) const TDES_CBC_PLAINTEXT: &[u8] =
     &hex_literal::hex!("983c3edacd939406010e1bc6ff9e12320ac5008117fa8f84");
 pub(super) const TDES_CBC_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("d84fa24f38cf451ca2c9adc960120bd8ff9871584fe31cee");
+
+// ---------------------------------------------------------------------------------------------
+// GM/T 0105-2021 Annex B (SM3) and Annex E (SM4 CTR) generators: instantiate, request with
+// additional input, reseed, request again. Source: an independent implementation,
+// github.com/emmansun/gmsm v0.15.5 drbg (crates/regula-sm/tests/data/gmt0105-drbg-gmsm.txt).
+pub(super) const GMT0105_SM3_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
+    "87b79b30ffe89f608f2c4cdee9cdcf362640f5b700954641d7bc516d385cc624"
+    "e03e4414d1b3fe10486d832451b3df9130daeaf1d63243a14df6fddd4b489b5d"
+);
+pub(super) const GMT0105_SM3_DRBG_NONCE: &[u8] =
+    &hex_literal::hex!("1dd1c5d9b4c52ff6cf28dc816456d532");
+pub(super) const GMT0105_SM3_DRBG_PERSONALIZATION: &[u8] =
+    &hex_literal::hex!("8956ab5f890e9061b1a0a15d1f65e4d11a045eb0");
+pub(super) const GMT0105_SM3_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!(
+    "5467c510368d93e85eaa33fa1d65116399b4d8c96222593b7c714e8172be7d92"
+    "c64a325f7b"
+);
+pub(super) const GMT0105_SM3_DRBG_OUTPUT_1: &[u8] =
+    &hex_literal::hex!("d405674ccebd7f54cffe97abc33f294b7dc733f6362cea8e7f123907f17b8cd8");
+pub(super) const GMT0105_SM3_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
+    "e8ce95d27b1f683d1f514ee9a27fd5ab26df8fd0e3c035ca2b09fc0b2251650f"
+    "3d4e589082fc490bc0e352c0aa38c861804397e123a954f0b5ca71ea829942e9"
+);
+pub(super) const GMT0105_SM3_DRBG_RESEED_ADDITIONAL: &[u8] =
+    &hex_literal::hex!("06bf596325146689b639c273dd84901113475484aac19702");
+pub(super) const GMT0105_SM3_DRBG_ADDITIONAL_2: &[u8] =
+    &hex_literal::hex!("f4a94a515e809f1721bb47642ceb2495");
+pub(super) const GMT0105_SM3_DRBG_OUTPUT_2: &[u8] =
+    &hex_literal::hex!("0f75570fcf131f12651f7bc7a61a1d1f641dc92bdbd3e436ca6870b6756bef4a");
+pub(super) const GMT0105_SM4_CTR_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
+    "8706916932379fc051d558d2a4398b955e931d59784cf18dd18a02319702ee2b"
+    "5cb09008c6327f68afb5a40c37667fc9"
+);
+pub(super) const GMT0105_SM4_CTR_DRBG_NONCE: &[u8] =
+    &hex_literal::hex!("6109574e08c76e1313b6edcc8bb37f50");
+pub(super) const GMT0105_SM4_CTR_DRBG_PERSONALIZATION: &[u8] = &hex_literal::hex!(
+    "f9a439c5e9bfde772c590588db52f291c425bd1c894e70b3845a1a3d8da5198a"
+    "fdb808cf75adba4f"
+);
+pub(super) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!("");
+pub(super) const GMT0105_SM4_CTR_DRBG_OUTPUT_1: &[u8] =
+    &hex_literal::hex!("48814fcfcd95b150e6a59ee01626fad6");
+pub(super) const GMT0105_SM4_CTR_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
+    "fe2a656f3979bc91d0c4f01f27eeeedcf6f0f9f84a6f72a26d77fc0259159b9e"
+    "3296a665b226b301e7d27f278ce1b5b08f886671ecba05f28a8ebfb571e717e5"
+);
+pub(super) const GMT0105_SM4_CTR_DRBG_RESEED_ADDITIONAL: &[u8] =
+    &hex_literal::hex!("d78cb9c57a765f408283eeb6f25c2ec26b0d840748054a27");
+pub(super) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_2: &[u8] =
+    &hex_literal::hex!("25a92db684081821c88759ec013de56e59a7fc");
+pub(super) const GMT0105_SM4_CTR_DRBG_OUTPUT_2: &[u8] =
+    &hex_literal::hex!("3c91ff51afc0879b1f019663c69762af");

@@ -183,7 +183,7 @@ impl AeadKey {
                 .as_ref(),
             _ => {
                 let mut nonce = [0u8; NONCE_LEN];
-                aws_lc_rs::rand::fill(&mut nonce).map_err(|_| Error::CryptoFailure)?;
+                self.module.internal_random(&mut nonce)?;
                 self.seal_raw(&nonce, aad, in_out)?;
                 nonce
             }
@@ -380,7 +380,7 @@ impl AeadKey {
             }
             _ => {
                 let mut nonce = [0u8; NONCE_LEN];
-                aws_lc_rs::rand::fill(&mut nonce).map_err(|_| Error::CryptoFailure)?;
+                self.module.internal_random(&mut nonce)?;
                 self.seal_detached_raw(&nonce, aad, in_out, tag)?;
                 nonce
             }

@@ -8,6 +8,7 @@
 //! refused.
 
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
+use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -16,7 +17,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
-use crate::provider::sm::{sm2_error, sm2_random};
+use crate::provider::sm::sm2_error;
 use crate::selftest::Fault;
 
 use regula_sm::sm2;
@@ -102,8 +103,8 @@ impl Module {
     pub fn generate_agreement_key(&self, algorithm: Algorithm) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
         let key = if algorithm == Algorithm::Sm2Ecdh {
-            let key =
-                sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+            let key = sm2::PrivateKey::generate(&mut self.sm2_random())
+                .map_err(|e| sm2_error(algorithm, e))?;
             PrivateKeyInner::Sm2(Box::new(key))
         } else {
             let aws_algorithm = awslc::agreement(algorithm)?;
@@ -184,35 +185,54 @@ impl AgreementKey {
             .serve(self.algorithm, Service::KeyAgreement, self.approval, secret))
     }
 
-    /// SP 800-56A Rev. 3 §5.6.2.1.4: the new key must agree with a second key in both
-    /// directions.
+    /// SP 800-56A Rev. 3 §5.6.2.1.4 (b): recompute the public key from the private key and
+    /// compare it with the one generated; one scalar multiplication, the cheapest test the
+    /// rules allow for a key-agreement key.
     fn pairwise_consistency_test(&self) -> Result<()> {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-KEY-AGREEMENT");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            let own_public = self.public_key().map_err(drop)?;
-            let (mut ours, theirs) = match &self.key {
-                PrivateKeyInner::AwsLc(key) => {
-                    let algorithm = awslc::agreement(self.algorithm).map_err(drop)?;
-                    let other = PrivateKey::generate(algorithm).map_err(drop)?;
-                    let other_public = other.compute_public_key().map_err(drop)?;
-                    (
-                        shared_secret(key, algorithm, other_public.as_ref()).map_err(drop)?,
-                        shared_secret(&other, algorithm, &own_public).map_err(drop)?,
-                    )
-                }
-                PrivateKeyInner::Sm2(key) => {
-                    let other = sm2::PrivateKey::generate(&mut sm2_random).map_err(drop)?;
-                    let other_public = other.public_key().to_uncompressed();
-                    (
-                        sm2_shared_secret(key, &other_public).map_err(drop)?,
-                        sm2_shared_secret(&other, &own_public).map_err(drop)?,
-                    )
-                }
-            };
-            fault.corrupt(&mut ours);
-            if ours == theirs { Ok(()) } else { Err(()) }
-        })
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                let generated = self.public_key().map_err(drop)?;
+                compare(fault, generated, self.recomputed_public_key()?)
+            })
+    }
+
+    fn recomputed_public_key(&self) -> std::result::Result<Vec<u8>, ()> {
+        use crate::provider::awslc_sys::{self, NistCurve};
+        let key = match &self.key {
+            PrivateKeyInner::Sm2(key) => return Ok(key.recompute_public_key().to_vec()),
+            PrivateKeyInner::AwsLc(key) => key,
+        };
+        let curve = match self.algorithm {
+            Algorithm::X25519 => {
+                let seed: Curve25519SeedBin = key.as_be_bytes().map_err(drop)?;
+                let mut private_key = Zeroizing::new([0u8; 32]);
+                private_key.copy_from_slice(seed.as_ref());
+                return Ok(awslc_sys::x25519_public_key_from_private(&private_key).to_vec());
+            }
+            Algorithm::EcdhP256 => NistCurve::P256,
+            Algorithm::EcdhP384 => NistCurve::P384,
+            Algorithm::EcdhP521 => NistCurve::P521,
+            _ => return Err(()),
+        };
+        let scalar: EcPrivateKeyBin = key.as_be_bytes().map_err(drop)?;
+        awslc_sys::ec_public_key_from_private(curve, scalar.as_ref()).map_err(drop)
+    }
+}
+
+/// The PCT's verdict: the generated public key (corrupted when the test is being broken on
+/// purpose) against the recomputed one.
+fn compare(
+    fault: Fault,
+    mut generated: Vec<u8>,
+    recomputed: Vec<u8>,
+) -> std::result::Result<(), ()> {
+    fault.corrupt(&mut generated);
+    if generated == recomputed {
+        Ok(())
+    } else {
+        Err(())
     }
 }

@@ -224,8 +224,7 @@ impl CipherKey {
             (Some(iv), true) => Some(self.iv(iv)?),
             (None, true) => {
                 let mut iv = [0u8; IV_LEN];
-                aws_lc_rs::rand::fill(&mut iv[..self.iv_len()])
-                    .map_err(|_| Error::CryptoFailure)?;
+                self.module.internal_random(&mut iv[..self.iv_len()])?;
                 Some(iv)
             }
         };

@@ -112,18 +112,19 @@ impl KemPrivateKey {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-ML-KEM");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            let public = self.key.encapsulation_key().map_err(drop)?;
-            let mut encapsulated = encapsulate_to(&public).map_err(drop)?;
-            fault.corrupt(&mut encapsulated.shared_secret);
-            let decapsulated = self
-                .raw_decapsulate(&encapsulated.ciphertext)
-                .map_err(drop)?;
-            if decapsulated == encapsulated.shared_secret {
-                Ok(())
-            } else {
-                Err(())
-            }
-        })
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                let public = self.key.encapsulation_key().map_err(drop)?;
+                let mut encapsulated = encapsulate_to(&public).map_err(drop)?;
+                fault.corrupt(&mut encapsulated.shared_secret);
+                let decapsulated = self
+                    .raw_decapsulate(&encapsulated.ciphertext)
+                    .map_err(drop)?;
+                if decapsulated == encapsulated.shared_secret {
+                    Ok(())
+                } else {
+                    Err(())
+                }
+            })
     }
 }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::sm::{sm2_error, sm2_random};
+use crate::provider::sm::sm2_error;
 
 use regula_sm::sm2;
 
@@ -82,8 +82,9 @@ impl Module {
                 "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
             )
         })?;
-        let state = sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut sm2_random)
-            .map_err(|e| sm2_error(algorithm, e))?;
+        let state =
+            sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut self.sm2_random())
+                .map_err(|e| sm2_error(algorithm, e))?;
         Ok(KeyExchange {
             module: self.clone(),
             algorithm,

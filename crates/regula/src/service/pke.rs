@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::sm::{sm2_error, sm2_random};
+use crate::provider::sm::sm2_error;
 use crate::selftest::Fault;
 
 use regula_sm::sm2;
@@ -75,8 +75,8 @@ impl Module {
     pub fn generate_decryption_key(&self, algorithm: Algorithm) -> Result<Served<DecryptionKey>> {
         let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
         sm2_only(algorithm)?;
-        let key =
-            sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+        let key = sm2::PrivateKey::generate(&mut self.sm2_random())
+            .map_err(|e| sm2_error(algorithm, e))?;
         let key = DecryptionKey {
             module: self.clone(),
             algorithm,
@@ -124,7 +124,7 @@ impl Module {
                 "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
             )
         })?;
-        let ciphertext = sm2::encrypt(&public_key, plaintext, format.sm2(), &mut sm2_random)
+        let ciphertext = sm2::encrypt(&public_key, plaintext, format.sm2(), &mut self.sm2_random())
             .map_err(|e| sm2_error(algorithm, e))?;
         Ok(self.serve(algorithm, Service::Encrypt, approval, ciphertext))
     }
@@ -174,24 +174,25 @@ impl DecryptionKey {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-PUBLIC-KEY-ENCRYPTION");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
-            let mut ciphertext = sm2::encrypt(
-                self.key.public_key(),
-                MESSAGE,
-                sm2::CiphertextFormat::C1C3C2,
-                &mut sm2_random,
-            )
-            .map_err(drop)?;
-            // Corrupt C3, which decryption must then refuse.
-            fault.corrupt(&mut ciphertext[65..]);
-            let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+                let mut ciphertext = sm2::encrypt(
+                    self.key.public_key(),
+                    MESSAGE,
+                    sm2::CiphertextFormat::C1C3C2,
+                    &mut self.module.sm2_random(),
+                )
                 .map_err(drop)?;
-            if plaintext == MESSAGE {
-                Ok(())
-            } else {
-                Err(())
-            }
-        })
+                // Corrupt C3, which decryption must then refuse.
+                fault.corrupt(&mut ciphertext[65..]);
+                let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
+                    .map_err(drop)?;
+                if plaintext == MESSAGE {
+                    Ok(())
+                } else {
+                    Err(())
+                }
+            })
     }
 }

@@ -23,7 +23,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, SignatureScheme};
-use crate::provider::sm::{sm2_error, sm2_random};
+use crate::provider::sm::sm2_error;
 use crate::selftest::Fault;
 
 use regula_sm::sm2;
@@ -176,8 +176,8 @@ impl Module {
             )));
         }
         let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
-        let key =
-            sm2::PrivateKey::generate(&mut sm2_random).map_err(|e| sm2_error(algorithm, e))?;
+        let key = sm2::PrivateKey::generate(&mut self.sm2_random())
+            .map_err(|e| sm2_error(algorithm, e))?;
         let key = SigningKey {
             module: self.clone(),
             algorithm,
@@ -396,7 +396,7 @@ impl SigningKey {
                 self.algorithm
             )));
         };
-        let signature = sm2::sign(key, id, message, &mut sm2_random)
+        let signature = sm2::sign(key, id, message, &mut self.module.sm2_random())
             .map_err(|e| sm2_error(self.algorithm, e))?
             .to_der();
         Ok(self
@@ -407,9 +407,13 @@ impl SigningKey {
     fn raw_sign(&self, message: &[u8]) -> Result<Vec<u8>> {
         let rng = SystemRandom::new();
         match &self.key {
-            KeyPairInner::Sm2(key) => Ok(sm2::sign(key, sm2::DEFAULT_ID, message, &mut sm2_random)
-                .map_err(|e| sm2_error(self.algorithm, e))?
-                .to_der()),
+            KeyPairInner::Sm2(key) => {
+                Ok(
+                    sm2::sign(key, sm2::DEFAULT_ID, message, &mut self.module.sm2_random())
+                        .map_err(|e| sm2_error(self.algorithm, e))?
+                        .to_der(),
+                )
+            }
             KeyPairInner::Ecdsa(key) => Ok(key
                 .sign(&rng, message)
                 .map_err(|_| Error::CryptoFailure)?
@@ -466,11 +470,12 @@ impl SigningKey {
         let name = crate::registry::entry(self.algorithm)
             .pct
             .unwrap_or("PCT-SIGNATURE");
-        self.module.pairwise_consistency_test(name, |fault: Fault| {
-            const MESSAGE: &[u8] = b"Regula pairwise consistency test";
-            let mut signature = self.raw_sign(MESSAGE).map_err(drop)?;
-            fault.corrupt(&mut signature);
-            self.raw_verify(MESSAGE, &signature).map_err(drop)
-        })
+        self.module
+            .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
+                const MESSAGE: &[u8] = b"Regula pairwise consistency test";
+                let mut signature = self.raw_sign(MESSAGE).map_err(drop)?;
+                fault.corrupt(&mut signature);
+                self.raw_verify(MESSAGE, &signature).map_err(drop)
+            })
     }
 }

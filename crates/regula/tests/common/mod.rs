@@ -192,7 +192,8 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
             indicators.push(secret.indicator());
         }
         Family::Random => {
-            indicators.push(module.random_bytes(32)?.indicator());
+            let mut bytes = [0u8; 32];
+            indicators.push(module.fill_random_with(algorithm, &mut bytes)?.indicator());
         }
         Family::KeyExchange => {
             // Static keys made outside the module, so that only this algorithm is exercised.
