@@ -60,6 +60,17 @@ const FIPS_GCM: Rule = Rule::approved(Limits {
     ..Limits::NONE
 });
 
+/// SP 800-56C Rev. 2 HKDF as AWS-LC's validated module approves it: a 112-bit secret, a salt
+/// (§4.1: an absent salt is a zero string; the validated module flags an empty one not
+/// approved) and a non-empty info, which carries the context SP 800-56C requires (its indicator,
+/// `HKDF_verify_service_indicator`, refuses an empty one).
+const FIPS_HKDF: Rule = Rule::approved(Limits {
+    min_secret_bytes: Some(14),
+    min_salt_bytes: Some(1),
+    min_info_bytes: Some(1),
+    ..Limits::NONE
+});
+
 /// SP 800-132: salt ≥ 128 bits (§5.1), ≥ 1000 iterations (§5.2), derived key ≥ 112 bits (§5.3),
 /// and a password of at least 112 bits per SP 800-131A.
 const FIPS_PBKDF2: Rule = Rule::approved(Limits {
@@ -342,11 +353,11 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         default: APPROVED, fips: FIPS_GMAC, gm: GM_NOT_SM),
     // SP 800-56C Rev. 2 (RFC 5869 construction).
     row!(HkdfSha256, "hkdf-sha256", Kdf, "HKDF-SHA2-256", pct: None,
-        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+        default: APPROVED, fips: FIPS_HKDF, gm: GM_NOT_SM),
     row!(HkdfSha384, "hkdf-sha384", Kdf, "HKDF-SHA2-256", pct: None,
-        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+        default: APPROVED, fips: FIPS_HKDF, gm: GM_NOT_SM),
     row!(HkdfSha512, "hkdf-sha512", Kdf, "HKDF-SHA2-256", pct: None,
-        default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM),
+        default: APPROVED, fips: FIPS_HKDF, gm: GM_NOT_SM),
     // SP 800-132.
     row!(Pbkdf2Sha256, "pbkdf2-sha256", Kdf, "PBKDF2", pct: None,
         default: APPROVED, fips: FIPS_PBKDF2, gm: GM_NOT_SM),

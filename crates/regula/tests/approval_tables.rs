@@ -453,16 +453,23 @@ fn hmac_key_length_limit() {
     assert_eq!(tag.indicator().policy, "lenient");
 }
 
-/// The same 112-bit rule for HKDF input keying material.
+/// The same 112-bit rule for HKDF input keying material, and the salt and info that AWS-LC's
+/// validated module requires before it flags HKDF approved (its `HKDF_verify_service_indicator`;
+/// tests/fips_indicator_agreement.rs measures the same calls).
 #[test]
-fn hkdf_secret_length_limit() {
+fn hkdf_limits() {
     let fips = load(Profile::Fips1403);
-    assert!(matches!(
-        fips.hkdf(Algorithm::HkdfSha256, &[1; 13], b"", b"", 32),
-        Err(Error::NotApproved { .. })
-    ));
+    let refused = |secret: &[u8], salt: &[u8], info: &[u8]| {
+        matches!(
+            fips.hkdf(Algorithm::HkdfSha256, secret, salt, info, 32),
+            Err(Error::NotApproved { .. })
+        )
+    };
+    assert!(refused(&[1; 13], b"salt", b"info"));
+    assert!(refused(&[1; 14], b"", b"info"));
+    assert!(refused(&[1; 14], b"salt", b""));
     assert!(
-        fips.hkdf(Algorithm::HkdfSha256, &[1; 14], b"", b"", 32)
+        fips.hkdf(Algorithm::HkdfSha256, &[1; 14], b"s", b"i", 32)
             .unwrap()
             .is_approved()
     );

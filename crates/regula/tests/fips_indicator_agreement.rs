@@ -202,6 +202,23 @@ fn regula_fips_indicator_agrees_with_aws_lc() {
         }
     }
 
+    // SP 800-56C Rev. 2 HKDF: with a salt and info, with an empty salt, with empty info.
+    for algorithm in [
+        Algorithm::HkdfSha256,
+        Algorithm::HkdfSha384,
+        Algorithm::HkdfSha512,
+    ] {
+        t.measure(algorithm, "32-byte secret, salt, info", "derive", || {
+            module.hkdf(algorithm, &[13; 32], &[14; 16], b"info", 32)
+        });
+        t.measure(algorithm, "32-byte secret, empty salt", "derive", || {
+            module.hkdf(algorithm, &[13; 32], &[], b"info", 32)
+        });
+        t.measure(algorithm, "32-byte secret, empty info", "derive", || {
+            module.hkdf(algorithm, &[13; 32], &[14; 16], &[], 32)
+        });
+    }
+
     // SP 800-108 KBKDF in counter mode, SMB3's use: a 16-byte SessionKey, L = 128.
     for algorithm in [
         Algorithm::KbkdfCtrHmacSha256,

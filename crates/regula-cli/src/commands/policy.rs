@@ -162,6 +162,7 @@ fn describe_limits(limits: &Limits) -> String {
         caller_nonce_approved,
         min_secret_bytes,
         min_salt_bytes,
+        min_info_bytes,
         min_iterations,
         min_output_bytes,
         signing_approved,
@@ -184,6 +185,7 @@ fn describe_limits(limits: &Limits) -> String {
     };
     at_least("secret bytes", min_secret_bytes);
     at_least("salt bytes", min_salt_bytes);
+    at_least("info bytes", min_info_bytes);
     at_least("iterations", min_iterations);
     at_least("output bytes", min_output_bytes);
     if !signing_approved {

@@ -84,6 +84,7 @@ struct LimitsFile {
     caller_nonce_approved: Option<bool>,
     min_secret_bytes: Option<u32>,
     min_salt_bytes: Option<u32>,
+    min_info_bytes: Option<u32>,
     min_iterations: Option<u32>,
     min_output_bytes: Option<u32>,
 }
@@ -264,6 +265,7 @@ fn narrow(base: Limits, file: &LimitsFile) -> Result<Limits, String> {
         caller_nonce_approved,
         min_secret_bytes,
         min_salt_bytes,
+        min_info_bytes,
         min_iterations,
         min_output_bytes,
     } = *file;
@@ -298,6 +300,7 @@ fn narrow(base: Limits, file: &LimitsFile) -> Result<Limits, String> {
         caller_nonce_approved,
         min_secret_bytes: raise("min_secret_bytes", base.min_secret_bytes, min_secret_bytes)?,
         min_salt_bytes: raise("min_salt_bytes", base.min_salt_bytes, min_salt_bytes)?,
+        min_info_bytes: raise("min_info_bytes", base.min_info_bytes, min_info_bytes)?,
         min_iterations: raise("min_iterations", base.min_iterations, min_iterations)?,
         min_output_bytes: raise("min_output_bytes", base.min_output_bytes, min_output_bytes)?,
         // Neither can be loosened, so a file does not set them.

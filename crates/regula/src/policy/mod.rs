@@ -130,6 +130,8 @@ pub struct Limits {
     /// Minimum length of a secret key, IKM or password, in bytes.
     pub min_secret_bytes: Option<u32>,
     pub min_salt_bytes: Option<u32>,
+    /// Minimum length of a KDF's context/info input, in bytes.
+    pub min_info_bytes: Option<u32>,
     pub min_iterations: Option<u32>,
     pub min_output_bytes: Option<u32>,
     /// May keys of this algorithm create signatures? (SHA-1 signatures: verification only.)
@@ -147,6 +149,7 @@ impl Limits {
         caller_nonce_approved: true,
         min_secret_bytes: None,
         min_salt_bytes: None,
+        min_info_bytes: None,
         min_iterations: None,
         min_output_bytes: None,
         signing_approved: true,
@@ -161,6 +164,7 @@ impl Limits {
             caller_nonce_approved,
             min_secret_bytes,
             min_salt_bytes,
+            min_info_bytes,
             min_iterations,
             min_output_bytes,
             signing_approved,
@@ -195,6 +199,7 @@ impl Limits {
         }
         at_least("secret", "bytes", usage.secret_bytes, min_secret_bytes)?;
         at_least("salt", "bytes", usage.salt_bytes, min_salt_bytes)?;
+        at_least("info", "bytes", usage.info_bytes, min_info_bytes)?;
         at_least(
             "iteration count",
             "iterations",
@@ -284,6 +289,7 @@ pub struct Usage {
     pub caller_nonce: bool,
     pub secret_bytes: Option<u32>,
     pub salt_bytes: Option<u32>,
+    pub info_bytes: Option<u32>,
     pub iterations: Option<u32>,
     pub output_bytes: Option<u32>,
     /// The request creates a signature (as opposed to verifying one).

@@ -43,6 +43,7 @@ const PLAIN: Usage = Usage {
     caller_nonce: false,
     secret_bytes: None,
     salt_bytes: None,
+    info_bytes: None,
     iterations: None,
     output_bytes: None,
     signing: false,

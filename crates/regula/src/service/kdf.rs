@@ -38,6 +38,8 @@ impl Module {
     ) -> Result<Served<Zeroizing<Vec<u8>>>> {
         let usage = Usage {
             secret_bytes: len_u32(secret.len()),
+            salt_bytes: len_u32(salt.len()),
+            info_bytes: len_u32(info.len()),
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
