@@ -22,6 +22,7 @@
 
 pub mod algorithm;
 pub mod error;
+pub mod identity;
 pub mod indicator;
 pub mod info;
 pub mod module;
