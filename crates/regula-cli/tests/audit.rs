@@ -196,6 +196,10 @@ fn the_regula_binary_under_test_reports_its_own_build() {
     );
     assert_eq!(report["regula"]["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(report["regula"]["fips"], fips_build);
+    // What the binary says of itself at run time is what audit read from its bytes.
+    let info_json: Value =
+        serde_json::from_str(&run_ok(Command::new(REGULA).args(["info", "--json"]))).unwrap();
+    assert_eq!(info_json["identity"], report["regula"]);
     if fips_build {
         assert_eq!(
             (code, &report["verdict"]),
