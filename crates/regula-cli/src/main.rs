@@ -19,7 +19,8 @@ Exit codes:
   1  cryptographic failure (bad tag, bad signature, failed decryption)
   2  usage or input error (bad arguments, unreadable file, malformed key or policy)
   3  not approved by the policy
-  4  module in error state (a self-test failed)";
+  4  module in error state (a self-test failed)
+  5  undetermined (regula audit: no evidence either way)";
 
 const SELFTEST_HELP: &str = "\
 Failure testing: REGULA_BREAK_SELFTEST=<NAME> corrupts one self-test. A name from `--list` fails at
@@ -108,6 +109,11 @@ enum Command {
     /// aws-lc-rs, in the same run, as ratios.
     #[command(after_help = commands::bench::AFTER_HELP)]
     Bench(commands::bench::BenchArgs),
+    /// Which cryptographic modules ELF binaries link or load, and whether one is a validated
+    /// FIPS module (AWS-LC, BoringCrypto, Go's FIPS module, OpenSSL, GnuTLS, ring, RustCrypto,
+    /// Regula).
+    #[command(after_help = commands::audit::AFTER_HELP)]
+    Audit(commands::audit::AuditArgs),
     /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
     #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
     Tls(commands::tls::TlsCommand),
@@ -136,6 +142,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Bench(args) => commands::bench::run(global, args),
         Command::Tls(command) => commands::tls::run(global, command),
         Command::Fscrypt(command) => commands::fscrypt::run(global, command),
+        Command::Audit(args) => commands::audit::run(args),
     }
 }
 

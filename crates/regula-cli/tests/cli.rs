@@ -1106,7 +1106,7 @@ fn check_html_report_renders_in_chromium() {
     );
 
     if Command::new("chromium").arg("--version").output().is_err() {
-        eprintln!("SKIPPED: chromium not installed (scripts/setup installs it)");
+        eprintln!("SKIPPED: chromium not installed (scripts/setup-test installs it)");
         return;
     }
     let screenshot = dir.path().join("report.png");

@@ -1,6 +1,6 @@
 //! `regula tls` against independent TLS stacks: the OpenSSL and GnuTLS command-line clients
 //! connect to `regula tls serve`, and `regula tls connect` talks to `openssl s_server`. Needs
-//! `openssl` and `gnutls-cli` (Debian `openssl`, `gnutls-bin`; scripts/setup installs them).
+//! `openssl` and `gnutls-cli` (Debian `openssl`, `gnutls-bin`; scripts/setup-test installs them).
 
 mod tls_support;
 
@@ -18,7 +18,7 @@ fn require(tool: &str) {
         .is_ok();
     assert!(
         found,
-        "`{tool}` is needed for TLS interop tests: run scripts/setup"
+        "`{tool}` is needed for TLS interop tests: run scripts/setup-test"
     );
 }
 

@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::algorithm::Algorithm;
+use crate::identity::{self, Identity};
 use crate::provider::{awslc, sm};
 use crate::registry::{self, Provider};
 
@@ -11,6 +12,8 @@ use crate::registry::{self, Provider};
 #[derive(Clone, Debug, Serialize)]
 pub struct BuildInfo {
     pub regula_version: &'static str,
+    /// The identity record embedded in the binary (what `regula audit` reads back).
+    pub identity: Identity,
     /// e.g. `AWS-LC 5.12.0` or `AWS-LC FIPS 4.2.0`.
     pub backend: String,
     /// Built with the `fips` feature (aws-lc-fips-sys).
@@ -70,6 +73,7 @@ pub fn build_info() -> BuildInfo {
     let backend = awslc::backend_description();
     BuildInfo {
         regula_version: env!("CARGO_PKG_VERSION"),
+        identity: identity::identity(),
         fips_module_linked: cfg!(feature = "fips"),
         fips_mode: awslc::fips_mode(),
         fips_module_version: aws_lc_rs::fips_version(),

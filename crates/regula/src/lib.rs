@@ -23,6 +23,7 @@
 pub mod algorithm;
 pub mod error;
 pub mod fscrypt;
+pub mod identity;
 pub mod indicator;
 pub mod info;
 pub mod module;

@@ -1,7 +1,7 @@
 //! Differential tests of the SMB3 and legacy algorithms against independent implementations:
 //! GnuTLS 3.7 (the library Samba calls for SMB3 signing/encryption and NTLM/netlogon), through
 //! the small C helper `tests/peers/gnutls_peer.c` compiled here with `cc` and `pkg-config gnutls`
-//! (Debian `libgnutls28-dev`, installed by `scripts/setup`), and the OpenSSL 3 CLI for MD4,
+//! (Debian `libgnutls28-dev`, installed by `scripts/setup-test`), and the OpenSSL 3 CLI for MD4,
 //! which GnuTLS does not offer (`openssl dgst -md4 -provider legacy -provider default`).
 //!
 //! For random keys, nonces, AADs and messages of a dozen lengths from 0 to 64 KiB, Regula's
@@ -51,10 +51,10 @@ fn peer_binary() -> &'static PathBuf {
         let flags = Command::new("pkg-config")
             .args(["--cflags", "--libs", "gnutls"])
             .output()
-            .expect("pkg-config runs (scripts/setup installs it)");
+            .expect("pkg-config runs (scripts/setup-test installs it)");
         assert!(
             flags.status.success(),
-            "pkg-config finds no gnutls: install libgnutls28-dev (scripts/setup does)"
+            "pkg-config finds no gnutls: install libgnutls28-dev (scripts/setup-test does)"
         );
         let flags = String::from_utf8(flags.stdout).expect("utf-8");
         let status = Command::new("cc")

@@ -19,6 +19,7 @@ pub fn run(args: InfoArgs) -> Result<(), Failure> {
     }
     println!("regula {}", info.regula_version);
     println!("backend: {}", info.backend);
+    println!("identity record: {}", regula::identity::record());
     println!(
         "FIPS module linked: {}",
         if info.fips_module_linked {
