@@ -35,7 +35,7 @@ Exit codes:
 
 /// A cryptographic module with a policy in front of it.
 ///
-/// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm) or a TOML policy
+/// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm, cnsa-2.0) or a TOML policy
 /// file. Regula then serves only what the policy allows, runs its self-tests first, and can
 /// report for every operation whether it was approved.
 #[derive(Parser)]
@@ -49,7 +49,7 @@ struct Cli {
 
 #[derive(Args, Clone)]
 pub struct GlobalOptions {
-    /// Built-in profile (default, fips-140-3, gm) or path to a TOML policy file.
+    /// Built-in profile (default, fips-140-3, gm, cnsa-2.0) or path to a TOML policy file.
     #[arg(
         long,
         global = true,
@@ -60,6 +60,14 @@ pub struct GlobalOptions {
     /// Print each operation's service indicator to stderr as a JSON line.
     #[arg(long, global = true)]
     pub indicator: bool,
+    /// Evaluate the policy as on this day (YYYY-MM-DD) instead of today: dated rules (SHA-1's
+    /// end, NIST IR 8547's RSA/ECC deprecations, CNSA 2.0's milestones) apply as on that day.
+    #[arg(long, global = true, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub as_of: Option<regula::policy::Date>,
+}
+
+fn parse_date(text: &str) -> Result<regula::policy::Date, String> {
+    regula::policy::Date::parse(text)
 }
 
 #[derive(Subcommand)]
