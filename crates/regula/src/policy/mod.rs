@@ -241,7 +241,8 @@ impl Date {
         let year: u16 = text[0..4].parse().map_err(|_| invalid())?;
         let month: u8 = text[5..7].parse().map_err(|_| invalid())?;
         let day: u8 = text[8..10].parse().map_err(|_| invalid())?;
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+        let leap =
+            year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
         let days_in_month = match month {
             1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
             4 | 6 | 9 | 11 => 30,
