@@ -16,7 +16,7 @@ use crate::mac::MacKey;
 
 /// A loaded Regula module.
 ///
-/// ``Module(policy)`` loads a built-in policy (``"default"``, ``"fips-140-3"``, ``"gm"``) or a
+/// ``Module(policy)`` loads a built-in policy (``"default"``, ``"fips-140-3"``, ``"gm"``, ``"cnsa-2.0"``) or a
 /// TOML policy file and runs the power-on self-tests. If one fails, the module is still
 /// returned, with ``state == "error"``, and every service raises ``ModuleErrorState``.
 ///

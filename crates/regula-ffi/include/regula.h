@@ -273,7 +273,7 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Loads a policy — a built-in profile name (`"default"`, `"fips-140-3"`, `"gm"`) or the path
+ * Loads a policy — a built-in profile name (`"default"`, `"fips-140-3"`, `"gm"`, `"cnsa-2.0"`) or the path
  * of a TOML policy file — and runs the power-on self-tests. NULL means `"default"`.
  *
  * Returns `REGULA_OK` with `*out` set when the module is operational.
