@@ -64,6 +64,11 @@ pub struct GlobalOptions {
     /// end, NIST IR 8547's RSA/ECC deprecations, CNSA 2.0's milestones) apply as on that day.
     #[arg(long, global = true, value_name = "YYYY-MM-DD", value_parser = parse_date)]
     pub as_of: Option<regula::policy::Date>,
+    /// When the command ends (a server: at shutdown), write the runtime CBOM to FILE: a
+    /// CycloneDX 1.6 document listing the algorithms this process actually used, approved or
+    /// not, with operation counts and the dates their approval ends ("-" for stdout).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub cbom: Option<std::path::PathBuf>,
 }
 
 fn parse_date(text: &str) -> Result<regula::policy::Date, String> {
@@ -142,8 +147,38 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// Writes the `--cbom` document of the module the command loaded, whatever the outcome: a
+/// failed run's CBOM still says what was used before the failure.
+fn write_cbom(path: &std::path::Path) -> Result<(), Failure> {
+    let Some(module) = input::loaded_module() else {
+        return Err(Failure::input(
+            "--cbom: this command loads no cryptographic module, so there is nothing to list",
+        ));
+    };
+    let text = format!("{:#}\n", module.cbom());
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text)
+        .map_err(|error| Failure::input(format!("cannot write {}: {error}", path.display())))?;
+    eprintln!("runtime CBOM written to {}", path.display());
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let cbom = cli.global.cbom.clone();
+    let mut outcome = run(cli);
+    if let Some(path) = cbom {
+        let written = write_cbom(&path);
+        if outcome.is_ok() {
+            outcome = written;
+        } else if let Err(failure) = written {
+            eprintln!("regula: {}", failure.message);
+        }
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("regula: {}", failure.message);

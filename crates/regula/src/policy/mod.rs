@@ -387,12 +387,23 @@ impl Transition {
     }
 }
 
-/// Today's date (UTC), from the system clock (civil-from-days, H. Hinnant).
+/// Today's date (UTC), from the system clock.
 fn today_utc() -> Date {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
+    Date::from_days_since_epoch(seconds / 86_400)
+}
+
+impl Date {
+    /// The day `days` after 1970-01-01 (civil-from-days, H. Hinnant).
+    pub fn from_days_since_epoch(days: u64) -> Date {
+        civil_from_days(days)
+    }
+}
+
+fn civil_from_days(days: u64) -> Date {
+    let days = i64::try_from(days).unwrap_or(0) + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days.rem_euclid(146_097);
     let year_of_era =
