@@ -21,18 +21,6 @@ Exit codes:
   3  not approved by the policy
   4  module in error state (a self-test failed)";
 
-const SELFTEST_HELP: &str = "\
-Failure testing: REGULA_BREAK_SELFTEST=<NAME> corrupts one self-test. A name from `--list` fails at
-load, so every command then exits 4; a name from `--list --all` that is not in `--list` (a
-pairwise consistency test) fails at the next key generation of an algorithm it covers. A name
-that is no self-test at all also puts the module in its error state, so that a typo cannot pass
-for a working failure path.
-
-Exit codes:
-  0  every self-test passed
-  2  usage error or unreadable policy
-  4  a self-test failed: the module is in its error state";
-
 /// A cryptographic module with a policy in front of it.
 ///
 /// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm, cnsa-2.0) or a TOML policy
@@ -82,7 +70,7 @@ enum Command {
     #[command(after_help = commands::check::AFTER_HELP)]
     Check(commands::check::CheckArgs),
     /// Run the power-on self-tests of the policy and report each one.
-    #[command(after_help = SELFTEST_HELP)]
+    #[command(after_help = commands::selftest::AFTER_HELP)]
     Selftest(commands::selftest::SelftestArgs),
     /// Show versions, the linked AWS-LC (FIPS or not), CPU features and implementations.
     Info(commands::info::InfoArgs),
