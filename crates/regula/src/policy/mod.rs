@@ -376,7 +376,8 @@ impl Transition {
             TransitionStatus::Deprecated => Ok(()),
             TransitionStatus::LegacyUseOnly if !usage.signing => Ok(()),
             TransitionStatus::LegacyUseOnly => Err(format!(
-                "legacy use only{keys} since {} (verification, not signing): {}",
+                "signature generation is disallowed{keys} since {} (legacy use only: \
+                 verifying existing signatures): {}",
                 self.from, self.source
             )),
             TransitionStatus::Disallowed => Err(format!(
