@@ -2,7 +2,7 @@
 //! every built-in profile rules on it. This table is the policy; code only reads it.
 
 use crate::algorithm::{Algorithm, Family};
-use crate::policy::{Limits, Profile, Rule, Transition, TransitionStatus};
+use crate::policy::{Limits, Profile, Rule, Status, Transition, TransitionStatus};
 
 /// Who implements an algorithm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +167,14 @@ const CNSA_P384_ONLY: &str = "the CNSA 1.0 transitional set uses P-384 only; CNS
      ML-DSA-87";
 const CNSA_ML_DSA_87: &str = "CNSA 2.0 signs with ML-DSA-87 (NIST security category 5) only";
 const CNSA_ML_KEM_1024: &str = "CNSA 2.0 establishes keys with ML-KEM-1024 (category 5) only";
+/// A refusal carried over from another column, pointing at the CNSA 2.0 algorithm to use.
+const fn cnsa_instead(rule: Rule, alternative: &'static str) -> Rule {
+    match rule.status {
+        Status::NotApproved { reason, .. } => Rule::not_approved(reason, Some(alternative)),
+        _ => rule,
+    }
+}
+
 const CNSA_NOT_SM: Rule = Rule::not_approved("SM algorithms are not in CNSA 2.0", None);
 
 /// The CNSA 1.0 algorithms stay usable while systems move to CNSA 2.0: preferred against from
@@ -322,7 +330,7 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         cnsa: Rule::not_approved(CNSA_AES_256_ONLY, Some("aes-256-gcm"))),
     row!(Aes256Ccm, "aes-256-ccm", Aead, "AES-CCM", pct: None,
         default: APPROVED, fips: FIPS_CCM, gm: GM_NOT_SM,
-        cnsa: FIPS_CCM),
+        cnsa: cnsa_instead(FIPS_CCM, "aes-256-gcm")),
     // RFC 8439; not an SP 800-140C security function.
     row!(ChaCha20Poly1305, "chacha20-poly1305", Aead, "CHACHA20-POLY1305", pct: None,
         default: APPROVED,
@@ -371,20 +379,20 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // Legacy stream and block ciphers; DES and 3DES take whole 8-byte blocks, no padding.
     row!(Rc4, "rc4", Cipher, "RC4", pct: None,
         default: RC4_LEGACY.0, fips: RC4_LEGACY.1, gm: RC4_LEGACY.2,
-        cnsa: RC4_LEGACY.1),
+        cnsa: cnsa_instead(RC4_LEGACY.1, "aes-256-gcm")),
     row!(DesCbc, "des-cbc", Cipher, "DES-CBC", pct: None,
         default: DES_LEGACY.0, fips: DES_LEGACY.1, gm: DES_LEGACY.2,
-        cnsa: DES_LEGACY.1),
+        cnsa: cnsa_instead(DES_LEGACY.1, "aes-256-cbc")),
     row!(DesEde3Cbc, "des-ede3-cbc", Cipher, "TDES-CBC", pct: None,
         default: TDES_LEGACY.0, fips: TDES_LEGACY.1, gm: TDES_LEGACY.2,
-        cnsa: TDES_LEGACY.1),
+        cnsa: cnsa_instead(TDES_LEGACY.1, "aes-256-cbc")),
     // RFC 1320 and RFC 1321.
     row!(Md4, "md4", Digest, "MD4", pct: None,
         default: MD4_LEGACY.0, fips: MD4_LEGACY.1, gm: MD4_LEGACY.2,
-        cnsa: MD4_LEGACY.1),
+        cnsa: cnsa_instead(MD4_LEGACY.1, "sha384")),
     row!(Md5, "md5", Digest, "MD5", pct: None,
         default: MD5_LEGACY.0, fips: MD5_LEGACY.1, gm: MD5_LEGACY.2,
-        cnsa: MD5_LEGACY.1),
+        cnsa: cnsa_instead(MD5_LEGACY.1, "sha384")),
     // FIPS 180-4 and FIPS 202.
     row!(Sha1, "sha1", Digest, "SHA-1", pct: None,
         default: SHA1_HASHING, fips: SHA1_HASHING, gm: GM_NOT_SM,
@@ -413,7 +421,7 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     // RFC 2104 with MD5 (NTLMv2).
     row!(HmacMd5, "hmac-md5", Mac, "HMAC-MD5", pct: None,
         default: HMAC_MD5_LEGACY.0, fips: HMAC_MD5_LEGACY.1, gm: HMAC_MD5_LEGACY.2,
-        cnsa: HMAC_MD5_LEGACY.1),
+        cnsa: cnsa_instead(HMAC_MD5_LEGACY.1, "hmac-sha384")),
     // FIPS 198-1; key length per SP 800-131A.
     row!(HmacSha1, "hmac-sha1", Mac, "HMAC-SHA-1", pct: None,
         default: SHA1_HASHING, fips: FIPS_HMAC_SHA1, gm: GM_NOT_SM,
@@ -443,7 +451,7 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         cnsa: Rule::not_approved(CNSA_AES_256_ONLY, Some("aes-256-cmac"))),
     row!(Aes256Gmac, "aes-256-gmac", Mac, "AES-GMAC", pct: None,
         default: APPROVED, fips: FIPS_GMAC, gm: GM_NOT_SM,
-        cnsa: FIPS_GMAC),
+        cnsa: cnsa_instead(FIPS_GMAC, "aes-256-cmac")),
     // SP 800-56C Rev. 2 (RFC 5869 construction).
     row!(HkdfSha256, "hkdf-sha256", Kdf, "HKDF-SHA2-256", pct: None,
         default: APPROVED, fips: Rule::approved(AT_LEAST_112_BIT_SECRET), gm: GM_NOT_SM,

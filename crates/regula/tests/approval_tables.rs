@@ -758,3 +758,26 @@ fn error_kinds() {
         ErrorKind::ModuleState
     );
 }
+
+/// Every refusal's suggested alternative is approved by the same profile (a cnsa-2.0 refusal
+/// points at AES-256, SHA-384, ML-KEM-1024 or ML-DSA-87, never at something it refuses too).
+#[test]
+fn alternatives_are_approved_by_the_same_profile() {
+    for profile in Profile::ALL {
+        let policy = Policy::builtin(profile);
+        for algorithm in Algorithm::ALL {
+            if let regula::policy::Status::NotApproved {
+                alternative: Some(alternative),
+                ..
+            } = policy.rule(algorithm).status
+            {
+                let suggested = Algorithm::from_name(alternative)
+                    .unwrap_or_else(|| panic!("{profile}/{algorithm}: unknown {alternative}"));
+                assert!(
+                    policy.approves(suggested),
+                    "{profile}/{algorithm}: the alternative {alternative} is not approved"
+                );
+            }
+        }
+    }
+}
