@@ -339,9 +339,20 @@ fn tls_session_cbom(cert: &Path, key: &Path, ca: &Path, dir: &Path) -> Value {
             .or_default() += row["approved"].as_u64().unwrap();
     }
     assert_eq!(listed(&cbom), counted.into_iter().collect::<BTreeSet<_>>());
+    // Every algorithm of the session is AWS-LC's: the validated module in the FIPS build.
+    let level = if cfg!(feature = "fips") {
+        "fips140-3-l1"
+    } else {
+        "none"
+    };
     for component in cbom["components"].as_array().unwrap() {
         assert_eq!(property(component, "regula:approved"), ["true"]);
         assert_eq!(property(component, "regula:policy"), ["fips-140-3"]);
+        assert_eq!(
+            component["cryptoProperties"]["algorithmProperties"]["certificationLevel"],
+            serde_json::json!([level]),
+            "{component}"
+        );
     }
     cbom
 }
