@@ -94,7 +94,7 @@ const SHA1_END: Transition = Transition {
     from: "2031-01-01",
     status: TransitionStatus::Disallowed,
     below_key_bits: None,
-    source: "NIST SP 800-131A Rev. 3 (initial public draft, October 2024) §9 and NIST's SHA-1 \
+    source: "NIST SP 800-131A Rev. 3 (initial public draft, October 2024) and NIST's SHA-1 \
              retirement announcement of 15 December 2022: SHA-1 disallowed after 31 December 2030",
 };
 
@@ -103,31 +103,32 @@ const SHA1_SIGNATURES_LEGACY: Transition = Transition {
     from: "2014-01-01",
     status: TransitionStatus::LegacyUseOnly,
     below_key_bits: None,
-    source: "NIST SP 800-131A (January 2011) §9 and Rev. 2 (March 2019) §9 Table 8: SHA-1 \
-             signature generation disallowed after 2013, signature verification legacy use",
+    source: "NIST SP 800-131A (January 2011) and Rev. 2 (March 2019), hash functions (§9): \
+             SHA-1 signature generation disallowed after 2013, signature verification legacy use",
 };
 
 const SHA1_TRANSITIONS: &[Transition] = &[SHA1_END];
 const SHA1_SIGNATURE_TRANSITIONS: &[Transition] = &[SHA1_SIGNATURES_LEGACY, SHA1_END];
 
-/// NIST IR 8547 (initial public draft, November 2024) §4.1, Tables 2 and 3: quantum-vulnerable
+/// NIST IR 8547 (initial public draft, November 2024), its transition tables: quantum-vulnerable
 /// public-key algorithms at 128 bits of security or more are disallowed after 2035.
 const QUANTUM_VULNERABLE_END: Transition = Transition {
     from: "2036-01-01",
     status: TransitionStatus::Disallowed,
     below_key_bits: None,
-    source: "NIST IR 8547 ipd (November 2024) §4.1 Tables 2 and 3: quantum-vulnerable \
-             RSA, ECDSA, EdDSA and (EC)DH disallowed after 2035",
+    source: "NIST IR 8547 ipd (November 2024), transition of quantum-vulnerable digital \
+             signatures and key establishment: RSA, ECDSA, EdDSA and (EC)DH disallowed after 2035",
 };
 
-/// NIST IR 8547 ipd Tables 2 and 3: 112-bit-strength RSA (moduli below 3072 bits) deprecated
+/// NIST IR 8547 ipd: 112-bit-strength RSA (moduli below 3072 bits) deprecated
 /// after 2030.
 const RSA_112_BIT_DEPRECATED: Transition = Transition {
     from: "2031-01-01",
     status: TransitionStatus::Deprecated,
     below_key_bits: Some(3072),
-    source: "NIST IR 8547 ipd (November 2024) §4.1 Tables 2 and 3: RSA at 112 bits of \
-             security (2048-bit moduli) deprecated after 2030",
+    source: "NIST IR 8547 ipd (November 2024), transition of quantum-vulnerable digital \
+             signatures and key establishment: RSA at 112 bits of security (2048-bit moduli) \
+             deprecated after 2030",
 };
 
 /// ECDSA, EdDSA and ECDH on the curves Regula offers (P-256 and up, Curve25519: 128 bits of

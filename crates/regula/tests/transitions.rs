@@ -5,10 +5,10 @@
 //! Sources:
 //! - NIST SP 800-131A Rev. 3 ipd (October 2024) and NIST's announcement of 15 December 2022:
 //!   SHA-1 disallowed after 31 December 2030.
-//! - NIST SP 800-131A (2011) §9 and Rev. 2 §9 Table 8: SHA-1 signature generation disallowed
-//!   after 2013, verification legacy use.
-//! - NIST IR 8547 ipd (November 2024) Tables 2 and 3: 112-bit RSA deprecated after 2030; RSA,
-//!   ECDSA, EdDSA and ECDH disallowed after 2035.
+//! - NIST SP 800-131A (2011) and Rev. 2, §9: SHA-1 signature generation disallowed after 2013,
+//!   verification legacy use.
+//! - NIST IR 8547 ipd (November 2024): 112-bit RSA deprecated after 2030; RSA, ECDSA, EdDSA and
+//!   ECDH disallowed after 2035.
 //! - NSA CNSA 2.0 (September 2022, FAQ December 2024): web browsers, servers and cloud
 //!   services support and prefer CNSA 2.0 by 2025 and use it exclusively by 2033; the CNSA 1.0
 //!   algorithms (P-384, RSA >= 3072) are transitional until then.
