@@ -1,7 +1,8 @@
 //! Signed self-test reports (`regula selftest --json --sign KEY --out FILE`): the signature is
 //! checked by independent tools — the OpenSSL CLI for ECDSA P-384 (fips-140-3) and Ed25519
 //! (default), Tongsuo for SM2 with SM3 and the default ID (gm) — and by `regula selftest
-//! --verify-report`; a report with one byte changed fails in both.
+//! --verify-report`; a report with one byte changed fails in both. Under cnsa-2.0 the report
+//! is signed with ML-DSA-87, which Tongsuo 8.5 (OpenSSL 3.5 based) verifies too.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -54,6 +55,17 @@ fn peer_verifies(policy: &str, public: &Path, report: &Path, signature: &Path) -
                 .arg(signature);
             command
         }
+        "cnsa-2.0" => {
+            let mut command = Command::new(tongsuo());
+            command.args(["pkeyutl", "-verify", "-rawin", "-pubin", "-inkey"]);
+            command
+                .arg(public)
+                .arg("-in")
+                .arg(report)
+                .arg("-sigfile")
+                .arg(signature);
+            command
+        }
         "gm" => {
             let mut command = Command::new(tongsuo());
             command.args(["dgst", "-sm3", "-verify"]).arg(public);
@@ -88,6 +100,7 @@ fn reports_are_signed_per_profile_and_an_edited_byte_fails_everywhere() {
         ("fips-140-3", "ecdsa-p384", "ecdsa-p384"),
         ("default", "ed25519", "ed25519"),
         ("gm", "sm2-sign", "sm2"),
+        ("cnsa-2.0", "ml-dsa-87", "ml-dsa-87"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let path = |name: &str| dir.path().join(name);
