@@ -5,6 +5,10 @@
                                           TLS 1.2/1.3, AES-GCM suites and P-256/P-384
     tls_scan_check.py default SCAN.json   exit 0 only if the scan connected, the FIPS check above
                                           fails on it, and ChaCha20 is offered (the check can fail)
+    tls_scan_check.py cnsa SCAN.json      exit 0 only if the scan connected and saw nothing but
+                                          TLS 1.3, TLS_AES_256_GCM_SHA384 and P-384 (CNSA 2.0
+                                          with the CNSA 1.0 group; the scanner's OpenSSL has no
+                                          ML-KEM-1024)
 """
 import json
 import sys
@@ -56,8 +60,29 @@ def fips_violations(findings, rows):
     return violations
 
 
+CNSA_SUITES = {"TLS_AES_256_GCM_SHA384"}
+CNSA_CURVES = {"secp384r1"}
+
+
+def cnsa_violations(findings, rows):
+    violations = []
+    for protocol in OLD_PROTOCOLS + ["TLS1_2"]:
+        if findings.get(protocol) != "not offered":
+            violations.append(f"{protocol}: {findings.get(protocol, 'not scanned')}")
+    if not findings.get("TLS1_3", "").startswith("offered"):
+        violations.append(f"TLS1_3: {findings.get('TLS1_3', 'not scanned')}")
+    for suite in sorted(offered_suites(findings, rows) - CNSA_SUITES):
+        violations.append(f"cipher suite outside CNSA 2.0 offered: {suite}")
+    curves = set(findings.get("PFS_ECDHE_curves", "").split())
+    for curve in sorted(curves - CNSA_CURVES):
+        violations.append(f"group outside CNSA offered: {curve}")
+    if not curves:
+        violations.append("no ECDHE group seen")
+    return violations
+
+
 def main():
-    if len(sys.argv) != 3 or sys.argv[1] not in ("fips", "default"):
+    if len(sys.argv) != 3 or sys.argv[1] not in ("fips", "default", "cnsa"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, path = sys.argv[1], sys.argv[2]
@@ -72,6 +97,11 @@ def main():
           + ", ".join(f"{p}={findings.get(p)}" for p in OLD_PROTOCOLS + ["TLS1_2", "TLS1_3"]))
     print(f"tls-scan ({mode}): suites {' '.join(sorted(suites))}")
     print(f"tls-scan ({mode}): groups {findings.get('PFS_ECDHE_curves', '')}")
+    if mode == "cnsa":
+        violations = cnsa_violations(findings, rows)
+        for violation in violations:
+            print(f"tls-scan: CNSA 2.0 violation: {violation}", file=sys.stderr)
+        return 1 if violations else 0
     violations = fips_violations(findings, rows)
     if mode == "fips":
         for violation in violations:

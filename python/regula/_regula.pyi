@@ -39,8 +39,8 @@ class Indicator:
 class Module:
     """A loaded Regula module: a policy, its self-tests, and every service.
 
-    ``Module(policy)`` takes ``"default"``, ``"fips-140-3"``, ``"gm"`` or the path of a TOML
-    policy file, and runs the power-on self-tests. After a failed self-test ``state`` is
+    ``Module(policy)`` takes ``"default"``, ``"fips-140-3"``, ``"gm"``, ``"cnsa-2.0"`` or the path
+    of a TOML policy file, and runs the power-on self-tests. After a failed self-test ``state`` is
     ``"error"`` and every service raises ``ModuleErrorState``.
     """
 
@@ -50,7 +50,7 @@ class Module:
     @property
     def policy(self) -> str: ...
     @property
-    def profile(self) -> Literal["default", "fips-140-3", "gm"]: ...
+    def profile(self) -> Literal["default", "fips-140-3", "gm", "cnsa-2.0"]: ...
     @property
     def mode(self) -> Literal["strict", "permissive"]: ...
     @property

@@ -16,8 +16,8 @@ use crate::mac::MacKey;
 
 /// A loaded Regula module.
 ///
-/// ``Module(policy)`` loads a built-in policy (``"default"``, ``"fips-140-3"``, ``"gm"``) or a
-/// TOML policy file and runs the power-on self-tests. If one fails, the module is still
+/// ``Module(policy)`` loads a built-in policy (``"default"``, ``"fips-140-3"``, ``"gm"``,
+/// ``"cnsa-2.0"``) or a TOML policy file and runs the power-on self-tests. If one fails, the module is still
 /// returned, with ``state == "error"``, and every service raises ``ModuleErrorState``.
 ///
 /// A module is safe to share between threads. Every service result carries the operation's

@@ -11,7 +11,26 @@ use crate::failure::Failure;
 /// Loads the policy and runs the self-tests. A module in its error state is still returned:
 /// its services refuse with exit code 4.
 pub fn module(global: &GlobalOptions) -> Result<Module, Failure> {
-    Ok(Module::load_named(&global.policy)?)
+    let module = Module::load(policy(global, &global.policy)?);
+    // The module a `--cbom` document describes once the command is done.
+    let _ = LOADED.set(module.clone());
+    Ok(module)
+}
+
+static LOADED: std::sync::OnceLock<Module> = std::sync::OnceLock::new();
+
+/// The module this command loaded, if it loaded one.
+pub fn loaded_module() -> Option<&'static Module> {
+    LOADED.get()
+}
+
+/// A policy by name or path, evaluated on the `--as-of` day when one was given.
+pub fn policy(global: &GlobalOptions, name_or_path: &str) -> Result<regula::Policy, Failure> {
+    let policy = regula::Policy::load(name_or_path)?;
+    Ok(match global.as_of {
+        Some(date) => policy.as_of(date),
+        None => policy,
+    })
 }
 
 /// [`module`], refusing (exit code 4) when a self-test failed: for commands that would otherwise

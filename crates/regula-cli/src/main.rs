@@ -22,21 +22,9 @@ Exit codes:
   4  module in error state (a self-test failed)
   5  undetermined (regula audit: no evidence either way)";
 
-const SELFTEST_HELP: &str = "\
-Failure testing: REGULA_BREAK_SELFTEST=<NAME> corrupts one self-test. A name from `--list` fails at
-load, so every command then exits 4; a name from `--list --all` that is not in `--list` (a
-pairwise consistency test) fails at the next key generation of an algorithm it covers. A name
-that is no self-test at all also puts the module in its error state, so that a typo cannot pass
-for a working failure path.
-
-Exit codes:
-  0  every self-test passed
-  2  usage error or unreadable policy
-  4  a self-test failed: the module is in its error state";
-
 /// A cryptographic module with a policy in front of it.
 ///
-/// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm) or a TOML policy
+/// Pick a policy with --policy: a built-in profile (default, fips-140-3, gm, cnsa-2.0) or a TOML policy
 /// file. Regula then serves only what the policy allows, runs its self-tests first, and can
 /// report for every operation whether it was approved.
 #[derive(Parser)]
@@ -50,7 +38,7 @@ struct Cli {
 
 #[derive(Args, Clone)]
 pub struct GlobalOptions {
-    /// Built-in profile (default, fips-140-3, gm) or path to a TOML policy file.
+    /// Built-in profile (default, fips-140-3, gm, cnsa-2.0) or path to a TOML policy file.
     #[arg(
         long,
         global = true,
@@ -61,6 +49,19 @@ pub struct GlobalOptions {
     /// Print each operation's service indicator to stderr as a JSON line.
     #[arg(long, global = true)]
     pub indicator: bool,
+    /// Evaluate the policy as on this day (YYYY-MM-DD) instead of today: dated rules (SHA-1's
+    /// end, NIST IR 8547's RSA/ECC deprecations, CNSA 2.0's milestones) apply as on that day.
+    #[arg(long, global = true, value_name = "YYYY-MM-DD", value_parser = parse_date)]
+    pub as_of: Option<regula::policy::Date>,
+    /// When the command ends (a server: at shutdown), write the runtime CBOM to FILE: a
+    /// CycloneDX 1.6 document listing the algorithms this process actually used, approved or
+    /// not, with operation counts and the dates their approval ends ("-" for stdout).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub cbom: Option<std::path::PathBuf>,
+}
+
+fn parse_date(text: &str) -> Result<regula::policy::Date, String> {
+    regula::policy::Date::parse(text)
 }
 
 #[derive(Subcommand)]
@@ -70,7 +71,7 @@ enum Command {
     #[command(after_help = commands::check::AFTER_HELP)]
     Check(commands::check::CheckArgs),
     /// Run the power-on self-tests of the policy and report each one.
-    #[command(after_help = SELFTEST_HELP)]
+    #[command(after_help = commands::selftest::AFTER_HELP)]
     Selftest(commands::selftest::SelftestArgs),
     /// Show versions, the linked AWS-LC (FIPS or not), CPU features and implementations.
     Info(commands::info::InfoArgs),
@@ -146,8 +147,38 @@ fn run(cli: Cli) -> Result<(), Failure> {
     }
 }
 
+/// Writes the `--cbom` document of the module the command loaded, whatever the outcome: a
+/// failed run's CBOM still says what was used before the failure.
+fn write_cbom(path: &std::path::Path) -> Result<(), Failure> {
+    let Some(module) = input::loaded_module() else {
+        return Err(Failure::input(
+            "--cbom: this command loads no cryptographic module, so there is nothing to list",
+        ));
+    };
+    let text = format!("{:#}\n", module.cbom());
+    if path.as_os_str() == "-" {
+        print!("{text}");
+        return Ok(());
+    }
+    std::fs::write(path, text)
+        .map_err(|error| Failure::input(format!("cannot write {}: {error}", path.display())))?;
+    eprintln!("runtime CBOM written to {}", path.display());
+    Ok(())
+}
+
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let cbom = cli.global.cbom.clone();
+    let mut outcome = run(cli);
+    if let Some(path) = cbom {
+        let written = write_cbom(&path);
+        if outcome.is_ok() {
+            outcome = written;
+        } else if let Err(failure) = written {
+            eprintln!("regula: {}", failure.message);
+        }
+    }
+    match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             eprintln!("regula: {}", failure.message);

@@ -1398,3 +1398,151 @@ fn ml_dsa_keygen_sign_verify_under_fips() {
     );
     assert_fails(&output, 3, "gm");
 }
+
+/// `--as-of`: NIST's SHA-1 end (SP 800-131A Rev. 3 ipd: disallowed after 31 December 2030)
+/// and NIST IR 8547's end of RSA/ECC after 2035, through the CLI.
+#[test]
+fn as_of_answers_what_the_policy_would_refuse_on_a_day() {
+    let show = |date: &str| {
+        let output = run(
+            &["policy", "show", "fips-140-3", "--as-of", date, "--json"],
+            b"",
+        );
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    let status = |summary: &serde_json::Value, name: &str| {
+        summary["algorithms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["algorithm"] == name)
+            .unwrap()["status"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let before = show("2030-12-31");
+    assert_eq!(before["as_of"], "2030-12-31");
+    assert_eq!(status(&before, "sha1"), "approved");
+    let after = show("2031-01-01");
+    assert_eq!(status(&after, "sha1"), "not-approved");
+    assert_eq!(status(&after, "ecdsa-p256"), "approved");
+    let refused: Vec<&str> = after["refused_then_approved_today"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|name| name.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refused,
+        ["sha1", "hmac-sha1", "rsa-pkcs1-sha1", "ecdsa-p256-sha1"]
+    );
+    assert_eq!(status(&show("2036-01-01"), "ecdsa-p256"), "not-approved");
+
+    let text = run(
+        &["policy", "show", "fips-140-3", "--as-of", "2031-01-01"],
+        b"",
+    );
+    assert!(
+        stdout(&text).contains("as of 2031-01-01"),
+        "{}",
+        stdout(&text)
+    );
+    assert!(stdout(&text).contains("SP 800-131A Rev. 3"));
+    assert!(stdout(&text).contains("would no longer approve 4 algorithms"));
+
+    // Services follow the day.
+    let refused = run(
+        &[
+            "dgst",
+            "-a",
+            "sha1",
+            "--policy",
+            "fips-140-3",
+            "--as-of",
+            "2031-01-01",
+        ],
+        b"abc",
+    );
+    assert_fails(&refused, 3, "2031-01-01");
+    let served = run(
+        &[
+            "dgst",
+            "-a",
+            "sha1",
+            "--policy",
+            "fips-140-3",
+            "--as-of",
+            "2030-12-31",
+        ],
+        b"abc",
+    );
+    assert_eq!(code(&served), 0, "{}", stderr(&served));
+
+    let check = run(
+        &[
+            "check",
+            "--policy",
+            "fips-140-3",
+            "--as-of",
+            "2036-01-01",
+            "--no-bench",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(code(&check), 0, "{}", stderr(&check));
+    let result: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(result["verdict"], "PASS");
+    let refused = result["refused_as_of"].as_array().unwrap();
+    for name in [
+        "sha1",
+        "ecdsa-p256",
+        "ecdh-p384",
+        "rsa-pss-sha256",
+        "ed25519",
+    ] {
+        assert!(refused.iter().any(|row| row == name), "{name}: {refused:?}");
+    }
+    assert!(!refused.iter().any(|row| row == "ml-kem-768"));
+
+    // A malformed day is a usage error.
+    assert_eq!(
+        code(&run(&["policy", "show", "--as-of", "2031-02-30"], b"")),
+        2
+    );
+    assert_eq!(
+        code(&run(&["policy", "show", "--as-of", "tomorrow"], b"")),
+        2
+    );
+}
+
+/// The cnsa-2.0 profile: listed, strict, AES-256/SHA-384 only; `regula check` passes.
+#[test]
+fn cnsa_2_0_profile_through_the_cli() {
+    let list = run(&["policy", "list"], b"");
+    assert!(stdout(&list).contains("cnsa-2.0"));
+    let refused = run(&["dgst", "-a", "sha256", "--policy", "cnsa-2.0"], b"abc");
+    assert_fails(&refused, 3, "sha384");
+    let served = run(
+        &[
+            "dgst",
+            "-a",
+            "sha384",
+            "--policy",
+            "cnsa-2.0",
+            "--indicator",
+        ],
+        b"abc",
+    );
+    assert_eq!(code(&served), 0, "{}", stderr(&served));
+    assert!(
+        stderr(&served).contains("\"approved\""),
+        "{}",
+        stderr(&served)
+    );
+    let check = run(&["check", "--policy", "cnsa-2.0", "--no-bench"], b"");
+    assert_eq!(code(&check), 0, "{}{}", stdout(&check), stderr(&check));
+    assert!(stdout(&check).contains("Verdict: PASS"));
+}

@@ -118,8 +118,8 @@ pub(crate) unsafe fn algorithm(name: *const c_char) -> Outcome<Algorithm> {
     })
 }
 
-/// Loads a policy — a built-in profile name (`"default"`, `"fips-140-3"`, `"gm"`) or the path
-/// of a TOML policy file — and runs the power-on self-tests. NULL means `"default"`.
+/// Loads a policy — a built-in profile name (`"default"`, `"fips-140-3"`, `"gm"`, `"cnsa-2.0"`) or
+/// the path of a TOML policy file — and runs the power-on self-tests. NULL means `"default"`.
 ///
 /// Returns `REGULA_OK` with `*out` set when the module is operational.
 /// If a self-test failed, returns `REGULA_ERR_ERROR_STATE` and still sets `*out` (query it,

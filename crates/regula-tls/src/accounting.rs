@@ -390,10 +390,25 @@ impl SigningKey for AccountedSigningKey {
             .collect();
         let inner = self.inner.choose_scheme(&served)?;
         let algorithm = crate::catalog::scheme_algorithm(inner.scheme())?;
+        // The certificate key's size, for the policy's key limits and dated transitions (RSA
+        // below 3072 bits: NIST IR 8547's 112-bit row; CNSA's RSA >= 3072).
+        let key_bits = match inner.scheme() {
+            SignatureScheme::RSA_PSS_SHA256
+            | SignatureScheme::RSA_PSS_SHA384
+            | SignatureScheme::RSA_PSS_SHA512
+            | SignatureScheme::RSA_PKCS1_SHA256
+            | SignatureScheme::RSA_PKCS1_SHA384
+            | SignatureScheme::RSA_PKCS1_SHA512 => self
+                .inner
+                .public_key()
+                .and_then(|spki| regula::service::signature::rsa_public_key_bits(spki.as_ref())),
+            _ => None,
+        };
         Some(Box::new(AccountedSigner {
             inner,
             module: self.module.clone(),
             algorithm,
+            key_bits,
         }))
     }
 
@@ -411,11 +426,25 @@ struct AccountedSigner {
     inner: Box<dyn Signer>,
     module: Module,
     algorithm: Algorithm,
+    key_bits: Option<u32>,
 }
 
 impl Signer for AccountedSigner {
     fn sign(&self, message: &[u8]) -> Result<Vec<u8>, Error> {
-        gate(&self.module, self.algorithm, Service::Sign)?;
+        let usage = regula::policy::Usage {
+            key_bits: self.key_bits,
+            signing: true,
+            ..Default::default()
+        };
+        self.module
+            .account_usage(self.algorithm, Service::Sign, &usage)
+            .map_err(|refusal| {
+                Error::General(format!(
+                    "regula refused {} {}: {refusal}",
+                    self.algorithm,
+                    Service::Sign
+                ))
+            })?;
         self.inner.sign(message)
     }
 

@@ -121,6 +121,14 @@ pub static GROUPS: &[GroupRow] = &[
         needs: &[Algorithm::MlKem768],
         auxiliary: Some(Algorithm::EcdhP256),
     },
+    // FIPS 203 ML-KEM-1024 alone, CNSA 2.0's key establishment: after the hybrids, so that a
+    // client under a profile that serves them still sends its first key share for one; first
+    // under cnsa-2.0, where P-384 (CNSA 1.0) is the only other group.
+    GroupRow {
+        group: GroupImpl::AwsLc(kx_group::MLKEM1024),
+        needs: &[Algorithm::MlKem1024],
+        auxiliary: None,
+    },
     GroupRow {
         group: GroupImpl::AwsLc(kx_group::X25519),
         needs: &[Algorithm::X25519],
@@ -176,6 +184,9 @@ pub struct VerifierRow {
     /// Used for certificate-chain signatures (otherwise only for handshake signatures).
     pub certificates: bool,
     pub algorithm: Algorithm,
+    /// The hash, where the signature algorithm's row does not name it (ECDSA): it must be
+    /// served too (cnsa-2.0 serves P-384 with SHA-384 only).
+    pub digest: Option<Algorithm>,
     /// The handshake signature schemes this verifier serves (TLS 1.2 does not bind the curve to
     /// the scheme, so one scheme maps to several verifiers).
     pub schemes: &'static [SignatureScheme],
@@ -187,72 +198,84 @@ pub static VERIFIERS: &[VerifierRow] = &[
         verifier: VerifierImpl::AwsLc(webpki_algs::ECDSA_P256_SHA256),
         certificates: true,
         algorithm: Algorithm::EcdsaP256,
+        digest: Some(Algorithm::Sha256),
         schemes: &[SignatureScheme::ECDSA_NISTP256_SHA256],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::ECDSA_P256_SHA384),
         certificates: true,
         algorithm: Algorithm::EcdsaP256,
+        digest: Some(Algorithm::Sha384),
         schemes: &[SignatureScheme::ECDSA_NISTP384_SHA384],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::ECDSA_P384_SHA256),
         certificates: true,
         algorithm: Algorithm::EcdsaP384,
+        digest: Some(Algorithm::Sha256),
         schemes: &[SignatureScheme::ECDSA_NISTP256_SHA256],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::ECDSA_P384_SHA384),
         certificates: true,
         algorithm: Algorithm::EcdsaP384,
+        digest: Some(Algorithm::Sha384),
         schemes: &[SignatureScheme::ECDSA_NISTP384_SHA384],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::ECDSA_P521_SHA512),
         certificates: true,
         algorithm: Algorithm::EcdsaP521,
+        digest: Some(Algorithm::Sha512),
         schemes: &[SignatureScheme::ECDSA_NISTP521_SHA512],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::ED25519),
         certificates: true,
         algorithm: Algorithm::Ed25519,
+        digest: None,
         schemes: &[SignatureScheme::ED25519],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PSS_2048_8192_SHA256_LEGACY_KEY),
         certificates: true,
         algorithm: Algorithm::RsaPssSha256,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PSS_SHA256],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PSS_2048_8192_SHA384_LEGACY_KEY),
         certificates: true,
         algorithm: Algorithm::RsaPssSha384,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PSS_SHA384],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PSS_2048_8192_SHA512_LEGACY_KEY),
         certificates: true,
         algorithm: Algorithm::RsaPssSha512,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PSS_SHA512],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PKCS1_2048_8192_SHA256),
         certificates: true,
         algorithm: Algorithm::RsaPkcs1Sha256,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PKCS1_SHA256],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PKCS1_2048_8192_SHA384),
         certificates: true,
         algorithm: Algorithm::RsaPkcs1Sha384,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PKCS1_SHA384],
     },
     VerifierRow {
         verifier: VerifierImpl::AwsLc(webpki_algs::RSA_PKCS1_2048_8192_SHA512),
         certificates: true,
         algorithm: Algorithm::RsaPkcs1Sha512,
+        digest: None,
         schemes: &[SignatureScheme::RSA_PKCS1_SHA512],
     },
     // SM2 certificates are signed with the GM/T 0003.2 default ID, CertificateVerify with the
@@ -263,6 +286,7 @@ pub static VERIFIERS: &[VerifierRow] = &[
         },
         certificates: true,
         algorithm: Algorithm::Sm2Sign,
+        digest: None,
         schemes: &[],
     },
     VerifierRow {
@@ -271,6 +295,7 @@ pub static VERIFIERS: &[VerifierRow] = &[
         },
         certificates: false,
         algorithm: Algorithm::Sm2Sign,
+        digest: None,
         schemes: &[crate::rfc8998::SM2SIG_SM3],
     },
 ];

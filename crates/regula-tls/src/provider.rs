@@ -256,7 +256,9 @@ fn build(module: &Module) -> Result<TlsPolicy, TlsError> {
         &'static dyn SignatureVerificationAlgorithm,
     )> = VERIFIERS
         .iter()
-        .filter(|row| policy.serves(row.algorithm))
+        .filter(|row| {
+            policy.serves(row.algorithm) && row.digest.is_none_or(|digest| policy.serves(digest))
+        })
         .map(|row| -> (_, &'static dyn SignatureVerificationAlgorithm) {
             let verifier: &'static dyn SignatureVerificationAlgorithm = match row.verifier {
                 VerifierImpl::AwsLc(inner) => leak(AccountedVerifier {

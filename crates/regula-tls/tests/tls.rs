@@ -102,7 +102,13 @@ fn fips_offers_only_approved_suites_and_groups() {
     }
     assert_eq!(
         policy.group_names(),
-        ["X25519MLKEM768", "secp256r1MLKEM768", "P-256", "P-384"]
+        [
+            "X25519MLKEM768",
+            "secp256r1MLKEM768",
+            "MLKEM1024",
+            "P-256",
+            "P-384"
+        ]
     );
     assert_eq!(policy.version_names(), ["TLSv1.3", "TLSv1.2"]);
     assert!(policy.require_extended_master_secret());
@@ -127,7 +133,7 @@ fn a_policy_file_narrows_the_offer() {
     let policy = TlsPolicy::for_module(&Module::load(policy)).unwrap();
     assert_eq!(policy.version_names(), ["TLSv1.3"]);
     assert_eq!(policy.suite_names(), ["TLS_AES_256_GCM_SHA384"]);
-    assert_eq!(policy.group_names(), ["P-256", "P-384"]);
+    assert_eq!(policy.group_names(), ["MLKEM1024", "P-256", "P-384"]);
 }
 
 #[cfg(feature = "fips")]
@@ -522,4 +528,102 @@ async fn proxy_carries_200_concurrent_connections_despite_bad_clients() {
     assert_eq!(summary.handshakes, CLIENTS as u64, "{summary:?}");
     assert_eq!(summary.bytes_in, (CLIENTS * BYTES) as u64, "{summary:?}");
     assert!(summary.handshake_failures >= 10, "{summary:?}");
+}
+
+#[test]
+fn cnsa_offers_tls13_aes_256_gcm_with_ml_kem_1024_and_p384_only() {
+    let policy = TlsPolicy::for_module(&module(Profile::Cnsa20)).unwrap();
+    assert_eq!(policy.version_names(), ["TLSv1.3"]);
+    assert_eq!(policy.suite_names(), ["TLS_AES_256_GCM_SHA384"]);
+    assert_eq!(policy.group_names(), ["MLKEM1024", "P-384"]);
+    for scheme in policy.signature_scheme_names() {
+        assert!(
+            scheme.contains("384") || scheme.contains("512") || scheme.contains("ml_dsa"),
+            "{scheme}"
+        );
+    }
+}
+
+/// A client limited to these groups, with the CNSA suite, against `server`.
+async fn connect_with_groups(
+    address: SocketAddr,
+    identity: &Identity,
+    groups: Vec<&'static dyn rustls::crypto::SupportedKxGroup>,
+) -> Result<String, std::io::Error> {
+    let mut provider = rustls::crypto::aws_lc_rs::default_provider();
+    provider.kx_groups = groups;
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_root_certificates(regula_tls::load_roots(&identity.ca).unwrap())
+        .with_no_client_auth();
+    let tcp = TcpStream::connect(address).await.unwrap();
+    let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
+        .connect(localhost(), tcp)
+        .await?;
+    let (_, connection) = stream.get_ref();
+    Ok(connection
+        .negotiated_key_exchange_group()
+        .map(|group| format!("{:?}", group.name()))
+        .unwrap_or_default())
+}
+
+/// CNSA 2.0: X25519-only and P-256-only clients are refused; ML-KEM-1024 and the transitional
+/// P-384 are accepted, and every operation the server ran was approved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cnsa_server_refuses_x25519_and_p256_clients() {
+    use rustls::crypto::aws_lc_rs::kx_group;
+    let module = module(Profile::Cnsa20);
+    let identity = identity(&module);
+    let server = start(
+        &module,
+        &identity,
+        Responder::Echo,
+        ServerOptions::default(),
+    )
+    .await;
+    for (group, name) in [(kx_group::X25519, "X25519"), (kx_group::SECP256R1, "P-256")] {
+        let refused = connect_with_groups(server.address, &identity, vec![group]).await;
+        assert!(refused.is_err(), "a {name}-only client must be refused");
+    }
+    assert_eq!(
+        connect_with_groups(server.address, &identity, vec![kx_group::MLKEM1024])
+            .await
+            .unwrap(),
+        "MLKEM1024"
+    );
+    assert_eq!(
+        connect_with_groups(server.address, &identity, vec![kx_group::SECP384R1])
+            .await
+            .unwrap(),
+        "secp384r1"
+    );
+    // A regula client under the same profile prefers ML-KEM-1024.
+    let policy = TlsPolicy::for_module(&self::module(Profile::Cnsa20)).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (_, negotiated) = client
+        .connect(&server.address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert_eq!(negotiated.group.as_deref(), Some("MLKEM1024"));
+    assert_eq!(negotiated.cipher_suite, "TLS_AES_256_GCM_SHA384");
+    assert_eq!(
+        negotiated.signature_scheme.as_deref(),
+        Some("ecdsa_nistp384_sha384")
+    );
+    let summary = server.stop().await;
+    assert_eq!(summary.handshake_failures, 2);
+    assert_eq!(summary.handshakes, 3);
+    let counters = module.counters();
+    assert!(counters.iter().all(|row| row.not_approved == 0));
+    assert!(
+        counters
+            .iter()
+            .all(|row| module.policy().approves(row.algorithm))
+    );
 }

@@ -14,7 +14,7 @@
 //! used inside a non-approved operation cannot make it look approved.
 
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
 
 use serde::Serialize;
 
@@ -136,6 +136,8 @@ impl ScopeState {
 /// Operation counts per (algorithm, service, approval), shared by all handles of a module.
 pub(crate) struct Counters {
     counts: Box<[AtomicU64]>,
+    /// Per algorithm, the smallest key size (bits) a served request named; 0: none named.
+    smallest_key_bits: Box<[AtomicU32]>,
 }
 
 impl Counters {
@@ -144,6 +146,24 @@ impl Counters {
             counts: (0..Algorithm::COUNT * Service::COUNT * 2)
                 .map(|_| AtomicU64::new(0))
                 .collect(),
+            smallest_key_bits: (0..Algorithm::COUNT).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    pub(crate) fn note_key_bits(&self, algorithm: Algorithm, bits: u32) {
+        if bits == 0 {
+            return;
+        }
+        let slot = &self.smallest_key_bits[algorithm.index()];
+        let _ = slot.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |known| {
+            (known == 0 || bits < known).then_some(bits)
+        });
+    }
+
+    pub(crate) fn smallest_key_bits(&self, algorithm: Algorithm) -> Option<u32> {
+        match self.smallest_key_bits[algorithm.index()].load(Ordering::Relaxed) {
+            0 => None,
+            bits => Some(bits),
         }
     }
 

@@ -21,6 +21,7 @@
 #![deny(unsafe_code)]
 
 pub mod algorithm;
+pub mod cbom;
 pub mod error;
 pub mod fscrypt;
 pub mod identity;

@@ -177,7 +177,17 @@ impl Module {
                 expected: family,
             });
         }
-        self.core.policy.evaluate(algorithm, usage)
+        let approval = self.core.policy.evaluate(algorithm, usage)?;
+        if let Some(bits) = usage.key_bits {
+            self.core.counters.note_key_bits(algorithm, bits);
+        }
+        Ok(approval)
+    }
+
+    /// The smallest key size (bits) of the requests this module let through for an algorithm,
+    /// where the request named one (key generation, import, signing, TLS certificates).
+    pub fn smallest_key_bits(&self, algorithm: Algorithm) -> Option<u32> {
+        self.core.counters.smallest_key_bits(algorithm)
     }
 
     /// Records a completed operation and wraps its result.
@@ -206,8 +216,22 @@ impl Module {
     /// module must be operational and the policy must serve the algorithm; the operation then
     /// counts in the service indicator and the counters like any other.
     pub fn account(&self, algorithm: Algorithm, service: Service) -> Result<Indicator> {
+        self.account_usage(algorithm, service, &Usage::default())
+    }
+
+    /// [`Module::account`] for a request whose parameters are known (a TLS certificate key's
+    /// size), so that the policy's key limits and dated transitions apply to it.
+    pub fn account_usage(
+        &self,
+        algorithm: Algorithm,
+        service: Service,
+        usage: &Usage,
+    ) -> Result<Indicator> {
         self.ensure_operational()?;
-        let approval = self.core.policy.evaluate(algorithm, &Usage::default())?;
+        let approval = self.core.policy.evaluate(algorithm, usage)?;
+        if let Some(bits) = usage.key_bits {
+            self.core.counters.note_key_bits(algorithm, bits);
+        }
         Ok(self.serve(algorithm, service, approval, ()).indicator())
     }
 

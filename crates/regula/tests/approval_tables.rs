@@ -8,8 +8,13 @@
 //!   indicator (AES-CCM through the cipher interface and AES-CFB8 not flagged),
 //!   SP 800-132 (PBKDF2), FIPS 186-5 (RSA ≥ 2048), SP 800-56A Rev. 3 (no X25519),
 //!   FIPS 203 (ML-KEM).
-//! - `gm`: GM/T approves only SM2/SM3/SM4; the kernel's fscrypt HKDF-SHA512 is served flagged.
+//! - `gm`: GM/T approves only SM2/SM3/SM4 (and GM/T 0105's generators); the kernel's fscrypt
+//!   HKDF-SHA512 is served flagged.
 //! - AES-256-CBC-CS3: Regula's ciphertext stealing over AWS-LC's CBC, never approved.
+//! - `cnsa-2.0`: NSA's CNSA 2.0 (September 2022; FAQ December 2024): AES-256, SHA-384/512,
+//!   ML-KEM-1024, ML-DSA-87; CNSA 1.0's ECDH/ECDSA on P-384 and RSA >= 3072 (with SHA-384/512)
+//!   transitional. Built on FIPS-validated modules, so the FIPS refusals of AES-CCM, CFB8 and
+//!   GMAC and the IV rule of IG C.H carry over.
 //! - `default`: everything implemented; the legacy set (MD4, MD5, HMAC-MD5, RC4, DES, 3DES)
 //!   served but never approved.
 
@@ -35,105 +40,105 @@ enum Expect {
 
 use Expect::{Approved as A, Flagged as F, Refused as R};
 
-/// (algorithm, default, fips-140-3, gm)
-const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
-    (Algorithm::Aes128Gcm, A, A, R),
-    (Algorithm::Aes256Gcm, A, A, R),
-    (Algorithm::Aes128Ccm, A, R, R),
-    (Algorithm::Aes256Ccm, A, R, R),
-    (Algorithm::ChaCha20Poly1305, A, R, R),
-    (Algorithm::Aes128Ctr, A, A, R),
-    (Algorithm::Aes256Ctr, A, A, R),
-    (Algorithm::Aes128Cbc, A, A, R),
-    (Algorithm::Aes256Cbc, A, A, R),
-    (Algorithm::Aes256Xts, A, A, R),
+/// (algorithm, default, fips-140-3, gm, cnsa-2.0)
+const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
+    (Algorithm::Aes128Gcm, A, A, R, R),
+    (Algorithm::Aes256Gcm, A, A, R, A),
+    (Algorithm::Aes128Ccm, A, R, R, R),
+    (Algorithm::Aes256Ccm, A, R, R, R),
+    (Algorithm::ChaCha20Poly1305, A, R, R, R),
+    (Algorithm::Aes128Ctr, A, A, R, R),
+    (Algorithm::Aes256Ctr, A, A, R, A),
+    (Algorithm::Aes128Cbc, A, A, R, R),
+    (Algorithm::Aes256Cbc, A, A, R, A),
+    (Algorithm::Aes256Xts, A, A, R, A),
     // Regula's ciphertext stealing around AWS-LC's CBC: outside the validated boundary.
-    (Algorithm::Aes256CbcCs3, F, R, R),
-    (Algorithm::Aes128Cfb8, A, R, R),
-    (Algorithm::Aes256Cfb8, A, R, R),
-    (Algorithm::Aes128Kw, A, A, R),
-    (Algorithm::Aes256Kw, A, A, R),
-    (Algorithm::Aes128Kwp, A, A, R),
-    (Algorithm::Aes256Kwp, A, A, R),
-    (Algorithm::Rc4, F, R, R),
-    (Algorithm::DesCbc, F, R, R),
-    (Algorithm::DesEde3Cbc, F, R, R),
-    (Algorithm::Md4, F, R, R),
-    (Algorithm::Md5, F, R, R),
-    (Algorithm::Sha1, A, A, R),
-    (Algorithm::Sha224, A, A, R),
-    (Algorithm::Sha256, A, A, R),
-    (Algorithm::Sha384, A, A, R),
-    (Algorithm::Sha512, A, A, R),
-    (Algorithm::Sha3_256, A, A, R),
-    (Algorithm::Sha3_384, A, A, R),
-    (Algorithm::Sha3_512, A, A, R),
-    (Algorithm::HmacMd5, F, R, R),
-    (Algorithm::HmacSha1, A, A, R),
-    (Algorithm::HmacSha224, A, A, R),
-    (Algorithm::HmacSha256, A, A, R),
-    (Algorithm::HmacSha384, A, A, R),
-    (Algorithm::HmacSha512, A, A, R),
-    (Algorithm::Aes128Cmac, A, A, R),
-    (Algorithm::Aes256Cmac, A, A, R),
+    (Algorithm::Aes256CbcCs3, F, R, R, R),
+    (Algorithm::Aes128Cfb8, A, R, R, R),
+    (Algorithm::Aes256Cfb8, A, R, R, R),
+    (Algorithm::Aes128Kw, A, A, R, R),
+    (Algorithm::Aes256Kw, A, A, R, A),
+    (Algorithm::Aes128Kwp, A, A, R, R),
+    (Algorithm::Aes256Kwp, A, A, R, A),
+    (Algorithm::Rc4, F, R, R, R),
+    (Algorithm::DesCbc, F, R, R, R),
+    (Algorithm::DesEde3Cbc, F, R, R, R),
+    (Algorithm::Md4, F, R, R, R),
+    (Algorithm::Md5, F, R, R, R),
+    (Algorithm::Sha1, A, A, R, R),
+    (Algorithm::Sha224, A, A, R, R),
+    (Algorithm::Sha256, A, A, R, R),
+    (Algorithm::Sha384, A, A, R, A),
+    (Algorithm::Sha512, A, A, R, A),
+    (Algorithm::Sha3_256, A, A, R, R),
+    (Algorithm::Sha3_384, A, A, R, R),
+    (Algorithm::Sha3_512, A, A, R, R),
+    (Algorithm::HmacMd5, F, R, R, R),
+    (Algorithm::HmacSha1, A, A, R, R),
+    (Algorithm::HmacSha224, A, A, R, R),
+    (Algorithm::HmacSha256, A, A, R, R),
+    (Algorithm::HmacSha384, A, A, R, A),
+    (Algorithm::HmacSha512, A, A, R, A),
+    (Algorithm::Aes128Cmac, A, A, R, R),
+    (Algorithm::Aes256Cmac, A, A, R, A),
     // GMAC always takes the caller's nonce, which FIPS does not approve for GCM (IG C.H).
-    (Algorithm::Aes128Gmac, A, R, R),
-    (Algorithm::Aes256Gmac, A, R, R),
-    (Algorithm::HkdfSha256, A, A, R),
-    (Algorithm::HkdfSha384, A, A, R),
-    (Algorithm::HkdfSha512, A, A, R),
-    (Algorithm::Pbkdf2Sha256, A, A, R),
-    (Algorithm::Pbkdf2Sha384, A, A, R),
-    (Algorithm::Pbkdf2Sha512, A, A, R),
-    (Algorithm::KbkdfCtrHmacSha256, A, A, R),
-    (Algorithm::KbkdfCtrHmacSha384, A, A, R),
-    (Algorithm::KbkdfCtrHmacSha512, A, A, R),
+    (Algorithm::Aes128Gmac, A, R, R, R),
+    (Algorithm::Aes256Gmac, A, R, R, R),
+    (Algorithm::HkdfSha256, A, A, R, R),
+    (Algorithm::HkdfSha384, A, A, R, A),
+    (Algorithm::HkdfSha512, A, A, R, A),
+    (Algorithm::Pbkdf2Sha256, A, A, R, R),
+    (Algorithm::Pbkdf2Sha384, A, A, R, A),
+    (Algorithm::Pbkdf2Sha512, A, A, R, A),
+    (Algorithm::KbkdfCtrHmacSha256, A, A, R, R),
+    (Algorithm::KbkdfCtrHmacSha384, A, A, R, A),
+    (Algorithm::KbkdfCtrHmacSha512, A, A, R, A),
     // The kernel's fscrypt HKDF-SHA512: served flagged even by strict `gm` (SM4 fscrypt needs it).
-    (Algorithm::FscryptHkdfSha512, A, A, F),
-    (Algorithm::EcdsaP256, A, A, R),
-    (Algorithm::EcdsaP384, A, A, R),
-    (Algorithm::EcdsaP521, A, A, R),
-    (Algorithm::Ed25519, A, A, R),
-    (Algorithm::RsaPssSha256, A, A, R),
-    (Algorithm::RsaPssSha384, A, A, R),
-    (Algorithm::RsaPssSha512, A, A, R),
-    (Algorithm::RsaPkcs1Sha256, A, A, R),
-    (Algorithm::RsaPkcs1Sha384, A, A, R),
-    (Algorithm::RsaPkcs1Sha512, A, A, R),
+    (Algorithm::FscryptHkdfSha512, A, A, F, A),
+    (Algorithm::EcdsaP256, A, A, R, R),
+    (Algorithm::EcdsaP384, A, A, R, A),
+    (Algorithm::EcdsaP521, A, A, R, R),
+    (Algorithm::Ed25519, A, A, R, R),
+    (Algorithm::RsaPssSha256, A, A, R, R),
+    (Algorithm::RsaPssSha384, A, A, R, A),
+    (Algorithm::RsaPssSha512, A, A, R, A),
+    (Algorithm::RsaPkcs1Sha256, A, A, R, R),
+    (Algorithm::RsaPkcs1Sha384, A, A, R, A),
+    (Algorithm::RsaPkcs1Sha512, A, A, R, A),
     // Verification of existing SHA-1 signatures is legacy use, still approved.
-    (Algorithm::RsaPkcs1Sha1, A, A, R),
-    (Algorithm::EcdsaP256Sha1, A, A, R),
-    (Algorithm::MlDsa44, A, A, R),
-    (Algorithm::MlDsa65, A, A, R),
-    (Algorithm::MlDsa87, A, A, R),
-    (Algorithm::EcdhP256, A, A, R),
-    (Algorithm::EcdhP384, A, A, R),
-    (Algorithm::EcdhP521, A, A, R),
-    (Algorithm::X25519, A, R, R),
-    (Algorithm::MlKem768, A, A, R),
-    (Algorithm::MlKem1024, A, A, R),
-    (Algorithm::CtrDrbg, A, A, R),
-    (Algorithm::Sm3, A, R, A),
-    (Algorithm::HmacSm3, A, R, A),
-    (Algorithm::Sm4Ecb, A, R, A),
-    (Algorithm::Sm4Cbc, A, R, A),
-    (Algorithm::Sm4Ctr, A, R, A),
-    (Algorithm::Sm4Gcm, A, R, A),
-    (Algorithm::Sm4Ccm, A, R, A),
-    (Algorithm::Sm4Xts, A, R, A),
-    (Algorithm::Sm4XtsGb, A, R, A),
-    (Algorithm::Sm4CbcCs3, A, R, A),
-    (Algorithm::Sm4Cmac, A, R, A),
-    (Algorithm::Sm4XcbcMac, A, R, A),
-    (Algorithm::Sm4CbcMac, A, R, A),
+    (Algorithm::RsaPkcs1Sha1, A, A, R, R),
+    (Algorithm::EcdsaP256Sha1, A, A, R, R),
+    (Algorithm::MlDsa44, A, A, R, R),
+    (Algorithm::MlDsa65, A, A, R, R),
+    (Algorithm::MlDsa87, A, A, R, A),
+    (Algorithm::EcdhP256, A, A, R, R),
+    (Algorithm::EcdhP384, A, A, R, A),
+    (Algorithm::EcdhP521, A, A, R, R),
+    (Algorithm::X25519, A, R, R, R),
+    (Algorithm::MlKem768, A, A, R, R),
+    (Algorithm::MlKem1024, A, A, R, A),
+    (Algorithm::CtrDrbg, A, A, R, A),
+    (Algorithm::Sm3, A, R, A, R),
+    (Algorithm::HmacSm3, A, R, A, R),
+    (Algorithm::Sm4Ecb, A, R, A, R),
+    (Algorithm::Sm4Cbc, A, R, A, R),
+    (Algorithm::Sm4Ctr, A, R, A, R),
+    (Algorithm::Sm4Gcm, A, R, A, R),
+    (Algorithm::Sm4Ccm, A, R, A, R),
+    (Algorithm::Sm4Xts, A, R, A, R),
+    (Algorithm::Sm4XtsGb, A, R, A, R),
+    (Algorithm::Sm4CbcCs3, A, R, A, R),
+    (Algorithm::Sm4Cmac, A, R, A, R),
+    (Algorithm::Sm4XcbcMac, A, R, A, R),
+    (Algorithm::Sm4CbcMac, A, R, A, R),
     // SM2 (GB/T 32918): signature, encryption, ECDH on curveSM2 (RFC 8998), key exchange.
-    (Algorithm::Sm2Sign, A, R, A),
-    (Algorithm::Sm2Encrypt, A, R, A),
-    (Algorithm::Sm2Ecdh, A, R, A),
-    (Algorithm::Sm2KeyExchange, A, R, A),
+    (Algorithm::Sm2Sign, A, R, A, R),
+    (Algorithm::Sm2Encrypt, A, R, A, R),
+    (Algorithm::Sm2Ecdh, A, R, A, R),
+    (Algorithm::Sm2KeyExchange, A, R, A, R),
     // GM/T 0105-2021 random bit generators (SM3, SM4 CTR).
-    (Algorithm::Sm3Drbg, A, R, A),
-    (Algorithm::Sm4CtrDrbg, A, R, A),
+    (Algorithm::Sm3Drbg, A, R, A, R),
+    (Algorithm::Sm4CtrDrbg, A, R, A, R),
 ];
 
 fn expected(profile: Profile, algorithm: Algorithm) -> Expect {
@@ -145,6 +150,7 @@ fn expected(profile: Profile, algorithm: Algorithm) -> Expect {
         Profile::Default => row.1,
         Profile::Fips1403 => row.2,
         Profile::Gm => row.3,
+        Profile::Cnsa20 => row.4,
         other => panic!("no column for profile {other}"),
     }
 }
@@ -332,7 +338,7 @@ fn fips_approves_sha1_hashing_until_its_transition_date() {
     );
     assert!(digest.is_approved());
     let rule = module.policy().rule(Algorithm::Sha1);
-    assert_eq!(rule.limits.approved_until, Some("2030-12-31"));
+    assert_eq!(rule.transitions.last().map(|t| t.from), Some("2031-01-01"));
 }
 
 /// IG C.H: AES-GCM encryption with a caller-chosen IV is refused under FIPS; the module-
@@ -767,4 +773,27 @@ fn error_kinds() {
         .kind(),
         ErrorKind::ModuleState
     );
+}
+
+/// Every refusal's suggested alternative is approved by the same profile (a cnsa-2.0 refusal
+/// points at AES-256, SHA-384, ML-KEM-1024 or ML-DSA-87, never at something it refuses too).
+#[test]
+fn alternatives_are_approved_by_the_same_profile() {
+    for profile in Profile::ALL {
+        let policy = Policy::builtin(profile);
+        for algorithm in Algorithm::ALL {
+            if let regula::policy::Status::NotApproved {
+                alternative: Some(alternative),
+                ..
+            } = policy.rule(algorithm).status
+            {
+                let suggested = Algorithm::from_name(alternative)
+                    .unwrap_or_else(|| panic!("{profile}/{algorithm}: unknown {alternative}"));
+                assert!(
+                    policy.approves(suggested),
+                    "{profile}/{algorithm}: the alternative {alternative} is not approved"
+                );
+            }
+        }
+    }
 }

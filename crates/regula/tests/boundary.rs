@@ -17,6 +17,7 @@ const ALLOWED: &[&str] = &[
     "hex-literal", // compile-time known-answer vectors
     "regula-sm",   // SM2/SM3/SM4: our own code, inside the boundary
     "serde",       // serialising reports and indicators
+    "serde_json",  // the runtime CBOM, a CycloneDX JSON document (cbom.rs); no cryptography
     "toml",        // policy files
     "zeroize",     // wiping secrets
 ];

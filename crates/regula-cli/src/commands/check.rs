@@ -24,6 +24,10 @@ What it runs:
 
 Verdict PASS when the module is operational and no vector failed.
 
+With the global --as-of YYYY-MM-DD, the policy is evaluated as on that day: the self-tests and
+vectors run over what it would serve then, and the summary lists the algorithms approved today
+that it would refuse on that day (SHA-1 after 2030, RSA/ECC after 2035 under fips-140-3, ...).
+
 Exit codes:
   0  PASS
   1  a known-answer vector failed
@@ -59,6 +63,11 @@ pub struct CheckResult {
     pub policy: String,
     pub profile: &'static str,
     pub mode: &'static str,
+    /// The day the policy was evaluated on (today unless `--as-of` fixed one).
+    pub as_of: String,
+    /// With `--as-of`: algorithms approved today that the policy no longer approves that day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused_as_of: Option<Vec<&'static str>>,
     pub module_state: ModuleState,
     pub backend: String,
     pub fips_module_linked: bool,
@@ -145,12 +154,24 @@ fn check(module: &Module, with_bench: bool) -> CheckResult {
         ));
     }
     let policy = module.policy();
+    let today = regula::policy::Date::today();
+    let refused_as_of = policy.fixed_date().map(|_| {
+        Algorithm::ALL
+            .into_iter()
+            .filter(|&algorithm| {
+                policy.rule(algorithm).approved_on(today) && !policy.approves(algorithm)
+            })
+            .map(Algorithm::name)
+            .collect()
+    });
     CheckResult {
         verdict: if reasons.is_empty() { "PASS" } else { "FAIL" },
         reasons,
         policy: policy.name().to_string(),
         profile: policy.profile().name(),
         mode: policy.mode().name(),
+        as_of: policy.date().to_string(),
+        refused_as_of,
         module_state: module.state(),
         backend: info.backend,
         fips_module_linked: info.fips_module_linked,
@@ -172,6 +193,20 @@ fn summary(result: &CheckResult) -> String {
         "Regula check under policy {} ({} profile, {} mode)",
         result.policy, result.profile, result.mode
     );
+    if let Some(refused) = &result.refused_as_of {
+        let list = if refused.is_empty() {
+            "nothing approved today".to_string()
+        } else {
+            refused.join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "  as of       {}: the policy would refuse {} ({} algorithms approved today)",
+            result.as_of,
+            list,
+            refused.len()
+        );
+    }
     let fips = match (result.fips_module_linked, result.fips_mode) {
         (true, true) => "validated FIPS module linked, FIPS mode on",
         (true, false) => "validated FIPS module linked, but FIPS mode is OFF",

@@ -1,7 +1,7 @@
 //! `regula policy list|show|check`.
 
 use clap::Subcommand;
-use regula::policy::{Limits, Status};
+use regula::policy::{Date, Limits, Status, TransitionStatus};
 use regula::{Algorithm, Policy, Profile};
 
 use crate::GlobalOptions;
@@ -15,7 +15,9 @@ pub enum PolicyCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Show every algorithm's status and limits under a policy.
+    /// Show every algorithm's status, limits and dated transitions under a policy; with the
+    /// global --as-of DATE, as on that day, listing what it would refuse then that it approves
+    /// today.
     Show {
         /// Built-in profile or policy file (default: the --policy value).
         name: Option<String>,
@@ -58,14 +60,46 @@ pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure
             Ok(())
         }
         PolicyCommand::Show { name, json } => {
-            let policy = Policy::load(name.as_deref().unwrap_or(&global.policy))?;
+            let policy = crate::input::policy(global, name.as_deref().unwrap_or(&global.policy))?;
             let smb = policy.judge(regula::policy::protocols::SMB);
+            let lost = lost_by(&policy);
             if json {
                 let mut summary = serde_json::to_value(policy.summary()).unwrap_or_default();
                 summary["parameter_sets"] = serde_json::to_value(&smb).unwrap_or_default();
+                if policy.fixed_date().is_some() {
+                    summary["refused_then_approved_today"] = serde_json::to_value(
+                        lost.iter()
+                            .map(|algorithm| algorithm.name())
+                            .collect::<Vec<_>>(),
+                    )
+                    .unwrap_or_default();
+                }
                 println!("{summary:#}");
             } else {
                 show(&policy);
+                if let Some(date) = policy.fixed_date() {
+                    println!();
+                    if lost.is_empty() {
+                        println!(
+                            "On {date}, {} approves everything it approves today ({}).",
+                            policy.name(),
+                            Date::today()
+                        );
+                    } else {
+                        println!(
+                            "On {date}, {} would no longer approve {} algorithms it approves \
+                             today ({}): {}",
+                            policy.name(),
+                            lost.len(),
+                            Date::today(),
+                            lost.iter()
+                                .map(|algorithm| algorithm.name())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        );
+                    }
+                }
+                print_sources(&policy);
                 println!();
                 println!("SMB 2/3 and NTLMv2 parameter sets under {}:", policy.name());
                 for verdict in &smb {
@@ -102,9 +136,42 @@ pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure
     }
 }
 
+/// Algorithms approved today that the policy, evaluated on its fixed day, no longer approves.
+fn lost_by(policy: &Policy) -> Vec<Algorithm> {
+    let today = Date::today();
+    Algorithm::ALL
+        .into_iter()
+        .filter(|&algorithm| {
+            let rule = policy.rule(algorithm);
+            rule.approved_on(today) && !policy.approves(algorithm)
+        })
+        .collect()
+}
+
+/// The documents the dated rules come from, once each.
+fn print_sources(policy: &Policy) {
+    let mut sources: Vec<&str> = Vec::new();
+    for algorithm in Algorithm::ALL {
+        for transition in policy.rule(algorithm).transitions {
+            if !sources.contains(&transition.source) {
+                sources.push(transition.source);
+            }
+        }
+    }
+    if sources.is_empty() {
+        return;
+    }
+    println!();
+    println!("Sources of the dated rules:");
+    for source in sources {
+        println!("  - {source}");
+    }
+}
+
 fn show(policy: &Policy) {
+    let date = policy.date();
     println!(
-        "policy {} ({}; profile {}, {} mode)",
+        "policy {} ({}; profile {}, {} mode), as of {date}",
         policy.name(),
         policy.origin(),
         policy.profile(),
@@ -123,7 +190,23 @@ fn show(policy: &Policy) {
     for algorithm in Algorithm::ALL {
         let rule = policy.rule(algorithm);
         let (status, note) = match rule.status {
-            Status::Approved => ("approved", describe_limits(&rule.limits)),
+            Status::Approved => {
+                let status = match rule.transition_on(date).map(|transition| transition.status) {
+                    None => "approved",
+                    Some(TransitionStatus::Deprecated) => "deprecated",
+                    Some(TransitionStatus::LegacyUseOnly) => "legacy-use",
+                    Some(TransitionStatus::Disallowed) => "disallowed",
+                };
+                let mut notes = vec![describe_limits(&rule.limits)];
+                notes.extend(rule.transitions.iter().map(|transition| {
+                    let keys = transition
+                        .below_key_bits
+                        .map_or(String::new(), |bits| format!(" (keys < {bits} bits)"));
+                    format!("{} from {}{keys}", transition.status, transition.from)
+                }));
+                notes.retain(|note| !note.is_empty());
+                (status, notes.join("; "))
+            }
             Status::NotApproved {
                 reason,
                 alternative,
@@ -166,7 +249,6 @@ fn describe_limits(limits: &Limits) -> String {
         min_iterations,
         min_output_bytes,
         signing_approved,
-        approved_until,
     } = *limits;
     let mut parts = Vec::new();
     match (min_key_bits, max_key_bits) {
@@ -190,9 +272,6 @@ fn describe_limits(limits: &Limits) -> String {
     at_least("output bytes", min_output_bytes);
     if !signing_approved {
         parts.push("verification only".to_string());
-    }
-    if let Some(until) = approved_until {
-        parts.push(format!("until {until}"));
     }
     parts.join(", ")
 }

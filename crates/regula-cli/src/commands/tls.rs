@@ -281,8 +281,13 @@ fn listen(
             .await,
         )
     })?;
+    let counters = module.counters();
     if args.json {
-        eprintln!("{}", serde_json::to_string(&summary).unwrap_or_default());
+        // The connection summary and what the service indicator counted, per algorithm and
+        // service (the same counts `--cbom` lists).
+        let mut report = serde_json::to_value(&summary).unwrap_or_default();
+        report["indicator"] = serde_json::to_value(&counters).unwrap_or_default();
+        eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
         eprintln!(
             "summary: {} connections, {} handshakes, {} handshake failures, {} connection errors, \
@@ -297,7 +302,6 @@ fn listen(
             summary.abandoned
         );
     }
-    let counters = module.counters();
     let not_approved: u64 = counters.iter().map(|row| row.not_approved).sum();
     let approved: u64 = counters.iter().map(|row| row.approved).sum();
     eprintln!("service indicator: {approved} approved operations, {not_approved} not approved");

@@ -34,16 +34,26 @@ pub enum Profile {
     /// Chinese commercial cryptography (GM/T): SM2, SM3, SM4.
     #[serde(rename = "gm")]
     Gm,
+    /// NSA CNSA 2.0: AES-256, SHA-384/512, ML-KEM-1024, ML-DSA-87, with the CNSA 1.0 set
+    /// (ECDH/ECDSA P-384, RSA ≥ 3072) as transitional until its dated end.
+    #[serde(rename = "cnsa-2.0")]
+    Cnsa20,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 3] = [Profile::Default, Profile::Fips1403, Profile::Gm];
+    pub const ALL: [Profile; 4] = [
+        Profile::Default,
+        Profile::Fips1403,
+        Profile::Gm,
+        Profile::Cnsa20,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Profile::Default => "default",
             Profile::Fips1403 => "fips-140-3",
             Profile::Gm => "gm",
+            Profile::Cnsa20 => "cnsa-2.0",
         }
     }
 
@@ -56,6 +66,10 @@ impl Profile {
                 "FIPS 140-3: only SP 800-140C/D approved functions, within their limits"
             }
             Profile::Gm => "GM/T commercial cryptography: SM2, SM3, HMAC-SM3, SM4",
+            Profile::Cnsa20 => {
+                "NSA CNSA 2.0: AES-256, SHA-384/512, ML-KEM-1024, ML-DSA-87; P-384 and RSA >= 3072 \
+                 transitional"
+            }
         }
     }
 
@@ -63,7 +77,7 @@ impl Profile {
     pub fn default_mode(self) -> Mode {
         match self {
             Profile::Default => Mode::Permissive,
-            Profile::Fips1403 | Profile::Gm => Mode::Strict,
+            Profile::Fips1403 | Profile::Gm | Profile::Cnsa20 => Mode::Strict,
         }
     }
 
@@ -136,9 +150,6 @@ pub struct Limits {
     pub min_output_bytes: Option<u32>,
     /// May keys of this algorithm create signatures? (SHA-1 signatures: verification only.)
     pub signing_approved: bool,
-    /// The last day (`YYYY-MM-DD`, UTC) on which the algorithm stays approved, where a rule has
-    /// a dated end (NIST's SHA-1 transition).
-    pub approved_until: Option<&'static str>,
 }
 
 impl Limits {
@@ -153,7 +164,6 @@ impl Limits {
         min_iterations: None,
         min_output_bytes: None,
         signing_approved: true,
-        approved_until: None,
     };
 
     /// Checks a request against the limits; the error is the reason it falls outside them.
@@ -168,7 +178,6 @@ impl Limits {
             min_iterations,
             min_output_bytes,
             signing_approved,
-            approved_until,
         } = *self;
         fn at_least(
             what: &str,
@@ -214,21 +223,200 @@ impl Limits {
                     .to_string(),
             );
         }
-        if let Some(until) = approved_until
-            && today_utc().as_str() > until
-        {
-            return Err(format!("approved only until {until}"));
-        }
         Ok(())
     }
 }
 
-/// Today's date as `YYYY-MM-DD` (UTC), from the system clock (civil-from-days, H. Hinnant).
-fn today_utc() -> String {
+/// A calendar day (UTC), the clock policies are evaluated against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date {
+    year: u16,
+    month: u8,
+    day: u8,
+}
+
+impl Date {
+    /// Parses `YYYY-MM-DD` (a real calendar day, years 1970 to 9999).
+    pub fn parse(text: &str) -> Result<Date, String> {
+        let invalid = || format!("{text:?} is not a date of the form YYYY-MM-DD");
+        let bytes = text.as_bytes();
+        if bytes.len() != 10
+            || bytes[4] != b'-'
+            || bytes[7] != b'-'
+            || !bytes
+                .iter()
+                .enumerate()
+                .all(|(index, byte)| index == 4 || index == 7 || byte.is_ascii_digit())
+        {
+            return Err(invalid());
+        }
+        let year: u16 = text[0..4].parse().map_err(|_| invalid())?;
+        let month: u8 = text[5..7].parse().map_err(|_| invalid())?;
+        let day: u8 = text[8..10].parse().map_err(|_| invalid())?;
+        let leap =
+            year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400));
+        let days_in_month = match month {
+            1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+            4 | 6 | 9 | 11 => 30,
+            2 if leap => 29,
+            2 => 28,
+            _ => return Err(format!("{text:?}: month {month} does not exist")),
+        };
+        if year < 1970 || day == 0 || day > days_in_month {
+            return Err(format!("{text:?}: no such day"));
+        }
+        Ok(Date { year, month, day })
+    }
+
+    /// A date written in the registry; a malformed one is a bug caught by the registry's tests.
+    pub(crate) fn of_static(text: &'static str) -> Date {
+        Date::parse(text).unwrap_or(Date {
+            year: 1970,
+            month: 1,
+            day: 1,
+        })
+    }
+
+    /// Today (UTC) from the system clock.
+    pub fn today() -> Date {
+        today_utc()
+    }
+
+    /// The day before (for "approved until" displays of a transition starting on `self`).
+    pub fn previous_day(self) -> Date {
+        if self.day > 1 {
+            return Date {
+                day: self.day - 1,
+                ..self
+            };
+        }
+        if self.month > 1 {
+            let month = self.month - 1;
+            let mut day = 31;
+            while Date::parse(&format!("{:04}-{month:02}-{day:02}", self.year)).is_err() {
+                day -= 1;
+            }
+            return Date { month, day, ..self };
+        }
+        Date {
+            year: self.year.saturating_sub(1),
+            month: 12,
+            day: 31,
+        }
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}-{:02}", self.year, self.month, self.day)
+    }
+}
+
+impl Serialize for Date {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// What a dated transition changes an approved algorithm into (SP 800-131A's vocabulary).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TransitionStatus {
+    /// Still approved, at the user's risk; plan the replacement.
+    Deprecated,
+    /// Only processing already-protected data (verifying signatures) stays approved.
+    LegacyUseOnly,
+    /// No longer approved for any use.
+    Disallowed,
+}
+
+impl TransitionStatus {
+    pub fn name(self) -> &'static str {
+        match self {
+            TransitionStatus::Deprecated => "deprecated",
+            TransitionStatus::LegacyUseOnly => "legacy-use-only",
+            TransitionStatus::Disallowed => "disallowed",
+        }
+    }
+}
+
+impl fmt::Display for TransitionStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A dated change of one profile's rule for one algorithm, with the document that sets it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Transition {
+    /// The first day (`YYYY-MM-DD`, UTC) on which the new status applies.
+    pub from: &'static str,
+    pub status: TransitionStatus,
+    /// Applies only to keys shorter than this many bits (NIST IR 8547's 112-bit row: RSA
+    /// below 3072 bits); `None`: to every key.
+    pub below_key_bits: Option<u32>,
+    /// The rule's source, as a citation.
+    pub source: &'static str,
+}
+
+impl Transition {
+    /// The first day of the new status.
+    pub fn date(&self) -> Date {
+        Date::of_static(self.from)
+    }
+
+    /// Whether this transition is in force on `date` for a request with these parameters. A
+    /// key-size condition applies only when the key size is known.
+    pub fn applies(&self, date: Date, usage: &Usage) -> bool {
+        self.date() <= date
+            && match (self.below_key_bits, usage.key_bits) {
+                (None, _) => true,
+                (Some(bound), Some(bits)) => bits < bound,
+                (Some(_), None) => false,
+            }
+    }
+
+    /// Checks a request on `date`; the error says which transition refuses it.
+    fn check(&self, date: Date, usage: &Usage) -> Result<(), String> {
+        if !self.applies(date, usage) {
+            return Ok(());
+        }
+        let keys = self
+            .below_key_bits
+            .map_or(String::new(), |bits| format!(" for keys below {bits} bits"));
+        match self.status {
+            TransitionStatus::Deprecated => Ok(()),
+            TransitionStatus::LegacyUseOnly if !usage.signing => Ok(()),
+            TransitionStatus::LegacyUseOnly => Err(format!(
+                "signature generation is disallowed{keys} since {} (legacy use only: \
+                 verifying existing signatures): {}",
+                self.from, self.source
+            )),
+            TransitionStatus::Disallowed => Err(format!(
+                "disallowed{keys} since {}: {}",
+                self.from, self.source
+            )),
+        }
+    }
+}
+
+/// Today's date (UTC), from the system clock.
+fn today_utc() -> Date {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
-    let days = i64::try_from(seconds / 86_400).unwrap_or(0) + 719_468;
+    Date::from_days_since_epoch(seconds / 86_400)
+}
+
+impl Date {
+    /// The day `days` after 1970-01-01 (civil-from-days, H. Hinnant).
+    pub fn from_days_since_epoch(days: u64) -> Date {
+        civil_from_days(days)
+    }
+}
+
+fn civil_from_days(days: u64) -> Date {
+    let days = i64::try_from(days).unwrap_or(0) + 719_468;
     let era = days.div_euclid(146_097);
     let day_of_era = days.rem_euclid(146_097);
     let year_of_era =
@@ -242,7 +430,11 @@ fn today_utc() -> String {
         month_index - 9
     };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}")
+    Date {
+        year: u16::try_from(year).unwrap_or(9999),
+        month: u8::try_from(month).unwrap_or(1),
+        day: u8::try_from(day).unwrap_or(1),
+    }
 }
 
 /// A profile's full rule for one algorithm.
@@ -250,6 +442,8 @@ fn today_utc() -> String {
 pub struct Rule {
     pub status: Status,
     pub limits: Limits,
+    /// Dated changes of an approved rule, in date order.
+    pub transitions: &'static [Transition],
 }
 
 impl Rule {
@@ -257,6 +451,7 @@ impl Rule {
         Rule {
             status: Status::Approved,
             limits,
+            transitions: &[],
         }
     }
 
@@ -267,6 +462,7 @@ impl Rule {
                 alternative,
             },
             limits: Limits::NONE,
+            transitions: &[],
         }
     }
 
@@ -278,7 +474,40 @@ impl Rule {
                 alternative,
             },
             limits: Limits::NONE,
+            transitions: &[],
         }
+    }
+
+    /// The same rule with these dated transitions.
+    pub const fn with_transitions(self, transitions: &'static [Transition]) -> Rule {
+        Rule {
+            transitions,
+            ..self
+        }
+    }
+
+    /// The transition in force on `date` for every key (the rule's unconditional status then).
+    pub fn transition_on(&self, date: Date) -> Option<&'static Transition> {
+        self.transitions
+            .iter()
+            .rev()
+            .find(|transition| transition.below_key_bits.is_none() && transition.date() <= date)
+    }
+
+    /// Whether the algorithm is approved on `date` for a request whose parameters are unknown.
+    pub fn approved_on(&self, date: Date) -> bool {
+        self.status == Status::Approved
+            && self
+                .transition_on(date)
+                .is_none_or(|transition| transition.status != TransitionStatus::Disallowed)
+    }
+
+    /// Checks a request's parameters on `date`: the limits, then every dated transition.
+    pub fn check(&self, date: Date, usage: &Usage) -> Result<(), String> {
+        self.limits.check(usage)?;
+        self.transitions
+            .iter()
+            .try_for_each(|transition| transition.check(date, usage))
     }
 }
 
@@ -321,6 +550,8 @@ pub struct Policy {
     origin: String,
     rules: [Rule; Algorithm::COUNT],
     tls: TlsRules,
+    /// The day the policy is evaluated on; `None`: today, from the system clock.
+    as_of: Option<Date>,
 }
 
 impl Policy {
@@ -333,7 +564,26 @@ impl Policy {
             origin: "built-in".to_string(),
             rules: Algorithm::ALL.map(|algorithm| registry::entry(algorithm).rule(profile)),
             tls: TlsRules::builtin(profile),
+            as_of: None,
         }
+    }
+
+    /// The same policy evaluated on a fixed day instead of today: "what would this policy
+    /// approve on that date". Dated transitions (SHA-1's end, NIST IR 8547, CNSA 2.0) apply as
+    /// on that day.
+    pub fn as_of(mut self, date: Date) -> Policy {
+        self.as_of = Some(date);
+        self
+    }
+
+    /// The day rules are evaluated on: the fixed `as_of` day, or else today.
+    pub fn date(&self) -> Date {
+        self.as_of.unwrap_or_else(Date::today)
+    }
+
+    /// The fixed evaluation day, if one was set.
+    pub fn fixed_date(&self) -> Option<Date> {
+        self.as_of
     }
 
     /// A built-in profile by name, or else a TOML policy file at that path.
@@ -371,15 +621,18 @@ impl Policy {
 
     /// Will this policy serve the algorithm at all (approved, or flagged in permissive mode)?
     pub fn serves(&self, algorithm: Algorithm) -> bool {
-        match self.rule(algorithm).status {
-            Status::Approved | Status::Flagged { .. } => true,
+        let rule = self.rule(algorithm);
+        match rule.status {
+            Status::Approved if rule.approved_on(self.date()) => true,
+            Status::Approved => self.mode == Mode::Permissive,
+            Status::Flagged { .. } => true,
             Status::NotApproved { .. } => self.mode == Mode::Permissive,
             Status::Excluded => false,
         }
     }
 
     pub fn approves(&self, algorithm: Algorithm) -> bool {
-        self.rule(algorithm).status == Status::Approved
+        self.rule(algorithm).approved_on(self.date())
     }
 
     /// The random bit generator this policy's keys, nonces and IVs come from: the first of
@@ -402,7 +655,7 @@ impl Policy {
     pub fn evaluate(&self, algorithm: Algorithm, usage: &Usage) -> Result<Approval, Error> {
         let rule = self.rule(algorithm);
         let (reason, alternative) = match rule.status {
-            Status::Approved => match rule.limits.check(usage) {
+            Status::Approved => match rule.check(self.date(), usage) {
                 Ok(()) => return Ok(Approval::Approved),
                 Err(reason) => (reason, None),
             },
@@ -443,12 +696,21 @@ impl Policy {
             mode: self.mode,
             origin: self.origin.clone(),
             tls: self.tls,
+            as_of: self.date(),
             algorithms: Algorithm::ALL
                 .iter()
                 .map(|&algorithm| {
                     let rule = self.rule(algorithm);
+                    let date = self.date();
                     let (status, reason, alternative) = match rule.status {
-                        Status::Approved => ("approved", None, None),
+                        Status::Approved => match rule.transition_on(date) {
+                            Some(transition)
+                                if transition.status == TransitionStatus::Disallowed =>
+                            {
+                                ("not-approved", Some(transition.source), None)
+                            }
+                            _ => ("approved", None, None),
+                        },
                         Status::NotApproved {
                             reason,
                             alternative,
@@ -467,6 +729,7 @@ impl Policy {
                         reason,
                         alternative,
                         limits: rule.limits,
+                        transitions: rule.transitions,
                     }
                 })
                 .collect(),
@@ -482,6 +745,8 @@ pub struct PolicySummary {
     pub mode: Mode,
     pub origin: String,
     pub tls: TlsRules,
+    /// The day the statuses hold on (today unless `--as-of` fixed one).
+    pub as_of: Date,
     pub algorithms: Vec<AlgorithmSummary>,
 }
 
@@ -497,6 +762,8 @@ pub struct AlgorithmSummary {
     /// What to use instead, for a non-approved algorithm.
     pub alternative: Option<&'static str>,
     pub limits: Limits,
+    /// Dated changes of the rule, each with its source.
+    pub transitions: &'static [Transition],
 }
 
 #[cfg(test)]
@@ -556,37 +823,87 @@ mod tests {
 
     #[test]
     fn today_is_a_plausible_date() {
-        let today = today_utc();
-        assert_eq!(today.len(), 10, "{today}");
+        let today = Date::today();
         assert!(
-            today.as_str() > "2025-01-01" && today.as_str() < "2100-01-01",
+            today > Date::parse("2025-01-01").unwrap()
+                && today < Date::parse("2100-01-01").unwrap(),
             "{today}"
         );
+        assert_eq!(Date::parse(&today.to_string()), Ok(today));
+    }
+
+    #[test]
+    fn dates_parse_strictly() {
+        assert_eq!(Date::parse("2024-02-29").unwrap().to_string(), "2024-02-29");
+        for bad in [
+            "2023-02-29",
+            "2031-13-01",
+            "2031-00-10",
+            "2031-1-01",
+            "31-01-2031",
+            "2031-01-32",
+            "",
+            "２０３１-01-01",
+        ] {
+            assert!(Date::parse(bad).is_err(), "{bad}");
+        }
+        let day = |text| Date::parse(text).unwrap();
+        assert_eq!(day("2031-01-01").previous_day(), day("2030-12-31"));
+        assert_eq!(day("2024-03-01").previous_day(), day("2024-02-29"));
+        assert_eq!(day("2031-05-01").previous_day(), day("2031-04-30"));
     }
 
     #[test]
     fn dated_and_verify_only_rules() {
-        let expired = Limits {
-            approved_until: Some("2001-01-01"),
-            ..Limits::NONE
-        };
-        assert!(
-            expired
-                .check(&Usage::default())
-                .unwrap_err()
-                .contains("until 2001-01-01")
-        );
-        let current = Limits {
-            approved_until: Some("2999-12-31"),
+        const ENDS: &[Transition] = &[
+            Transition {
+                from: "2031-01-01",
+                status: TransitionStatus::Deprecated,
+                below_key_bits: Some(3072),
+                source: "deprecation",
+            },
+            Transition {
+                from: "2036-01-01",
+                status: TransitionStatus::Disallowed,
+                below_key_bits: None,
+                source: "the end",
+            },
+        ];
+        let rule = Rule::approved(Limits {
             signing_approved: false,
             ..Limits::NONE
+        })
+        .with_transitions(ENDS);
+        let day = |text| Date::parse(text).unwrap();
+        let key = Usage {
+            key_bits: Some(2048),
+            ..Usage::default()
         };
-        assert_eq!(current.check(&Usage::default()), Ok(()));
+        assert_eq!(rule.check(day("2035-12-31"), &key), Ok(()));
+        assert!(rule.approved_on(day("2035-12-31")));
+        let refused = rule.check(day("2036-01-01"), &key).unwrap_err();
+        assert!(refused.contains("since 2036-01-01: the end"), "{refused}");
+        assert!(!rule.approved_on(day("2036-01-01")));
+        assert_eq!(
+            rule.transition_on(day("2036-01-01")).map(|t| t.status),
+            Some(TransitionStatus::Disallowed)
+        );
+        assert!(ENDS[0].applies(day("2031-01-01"), &key));
+        assert!(!ENDS[0].applies(day("2030-12-31"), &key));
+        let large = Usage {
+            key_bits: Some(3072),
+            ..Usage::default()
+        };
+        assert!(!ENDS[0].applies(day("2031-01-01"), &large));
         let signing = Usage {
             signing: true,
             ..Usage::default()
         };
-        assert!(current.check(&signing).unwrap_err().contains("disallowed"));
+        assert!(
+            rule.check(day("2020-01-01"), &signing)
+                .unwrap_err()
+                .contains("disallowed")
+        );
     }
 
     #[test]

@@ -35,6 +35,12 @@ impl TlsRules {
                 require_extended_master_secret: true,
             },
             // RFC 8998 defines the SM cipher suites for TLS 1.3 only.
+            // CNSA 2.0 (NSA, CNSA 2.0 FAQ, and RFC 9151 for the CNSA 1.0 profile of TLS): TLS 1.3.
+            Profile::Cnsa20 => TlsRules {
+                tls12: false,
+                tls13: true,
+                require_extended_master_secret: false,
+            },
             Profile::Gm => TlsRules {
                 tls12: false,
                 tls13: true,

@@ -93,6 +93,12 @@ fn signing_usage(key_bits: Option<u32>) -> Usage {
     }
 }
 
+/// The modulus size of an RSA public key given as DER SubjectPublicKeyInfo, or `None` when it
+/// is not one (for adapters such as `regula-tls` that hold a certificate's key).
+pub fn rsa_public_key_bits(public_key: &[u8]) -> Option<u32> {
+    rsa_key_bits(Algorithm::RsaPssSha256, public_key).ok()
+}
+
 /// The modulus size of an RSA public key given as DER SubjectPublicKeyInfo.
 fn rsa_key_bits(algorithm: Algorithm, public_key: &[u8]) -> Result<u32> {
     PublicEncryptingKey::from_der(public_key)

@@ -26,6 +26,18 @@ pub fn rsa2048_pkcs8() -> &'static [u8] {
     })
 }
 
+/// A PKCS#8 RSA-3072 private key, for profiles that refuse RSA-2048 (CNSA: RSA >= 3072).
+pub fn rsa3072_pkcs8() -> &'static [u8] {
+    static KEY: OnceLock<Vec<u8>> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        let key = module
+            .generate_signing_key(Algorithm::RsaPkcs1Sha256, Some(3072))
+            .expect("RSA-3072 key generation under the default profile");
+        key.to_pkcs8_der().expect("PKCS#8 export").to_vec()
+    })
+}
+
 /// The key length in bytes an AEAD, cipher or CMAC algorithm takes.
 pub fn key_len(algorithm: Algorithm) -> usize {
     match algorithm {
@@ -152,7 +164,12 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
                     module.signing_key_from_pkcs8(algorithm, &[])?.into_value()
                 }
                 _ => {
-                    let imported = module.signing_key_from_pkcs8(algorithm, rsa2048_pkcs8())?;
+                    let pkcs8 = if module.policy().profile() == Profile::Cnsa20 {
+                        rsa3072_pkcs8()
+                    } else {
+                        rsa2048_pkcs8()
+                    };
+                    let imported = module.signing_key_from_pkcs8(algorithm, pkcs8)?;
                     indicators.push(imported.indicator());
                     imported.into_value()
                 }
