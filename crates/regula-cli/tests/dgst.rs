@@ -162,3 +162,27 @@ fn check_matches_coreutils_sha256sum() {
         }
     }
 }
+
+/// `policy list` says what gm approves from the registry: the same names as
+/// `policy show gm --json`, nothing announced as pending.
+#[test]
+fn policy_list_comes_from_the_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let list = text(&run_in(dir.path(), REGULA, &["policy", "list"], &[]).stdout);
+    let gm = list
+        .lines()
+        .find(|line| line.starts_with("gm "))
+        .expect("gm line");
+    assert!(!gm.contains("pending"), "{gm}");
+    let show = run_in(dir.path(), REGULA, &["policy", "show", "gm", "--json"], &[]);
+    let summary: serde_json::Value = serde_json::from_slice(&show.stdout).unwrap();
+    let approved: Vec<&str> = summary["algorithms"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|row| row["status"] == "approved")
+        .map(|row| row["algorithm"].as_str().unwrap())
+        .collect();
+    assert!(approved.contains(&"sm2-sign") && approved.contains(&"sm3"));
+    assert!(gm.ends_with(&approved.join(", ")), "{gm}");
+}

@@ -797,7 +797,10 @@ fn batches_count_one_operation_per_message() {
     assert_eq!(count(Algorithm::Sm3, Service::Digest), 42);
     assert_eq!(count(Algorithm::HmacSm3, Service::MacGenerate), 42);
     assert_eq!(
-        module.digest_many(Algorithm::Sha256, &refs[..0]).unwrap().len(),
+        module
+            .digest_many(Algorithm::Sha256, &refs[..0])
+            .unwrap()
+            .len(),
         0
     );
 }

@@ -271,8 +271,12 @@ impl MacKey {
             .mac_many(messages)
             .into_iter()
             .map(|tag| {
-                self.module
-                    .serve(self.algorithm, Service::MacGenerate, self.approval, tag.to_vec())
+                self.module.serve(
+                    self.algorithm,
+                    Service::MacGenerate,
+                    self.approval,
+                    tag.to_vec(),
+                )
             })
             .collect())
     }
