@@ -113,6 +113,8 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect)] = &[
     (Algorithm::Sm4Ecb, A, R, A),
     (Algorithm::Sm4Cbc, A, R, A),
     (Algorithm::Sm4Ctr, A, R, A),
+    (Algorithm::Sm4Ofb, A, R, A),
+    (Algorithm::Sm4Cfb, A, R, A),
     (Algorithm::Sm4Gcm, A, R, A),
     (Algorithm::Sm4Ccm, A, R, A),
     (Algorithm::Sm4Xts, A, R, A),
