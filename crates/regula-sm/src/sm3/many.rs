@@ -349,8 +349,7 @@ fn run<K: Kernel>(
         }
         kernel.compress(&mut states, &blocks, count);
 
-        for i in 0..lanes {
-            let this = &mut lane[i];
+        for (i, this) in lane[..lanes].iter_mut().enumerate() {
             if this.segment == Segment::Idle {
                 continue;
             }
