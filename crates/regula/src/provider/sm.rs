@@ -79,8 +79,14 @@ pub fn implementation(algorithm: Algorithm) -> String {
             format!("regula-sm {}", regula_sm::sm4::backend::active().name())
         }
         Algorithm::HmacSm3 => format!(
-            "regula-sm HMAC over {}",
-            regula_sm::sm3::backend::active().name()
+            "regula-sm HMAC over {}; many messages: {}",
+            regula_sm::sm3::backend::active().name(),
+            regula_sm::sm3::many_backend::active().name()
+        ),
+        Algorithm::Sm3 => format!(
+            "regula-sm {}; many messages: {}",
+            regula_sm::sm3::backend::active().name(),
+            regula_sm::sm3::many_backend::active().name()
         ),
         Algorithm::Sm2Sign => {
             "regula-sm: signing on RustCrypto sm2 field arithmetic, verification on regula-sm's curveSM2 field"
