@@ -43,3 +43,24 @@ fn peer_sm_files_run_whole() {
         }
     }
 }
+
+/// A stanza the reader cannot check (a MAC without `Output`, a stanza kind Regula does not
+/// serve) is skipped with its reason; the stanzas after it still run.
+#[test]
+fn a_stanza_without_output_is_skipped_not_fatal() {
+    let module = Module::load(Policy::builtin(Profile::Default));
+    let text = "MAC = HMAC\nAlgorithm = SM3\nKey = 00\nInput = 00\n\n\
+                PrivPubKeyPair = a:b\n\n\
+                Digest = SM3\nInput = 616263\n\
+                Output = 66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0\n";
+    let report = regula_vectors::run_source(&module, "partial.txt", text).unwrap();
+    assert_eq!((report.passed, report.failed, report.skipped), (1, 0, 2));
+    assert!(
+        report
+            .skip_reasons
+            .keys()
+            .any(|reason| reason.contains("`Output`")),
+        "{:?}",
+        report.skip_reasons
+    );
+}
