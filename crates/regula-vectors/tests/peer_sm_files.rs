@@ -65,3 +65,28 @@ fn a_stanza_without_output_is_skipped_not_fatal() {
         report.skip_reasons
     );
 }
+
+/// The SM2 digest verification can fail: a changed digest bit in OpenSSL's first Verify stanza
+/// must fail it, and passes only when the stanza says it expects an error.
+#[test]
+fn a_changed_sm2_digest_fails_verification() {
+    let module = Module::load(Policy::builtin(Profile::Default));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/openssl/evppkey_sm2.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let original =
+        "Input = D7AD397F6FFA5D4F7F11E7217F241607DC30618C236D2C09C1B9EA8FDADEE2E8\nOutput";
+    assert!(text.contains(original));
+    let changed =
+        "Input = D7AD397F6FFA5D4F7F11E7217F241607DC30618C236D2C09C1B9EA8FDADEE2E9\nOutput";
+    let report =
+        regula_vectors::run_source(&module, "changed.txt", &text.replacen(original, changed, 1))
+            .unwrap();
+    assert_eq!(report.failed, 1, "{:?}", report.failures);
+    let expected_error = text.replacen(
+        original,
+        &changed.replace("\nOutput", "\nResult = VERIFY_ERROR\nOutput"),
+        1,
+    );
+    let report = regula_vectors::run_source(&module, "expected.txt", &expected_error).unwrap();
+    assert_eq!(report.failed, 0, "{:?}", report.failures);
+}
