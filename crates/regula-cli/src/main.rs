@@ -78,8 +78,8 @@ enum Command {
     /// List, show and check policies.
     #[command(subcommand)]
     Policy(commands::policy::PolicyCommand),
-    /// Hash files or stdin, printing `sha256sum`-style lines.
-    #[command(after_help = EXIT_CODES)]
+    /// Hash files or stdin, printing `sha256sum`-style lines, or check such lines (--check).
+    #[command(after_help = commands::dgst::AFTER_HELP)]
     Dgst(commands::dgst::DgstArgs),
     /// Compute or verify a MAC (HMAC, CMAC, GMAC, SM4 MACs) over a file or stdin.
     // Examples and exit codes: the arguments struct's after_help.
@@ -181,7 +181,10 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
-            eprintln!("regula: {}", failure.message);
+            // An empty message: the command already said why (e.g. `dgst --check`).
+            if !failure.message.is_empty() {
+                eprintln!("regula: {}", failure.message);
+            }
             ExitCode::from(failure.code)
         }
     }

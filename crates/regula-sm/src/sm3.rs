@@ -19,6 +19,9 @@
 mod aarch64;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod avx512_asm;
+mod many;
+#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+mod many_x86;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
 mod rounds;
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
@@ -248,6 +251,18 @@ impl Sm3 {
         }
     }
 
+    /// The chaining value of a native state that absorbed only whole blocks, as a start for
+    /// [`many::digests`].
+    fn keyed_start(&self) -> Option<many::Start> {
+        match &self.0 {
+            Inner::Native(native) if native.buffered == 0 => Some(many::Start {
+                state: native.state,
+                absorbed: native.length,
+            }),
+            _ => None,
+        }
+    }
+
     /// Absorbs more of the message.
     pub fn update(&mut self, data: &[u8]) {
         match &mut self.0 {
@@ -333,6 +348,56 @@ pub fn sm3(data: &[u8]) -> [u8; OUTPUT_LEN] {
     hash.finalize()
 }
 
+pub use many::backend as many_backend;
+
+/// The SM3 digests of many messages, in order: `hash_many(&[a, b])` is `[sm3(a), sm3(b)]`.
+///
+/// With AVX-512 (16 lanes) or AVX2 (8 lanes) the messages are hashed side by side, one per
+/// SIMD lane, several times faster than one after another; messages of different lengths mix
+/// freely. Use it wherever many independent messages are hashed: files, records, and Merkle
+/// trees, whose every level is a batch of independent nodes:
+///
+/// ```
+/// use regula_sm::sm3::{hash_many, sm3};
+///
+/// // A binary Merkle tree over four leaves (prefix 0 for leaves, 1 for inner nodes).
+/// let leaves: Vec<Vec<u8>> = (0u8..4).map(|i| [&[0u8][..], &[i; 100][..]].concat()).collect();
+/// let mut level = hash_many(&leaves.iter().map(Vec::as_slice).collect::<Vec<_>>());
+/// while level.len() > 1 {
+///     let nodes: Vec<Vec<u8>> = level
+///         .chunks(2)
+///         .map(|pair| [&[1u8][..], &pair[0], &pair[1]].concat())
+///         .collect();
+///     level = hash_many(&nodes.iter().map(Vec::as_slice).collect::<Vec<_>>());
+/// }
+/// let left = sm3(&[&[1u8][..], &sm3(&leaves[0]), &sm3(&leaves[1])].concat());
+/// let right = sm3(&[&[1u8][..], &sm3(&leaves[2]), &sm3(&leaves[3])].concat());
+/// assert_eq!(level[0], sm3(&[&[1u8][..], &left, &right].concat()));
+/// ```
+pub fn hash_many(messages: &[&[u8]]) -> Vec<[u8; OUTPUT_LEN]> {
+    many::digests(
+        many::Plan::auto(messages.len()),
+        many::Start::FRESH,
+        messages,
+    )
+}
+
+/// [`hash_many`] on a forced multi-buffer backend, every message through it; `None` when this
+/// CPU (or build) lacks it.
+#[doc(hidden)]
+pub fn hash_many_with(
+    backend: many_backend::ManyBackend,
+    messages: &[&[u8]],
+) -> Option<Vec<[u8; OUTPUT_LEN]>> {
+    let plan = many::Plan::forced(backend)?;
+    Some(many::digests(plan, many::Start::FRESH, messages))
+}
+
+/// HMAC-SM3 of many messages under one key, in order (see [`HmacSm3::mac_many`]).
+pub fn hmac_sm3_many(key: &[u8], messages: &[&[u8]]) -> Vec<[u8; OUTPUT_LEN]> {
+    HmacSm3::keyed(key, Sm3::new).mac_many(messages)
+}
+
 /// An incremental HMAC-SM3 computation (RFC 2104), keyed once and cloned per message if needed.
 ///
 /// Both keyed states (after K ^ ipad and K ^ opad) are kept, so a clone per message skips
@@ -389,6 +454,44 @@ impl HmacSm3 {
     /// Absorbs more of the message.
     pub fn update(&mut self, data: &[u8]) {
         self.inner.update(data);
+    }
+
+    /// The tags of many messages under this key, each as if absorbed alone into a fresh clone
+    /// of this (still unused) state; with AVX-512 or AVX2 the messages are hashed side by side
+    /// (see [`hash_many`]). Data already absorbed into `self` is not part of any tag.
+    pub fn mac_many(&self, messages: &[&[u8]]) -> Vec<[u8; OUTPUT_LEN]> {
+        self.mac_many_plan(many::Plan::auto(messages.len()), messages)
+    }
+
+    /// [`HmacSm3::mac_many`] on a forced multi-buffer backend; `None` when this CPU lacks it.
+    #[doc(hidden)]
+    pub fn mac_many_with(
+        &self,
+        backend: many_backend::ManyBackend,
+        messages: &[&[u8]],
+    ) -> Option<Vec<[u8; OUTPUT_LEN]>> {
+        Some(self.mac_many_plan(many::Plan::forced(backend)?, messages))
+    }
+
+    fn mac_many_plan(&self, plan: many::Plan, messages: &[&[u8]]) -> Vec<[u8; OUTPUT_LEN]> {
+        let (Some(inner), Some(outer)) = (self.inner.keyed_start(), self.outer.keyed_start())
+        else {
+            // RustCrypto states: one message after another.
+            return messages
+                .iter()
+                .map(|message| {
+                    let mut mac = self.clone();
+                    mac.update(message);
+                    mac.finalize()
+                })
+                .collect();
+        };
+        let mut inner_digests = many::digests(plan, inner, messages);
+        let refs: Vec<&[u8]> = inner_digests.iter().map(|digest| &digest[..]).collect();
+        let tags = many::digests(plan, outer, &refs);
+        drop(refs);
+        inner_digests.as_flattened_mut().zeroize();
+        tags
     }
 
     /// The full 32-byte tag: H(K ^ opad || H(K ^ ipad || message)).

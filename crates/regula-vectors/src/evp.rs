@@ -6,12 +6,14 @@ use regula::Module;
 
 use crate::kv::{self, Field};
 use crate::ops::{self, AeadVector};
-use crate::tally::{Expect, Outcome, Tally};
+use crate::tally::{Expect, Outcome, Tally, attempt};
 use crate::{FileReport, Format, VectorError};
 
 struct Stanza {
     line: usize,
     fields: Vec<Field>,
+    /// The PEM block of a key stanza (`PrivateKey = NAME` / `PublicKey = NAME`).
+    pem: String,
 }
 
 impl Stanza {
@@ -51,6 +53,10 @@ fn parse(label: &str, text: &str) -> Result<Vec<Stanza>, VectorError> {
         }
         if in_pem {
             in_pem = !line.starts_with("-----END ");
+            if let Some(stanza) = current.as_mut() {
+                stanza.pem.push_str(line);
+                stanza.pem.push('\n');
+            }
             continue;
         }
         let (key, value) = kv::split_key_value(line).ok_or_else(|| {
@@ -65,6 +71,7 @@ fn parse(label: &str, text: &str) -> Result<Vec<Stanza>, VectorError> {
             .get_or_insert_with(|| Stanza {
                 line: line_no,
                 fields: Vec::new(),
+                pem: String::new(),
             })
             .fields
             .push(Field {
@@ -81,9 +88,23 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
     let stanzas = parse(label, text)?;
     let mut tally = Tally::new(FileReport::new(label, Format::EvpTest));
     let mut algorithms: Vec<String> = Vec::new();
+    // Named keys of `PrivateKey =` / `PublicKey =` stanzas: (is private, DER).
+    let mut keys: Vec<(String, bool, Vec<u8>)> = Vec::new();
     for stanza in &stanzas {
         let Some(kind) = stanza.kind() else { continue };
         if kind.key == "Title" {
+            continue;
+        }
+        if matches!(kind.key.as_str(), "PrivateKey" | "PublicKey") {
+            // Key definitions are not tests; a key that does not parse fails the stanzas
+            // that use it.
+            if let Ok(block) = pem::parse(&stanza.pem) {
+                keys.push((
+                    kind.value.clone(),
+                    kind.key == "PrivateKey",
+                    block.into_contents(),
+                ));
+            }
             continue;
         }
         let id = format!("stanza at line {}", stanza.line);
@@ -92,14 +113,31 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
         } else {
             Expect::Valid
         };
-        let (name, outcome) = match kind.key.as_str() {
-            "Cipher" => cipher(module, label, stanza, &kind.value)?,
-            "Digest" => digest(module, label, stanza, &kind.value)?,
-            "MAC" => mac(module, label, stanza, &kind.value)?,
-            other => (
+        let run = match kind.key.as_str() {
+            "Cipher" => cipher(module, label, stanza, &kind.value),
+            "Digest" => digest(module, label, stanza, &kind.value),
+            "MAC" => mac(module, label, stanza, &kind.value),
+            "Decrypt" | "Verify" | "Sign" | "KeyGen" => {
+                pkey(module, label, stanza, &kind.key, &kind.value, &keys)
+            }
+            other => Ok((
                 other.to_ascii_lowercase(),
                 Outcome::Skip(format!("unsupported evp_test stanza: {other}")),
+            )),
+        };
+        // A stanza without a field this reader needs (a MAC stanza without `Output`, say) is
+        // skipped with the reason and the file goes on; a malformed value (bad hex) still makes
+        // the whole file malformed.
+        let (name, outcome) = match run {
+            Ok(result) => result,
+            Err(error) if error.message.starts_with(MISSING_FIELD) => (
+                kind.value.to_ascii_lowercase(),
+                Outcome::Skip(format!(
+                    "evp_test stanza without a field Regula checks: {}",
+                    error.message
+                )),
             ),
+            Err(error) => return Err(error),
         };
         if !algorithms.contains(&name) {
             algorithms.push(name);
@@ -117,9 +155,12 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
     Ok(tally.finish())
 }
 
+/// How the error of a missing field starts (see `run`).
+const MISSING_FIELD: &str = "stanza has no `";
+
 fn bytes(label: &str, stanza: &Stanza, key: &str) -> Result<Vec<u8>, VectorError> {
     let field = stanza.get(key).ok_or_else(|| {
-        VectorError::malformed(label, stanza.line, format!("stanza has no `{key}`"))
+        VectorError::malformed(label, stanza.line, format!("{MISSING_FIELD}{key}`"))
     })?;
     kv::decode(label, field)
 }
@@ -166,6 +207,13 @@ fn cipher(module: &Module, label: &str, stanza: &Stanza, openssl: &str) -> Run {
     let iv = optional(label, stanza, "IV")?;
     let plaintext = optional(label, stanza, "Plaintext")?;
     let ciphertext = optional(label, stanza, "Ciphertext")?;
+    // OpenSSL's and Tongsuo's SM4-XTS follows GB/T 17964-2021 unless `XTSStandard = IEEE`
+    // (their `xts_standard` parameter defaults to "GB"); Regula names the two apart.
+    let name = match stanza.get("XTSStandard") {
+        _ if name != "sm4-xts" => name,
+        Some(standard) if standard.value.eq_ignore_ascii_case("IEEE") => name,
+        _ => "sm4-xts-gb".to_string(),
+    };
     let aead = name.ends_with("-gcm") || name.ends_with("-ccm") || name.contains("poly1305");
     let outcome = if aead {
         let tag = bytes(label, stanza, "Tag")?;
@@ -234,4 +282,122 @@ fn mac(module: &Module, label: &str, stanza: &Stanza, kind: &str) -> Run {
     let tag = bytes(label, stanza, "Output")?;
     let outcome = ops::mac(module, &name, &key, &input, &tag);
     Ok((name, outcome))
+}
+
+/// The digest of a `Ctrl = digest:NAME` line, if any.
+fn ctrl_digest(stanza: &Stanza) -> Option<String> {
+    stanza
+        .fields
+        .iter()
+        .filter(|field| field.key.eq_ignore_ascii_case("Ctrl"))
+        .find_map(|field| field.value.strip_prefix("digest:"))
+        .map(str::to_ascii_uppercase)
+}
+
+/// Public-key stanzas: SM2 decryption (GM/T 0009 ASN.1 ciphertexts) and key generation run;
+/// the others are skipped with the reason.
+fn pkey(
+    module: &Module,
+    label: &str,
+    stanza: &Stanza,
+    kind: &str,
+    value: &str,
+    keys: &[(String, bool, Vec<u8>)],
+) -> Run {
+    if kind == "KeyGen" {
+        let name = value.to_ascii_lowercase();
+        if name != "sm2" {
+            return Ok((
+                name,
+                Outcome::unsupported(format!("key generation of {value}")),
+            ));
+        }
+        let outcome = attempt(|| {
+            module.generate_decryption_key(regula::Algorithm::Sm2Encrypt)?;
+            Ok(Outcome::Accepted)
+        });
+        return Ok(("sm2".to_string(), outcome));
+    }
+    let Some((_, private, der)) = keys.iter().find(|(name, ..)| name == value) else {
+        return Ok((
+            kind.to_ascii_lowercase(),
+            Outcome::Skip(format!("key {value} is not defined in this file")),
+        ));
+    };
+    // Only SM2 keys (id-ecPublicKey on curveSM2) are Regula's to judge here.
+    const SM2_CURVE_OID: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
+    if !der
+        .windows(SM2_CURVE_OID.len())
+        .any(|window| window == SM2_CURVE_OID)
+    {
+        return Ok((
+            kind.to_ascii_lowercase(),
+            Outcome::unsupported(format!("{kind} with a non-SM2 key")),
+        ));
+    }
+    let digest = ctrl_digest(stanza);
+    match kind {
+        "Decrypt" => {
+            let input = bytes(label, stanza, "Input")?;
+            if !*private {
+                return Ok((
+                    "sm2-encrypt".into(),
+                    Outcome::Skip("Decrypt with a public key".into()),
+                ));
+            }
+            // GB/T 32918.4 uses SM3 for C3; any other digest is refused, as by OpenSSL.
+            if digest.as_deref().is_some_and(|digest| digest != "SM3") {
+                return Ok((
+                    "sm2-encrypt".into(),
+                    Outcome::Rejected(format!(
+                        "SM2 decryption with {}",
+                        digest.unwrap_or_default()
+                    )),
+                ));
+            }
+            let expected = optional(label, stanza, "Output")?;
+            let outcome = attempt(|| {
+                let key = module
+                    .decryption_key_from_pkcs8(regula::Algorithm::Sm2Encrypt, der)?
+                    .into_value();
+                let plaintext = key.decrypt(&input, regula::CiphertextFormat::Asn1)?;
+                Ok(if plaintext.as_slice() == expected.as_slice() {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput("plaintext differs from the vector".into())
+                })
+            });
+            Ok(("sm2-encrypt".into(), outcome))
+        }
+        "Verify" if digest.as_deref().is_none_or(|digest| digest == "SM3") => {
+            let input = bytes(label, stanza, "Input")?;
+            let signature = bytes(label, stanza, "Output")?;
+            let outcome = attempt(|| {
+                let public_key = if *private {
+                    module
+                        .signing_key_from_pkcs8(regula::Algorithm::Sm2Sign, der)?
+                        .public_key_der()?
+                } else {
+                    der.clone()
+                };
+                module.verify_sm2_digest(&public_key, &input, &signature)?;
+                Ok(Outcome::Accepted)
+            });
+            Ok(("sm2-sign".into(), outcome))
+        }
+        "Verify" => Ok((
+            "sm2-sign".into(),
+            Outcome::Skip(format!(
+                "SM2 Verify with {} instead of SM3: not GB/T 32918.2 (OpenSSL accepts it, Tongsuo refuses it)",
+                digest.unwrap_or_default()
+            )),
+        )),
+        _ => Ok((
+            "sm2-sign".into(),
+            Outcome::Skip(
+                "SM2 Sign over a caller-supplied digest (EVP_PKEY_sign): Regula signs messages, computing SM3(Z_A || M) itself"
+                    .into(),
+            ),
+        )),
+    }
 }

@@ -326,7 +326,10 @@ pub(crate) fn cipher(
     let exact = no_iv
         || name.ends_with("-ctr")
         || name.ends_with("-cfb8")
+        || name.ends_with("-cfb")
+        || name.ends_with("-ofb")
         || name.ends_with("-xts")
+        || name.ends_with("-xts-gb")
         || name.starts_with("des-");
     if !exact && !name.ends_with("-cbc") {
         return Outcome::unsupported(format!("{name} mode"));

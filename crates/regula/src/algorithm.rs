@@ -104,6 +104,8 @@ pub enum Algorithm {
     Sm4Ecb,
     Sm4Cbc,
     Sm4Ctr,
+    Sm4Ofb,
+    Sm4Cfb,
     Sm4Gcm,
     Sm4Ccm,
     Sm4Xts,
@@ -123,7 +125,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 91] = [
+    pub const ALL: [Algorithm; 93] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -201,6 +203,8 @@ impl Algorithm {
         Algorithm::Sm4Ecb,
         Algorithm::Sm4Cbc,
         Algorithm::Sm4Ctr,
+        Algorithm::Sm4Ofb,
+        Algorithm::Sm4Cfb,
         Algorithm::Sm4Gcm,
         Algorithm::Sm4Ccm,
         Algorithm::Sm4Xts,

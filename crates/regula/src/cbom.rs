@@ -361,6 +361,18 @@ fn description(algorithm: Algorithm) -> Describe {
             Some("128"),
             Some("1.2.156.10197.1.104.7"),
         ),
+        A::Sm4Ofb => describe(
+            "block-cipher",
+            Some("ofb"),
+            Some("128"),
+            Some("1.2.156.10197.1.104.3"),
+        ),
+        A::Sm4Cfb => describe(
+            "block-cipher",
+            Some("cfb"),
+            Some("128"),
+            Some("1.2.156.10197.1.104.4"),
+        ),
         A::Sm4Gcm => describe(
             "ae",
             Some("gcm"),

@@ -620,6 +620,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
     row!(Sm4Ctr, "sm4-ctr", Cipher, RegulaSm, "SM4-CTR", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED,
         cnsa: CNSA_NOT_SM),
+    // GB/T 17964-2021 (SP 800-38A) OFB and CFB with 128-bit segments; OpenSSL's sm4-ofb and
+    // sm4-cfb.
+    row!(Sm4Ofb, "sm4-ofb", Cipher, RegulaSm, "SM4-OFB", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED, cnsa: CNSA_NOT_SM),
+    row!(Sm4Cfb, "sm4-cfb", Cipher, RegulaSm, "SM4-CFB", pct: None,
+        default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED, cnsa: CNSA_NOT_SM),
     // RFC 8998 §4: SM4-GCM and SM4-CCM (SP 800-38D / 38C constructions with SM4).
     row!(Sm4Gcm, "sm4-gcm", Aead, RegulaSm, "SM4-GCM", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED,

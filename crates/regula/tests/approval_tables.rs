@@ -123,6 +123,8 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
     (Algorithm::Sm4Ecb, A, R, A, R),
     (Algorithm::Sm4Cbc, A, R, A, R),
     (Algorithm::Sm4Ctr, A, R, A, R),
+    (Algorithm::Sm4Ofb, A, R, A, R),
+    (Algorithm::Sm4Cfb, A, R, A, R),
     (Algorithm::Sm4Gcm, A, R, A, R),
     (Algorithm::Sm4Ccm, A, R, A, R),
     (Algorithm::Sm4Xts, A, R, A, R),

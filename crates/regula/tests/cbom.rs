@@ -83,6 +83,8 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::Sm4Ecb => "sm4-ecb",
         A::Sm4Cbc => "sm4-cbc",
         A::Sm4Ctr => "sm4-ctr",
+        A::Sm4Ofb => "sm4-ofb",
+        A::Sm4Cfb => "sm4-cfb",
         A::Sm4Gcm => "sm4-gcm",
         A::Sm4Ccm => "sm4-ccm",
         A::Sm2Sign => "SM2-with-SM3",

@@ -767,3 +767,40 @@ fn incremental_operations_record_at_finish() {
     mac.sign().unwrap();
     assert_eq!(module.counters().len(), 2);
 }
+
+/// `digest_many` and `sign_many` give the one-at-a-time results, and each message counts as
+/// one operation (SM3 and HMAC-SM3 run multi-buffer; others one after another).
+#[test]
+fn batches_count_one_operation_per_message() {
+    let module = Module::load(Policy::builtin(Profile::Gm));
+    let messages: Vec<Vec<u8>> = (0..21u8).map(|i| vec![i; 97 * i as usize]).collect();
+    let refs: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
+    let digests = module.digest_many(Algorithm::Sm3, &refs).unwrap();
+    let mac = module.mac_key(Algorithm::HmacSm3, b"batch key").unwrap();
+    let tags = mac.sign_many(&refs).unwrap();
+    assert_eq!(digests.len(), 21);
+    for ((digest, tag), message) in digests.iter().zip(&tags).zip(&refs) {
+        assert!(digest.is_approved() && tag.is_approved());
+        assert_eq!(
+            **digest,
+            *module.digest(Algorithm::Sm3, message).unwrap().into_value()
+        );
+        assert_eq!(**tag, *mac.sign(message).unwrap().into_value());
+    }
+    let count = |algorithm, service| {
+        module
+            .counters()
+            .iter()
+            .find(|row: &&CounterRow| row.algorithm == algorithm && row.service == service)
+            .map_or(0, |row| row.approved)
+    };
+    assert_eq!(count(Algorithm::Sm3, Service::Digest), 42);
+    assert_eq!(count(Algorithm::HmacSm3, Service::MacGenerate), 42);
+    assert_eq!(
+        module
+            .digest_many(Algorithm::Sha256, &refs[..0])
+            .unwrap()
+            .len(),
+        0
+    );
+}

@@ -32,6 +32,17 @@ pub enum PolicyCommand {
     },
 }
 
+/// The profile's line in `policy list`: for a profile that approves only a few algorithms
+/// (gm), the list itself, from the registry.
+fn listed_description(profile: Profile) -> String {
+    let approved = profile.approved_names();
+    if profile == Profile::Gm {
+        format!("{}: {}", profile.description(), approved.join(", "))
+    } else {
+        profile.description().to_string()
+    }
+}
+
 pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure> {
     match command {
         PolicyCommand::List { json } => {
@@ -42,7 +53,8 @@ pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure
                         serde_json::json!({
                             "name": profile.name(),
                             "mode": profile.default_mode().name(),
-                            "description": profile.description(),
+                            "description": listed_description(*profile),
+                            "approved": profile.approved_names(),
                         })
                     })
                     .collect();
@@ -53,7 +65,7 @@ pub fn run(global: &GlobalOptions, command: PolicyCommand) -> Result<(), Failure
                         "{:<11} {:<10} {}",
                         profile.name(),
                         profile.default_mode().name(),
-                        profile.description()
+                        listed_description(profile)
                     );
                 }
             }

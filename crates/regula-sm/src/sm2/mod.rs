@@ -35,7 +35,7 @@ mod vartime;
 
 pub use encryption::{CiphertextFormat, decrypt, encrypt, kdf};
 pub use exchange::{KeyExchange, KeyExchangeRole, SharedKey, ecdh};
-pub use signature::{Signature, sign, verify};
+pub use signature::{Signature, sign, verify, verify_digest};
 
 /// The default user ID of GM/T 0009-2012 §10 (and RFC 8998 for certificates): the ASCII string
 /// `1234567812345678`.

@@ -175,8 +175,23 @@ pub fn verify(
     message: &[u8],
     signature: &Signature,
 ) -> Result<(), Error> {
+    verify_digest(
+        public_key,
+        &message_digest(public_key, id, message)?,
+        signature,
+    )
+}
+
+/// Verifies `signature` over `digest` = SM3(Z_A ‖ M) computed by the caller (GB/T 32918.2
+/// §7.1 from step B4; what OpenSSL's `EVP_PKEY_verify` takes for SM2). Variable-time: every
+/// input is public.
+pub fn verify_digest(
+    public_key: &PublicKey,
+    digest: &[u8; 32],
+    signature: &Signature,
+) -> Result<(), Error> {
     let (r, s) = signature.scalars()?;
-    let e = reduce(&message_digest(public_key, id, message)?);
+    let e = reduce(digest);
     let t = r + s;
     if bool::from(t.is_zero()) {
         return Err(Error::BadSignature);

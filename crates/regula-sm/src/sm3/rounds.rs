@@ -8,7 +8,7 @@
 
 /// T_j <<< (j mod 32), the round constants as the compression function uses them
 /// (GB/T 32905-2016, 4.2 and 5.3.3): T_j = 79CC4519 for 0 ≤ j ≤ 15, 7A879D8A for 16 ≤ j ≤ 63.
-const T: [u32; 64] = {
+pub(super) const T: [u32; 64] = {
     let mut t = [0u32; 64];
     let mut j = 0;
     while j < 64 {

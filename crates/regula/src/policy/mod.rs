@@ -57,6 +57,8 @@ impl Profile {
         }
     }
 
+    /// One line about the profile; listings append what it approves from the registry
+    /// ([`Profile::approved_names`]), so they cannot go stale.
     pub fn description(self) -> &'static str {
         match self {
             Profile::Default => {
@@ -65,12 +67,22 @@ impl Profile {
             Profile::Fips1403 => {
                 "FIPS 140-3: only SP 800-140C/D approved functions, within their limits"
             }
-            Profile::Gm => "GM/T commercial cryptography: SM2, SM3, HMAC-SM3, SM4",
+            Profile::Gm => "GM/T commercial cryptography",
             Profile::Cnsa20 => {
                 "NSA CNSA 2.0: AES-256, SHA-384/512, ML-KEM-1024, ML-DSA-87; P-384 and RSA >= 3072 \
                  transitional"
             }
         }
+    }
+
+    /// The registry names of every algorithm this profile approves, in registry order.
+    pub fn approved_names(self) -> Vec<&'static str> {
+        let policy = Policy::builtin(self);
+        Algorithm::ALL
+            .iter()
+            .filter(|&&algorithm| matches!(policy.rule(algorithm).status, Status::Approved))
+            .map(|algorithm| algorithm.name())
+            .collect()
     }
 
     /// Built-in profiles that refuse non-approved services rather than serve them flagged.

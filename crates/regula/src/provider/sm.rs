@@ -12,6 +12,9 @@ pub(crate) enum Sm4Mode {
     /// CBC with PKCS#7 padding.
     CbcPkcs7,
     Ctr,
+    Ofb,
+    /// CFB with 128-bit segments.
+    Cfb,
     /// CBC with ciphertext stealing, variant CS3; at least one block.
     CbcCs3,
 }
@@ -21,6 +24,8 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
         Algorithm::Sm4Ecb => Ok(Sm4Mode::Ecb),
         Algorithm::Sm4Cbc => Ok(Sm4Mode::CbcPkcs7),
         Algorithm::Sm4Ctr => Ok(Sm4Mode::Ctr),
+        Algorithm::Sm4Ofb => Ok(Sm4Mode::Ofb),
+        Algorithm::Sm4Cfb => Ok(Sm4Mode::Cfb),
         Algorithm::Sm4CbcCs3 => Ok(Sm4Mode::CbcCs3),
         other => Err(Error::WrongFamily {
             algorithm: other,
@@ -56,6 +61,8 @@ pub fn implementation(algorithm: Algorithm) -> String {
         Algorithm::Sm4Ecb
         | Algorithm::Sm4Cbc
         | Algorithm::Sm4Ctr
+        | Algorithm::Sm4Ofb
+        | Algorithm::Sm4Cfb
         | Algorithm::Sm4Ccm
         | Algorithm::Sm4Xts
         | Algorithm::Sm4XtsGb
@@ -66,8 +73,14 @@ pub fn implementation(algorithm: Algorithm) -> String {
             format!("regula-sm {}", regula_sm::sm4::backend::active().name())
         }
         Algorithm::HmacSm3 => format!(
-            "regula-sm HMAC over {}",
-            regula_sm::sm3::backend::active().name()
+            "regula-sm HMAC over {}; many messages: {}",
+            regula_sm::sm3::backend::active().name(),
+            regula_sm::sm3::many_backend::active().name()
+        ),
+        Algorithm::Sm3 => format!(
+            "regula-sm {}; many messages: {}",
+            regula_sm::sm3::backend::active().name(),
+            regula_sm::sm3::many_backend::active().name()
         ),
         Algorithm::Sm2Sign => {
             "regula-sm: signing on RustCrypto sm2 field arithmetic, verification on regula-sm's curveSM2 field"

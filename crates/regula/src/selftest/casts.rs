@@ -78,6 +78,8 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SM4-ECB", sm4_ecb),
     cast("SM4-CBC", sm4_cbc),
     cast("SM4-CTR", sm4_ctr),
+    cast("SM4-OFB", sm4_ofb),
+    cast("SM4-CFB", sm4_cfb),
     cast("SM4-GCM", sm4_gcm),
     cast("SM4-CCM", sm4_ccm),
     cast("SM4-XTS", sm4_xts),
@@ -857,6 +859,26 @@ fn sm4_ctr(fault: Fault) -> Result<(), ()> {
     let mut buffer = v::SM4_CTR_PLAINTEXT.to_vec();
     sm4_modes::ctr_apply_keystream(&cipher, &sm4_iv()?, &mut buffer);
     expect(fault, buffer, v::SM4_CTR_CIPHERTEXT)
+}
+
+/// OFB both ways (the keystream is its own inverse).
+fn sm4_ofb(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut buffer = v::SM4_CBC_PLAINTEXT.to_vec();
+    sm4_modes::ofb_apply_keystream(&cipher, &sm4_iv()?, &mut buffer);
+    expect(fault, buffer.clone(), v::SM4_OFB_CIPHERTEXT)?;
+    sm4_modes::ofb_apply_keystream(&cipher, &sm4_iv()?, &mut buffer);
+    expect(fault, buffer, v::SM4_CBC_PLAINTEXT)
+}
+
+/// CFB-128 both ways.
+fn sm4_cfb(fault: Fault) -> Result<(), ()> {
+    let cipher = sm4_key()?;
+    let mut buffer = v::SM4_CBC_PLAINTEXT.to_vec();
+    sm4_modes::cfb_encrypt(&cipher, &sm4_iv()?, &mut buffer);
+    expect(fault, buffer.clone(), v::SM4_CFB_CIPHERTEXT)?;
+    sm4_modes::cfb_decrypt(&cipher, &sm4_iv()?, &mut buffer);
+    expect(fault, buffer, v::SM4_CBC_PLAINTEXT)
 }
 
 fn sm4_key16() -> Result<[u8; 16], ()> {

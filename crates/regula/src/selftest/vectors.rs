@@ -498,6 +498,14 @@ pub(super) const SM4_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
 pub(super) const SM4_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "2677f46b09c122cc975533105bd4a22a" "f6125f7275ce552c3a2bbcf533de8a3b"
 );
+// SM4-OFB and SM4-CFB-128 of SM4_CBC_PLAINTEXT under SM4_KEY and SM4_IV. Source: OpenSSL's
+// test/recipes/30-test_evp_data/evpciph_sm4.txt (draft-ribose-cfrg-sm4 examples).
+pub(super) const SM4_OFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "693d9a535bad5bb1786f53d7253a7056" "f2075d28b5235f58d50027e4177d2bce"
+);
+pub(super) const SM4_CFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "693d9a535bad5bb1786f53d7253a7056" "9ed258a85a0467cc92aab393dd978995"
+);
 pub(super) const SM4_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
     "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa"

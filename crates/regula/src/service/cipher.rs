@@ -262,6 +262,8 @@ impl CipherKey {
                         ciphertext = sm4_modes::cbc_encrypt_padded(cipher, &iv, plaintext)
                     }
                     Sm4Mode::Ctr => sm4_modes::ctr_apply_keystream(cipher, &iv, &mut ciphertext),
+                    Sm4Mode::Ofb => sm4_modes::ofb_apply_keystream(cipher, &iv, &mut ciphertext),
+                    Sm4Mode::Cfb => sm4_modes::cfb_encrypt(cipher, &iv, &mut ciphertext),
                     Sm4Mode::CbcCs3 => sm4_modes::cbc_cs3_encrypt(cipher, &iv, &mut ciphertext)
                         .map_err(|error| {
                             Error::invalid_input(format!("{}: {error}", self.algorithm))
@@ -342,6 +344,14 @@ impl CipherKey {
                     .map_err(|_| aws_lc_rs::error::Unspecified),
                 Sm4Mode::Ctr => {
                     sm4_modes::ctr_apply_keystream(cipher, &iv, &mut buffer);
+                    Ok(buffer.len())
+                }
+                Sm4Mode::Ofb => {
+                    sm4_modes::ofb_apply_keystream(cipher, &iv, &mut buffer);
+                    Ok(buffer.len())
+                }
+                Sm4Mode::Cfb => {
+                    sm4_modes::cfb_decrypt(cipher, &iv, &mut buffer);
                     Ok(buffer.len())
                 }
                 Sm4Mode::CbcCs3 => {

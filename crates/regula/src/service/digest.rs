@@ -71,6 +71,28 @@ impl Module {
         Ok(self.serve(algorithm, Service::Digest, approval, output))
     }
 
+    /// Hashes many independent messages, in order; each counts as one digest operation in the
+    /// indicator and the counters. SM3 hashes them side by side on SIMD lanes (AVX-512: 16,
+    /// AVX2: 8 at once), several times faster than one after another: use it for many files,
+    /// records, or the levels of a Merkle tree.
+    pub fn digest_many(
+        &self,
+        algorithm: Algorithm,
+        messages: &[&[u8]],
+    ) -> Result<Vec<Served<Vec<u8>>>> {
+        if algorithm != Algorithm::Sm3 {
+            return messages
+                .iter()
+                .map(|message| self.digest(algorithm, message))
+                .collect();
+        }
+        let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
+        Ok(regula_sm::sm3::hash_many(messages)
+            .into_iter()
+            .map(|digest| self.serve(algorithm, Service::Digest, approval, digest.to_vec()))
+            .collect())
+    }
+
     /// Starts an incremental digest, for data that arrives in pieces.
     pub fn digest_context(&self, algorithm: Algorithm) -> Result<DigestContext> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;

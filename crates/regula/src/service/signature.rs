@@ -331,6 +331,35 @@ impl Module {
         sm2::verify(&public_key, id, message, &signature).map_err(|e| sm2_error(algorithm, e))?;
         Ok(self.serve(algorithm, Service::Verify, approval, ()))
     }
+
+    /// Verifies an SM2 signature (DER) over `digest` = SM3(Z_A ‖ M), 32 bytes, computed by the
+    /// caller (OpenSSL's `EVP_PKEY_verify` with an SM2 key); `public_key` as for
+    /// [`Module::verify_with_id`].
+    pub fn verify_sm2_digest(
+        &self,
+        public_key: &[u8],
+        digest: &[u8],
+        signature: &[u8],
+    ) -> Result<Served<()>> {
+        let algorithm = Algorithm::Sm2Sign;
+        self.ensure_operational()?;
+        let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
+        let digest: &[u8; 32] = digest.try_into().map_err(|_| {
+            Error::invalid_input(format!(
+                "an SM2 digest is SM3(Z_A || M), 32 bytes; got {} bytes",
+                digest.len()
+            ))
+        })?;
+        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
+        sm2::verify_digest(&public_key, digest, &signature).map_err(|e| sm2_error(algorithm, e))?;
+        Ok(self.serve(algorithm, Service::Verify, approval, ()))
+    }
 }
 
 impl SigningKey {

@@ -48,7 +48,12 @@ pub fn key_len(algorithm: Algorithm) -> usize {
         Algorithm::Rc4 => 16,
         Algorithm::DesCbc => 8,
         Algorithm::DesEde3Cbc => 24,
-        Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr | Algorithm::Sm4CbcCs3 => 16,
+        Algorithm::Sm4Ecb
+        | Algorithm::Sm4Cbc
+        | Algorithm::Sm4Ctr
+        | Algorithm::Sm4Ofb
+        | Algorithm::Sm4Cfb
+        | Algorithm::Sm4CbcCs3 => 16,
         Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => 16,
         Algorithm::Sm4Cmac | Algorithm::Sm4XcbcMac | Algorithm::Sm4CbcMac => 16,
         _ => 32,

@@ -5,6 +5,8 @@
 //!   PKCS#7 padding (RFC 5652, 6.3).
 //! * CTR — the whole 16-byte IV is a 128-bit big-endian counter that wraps modulo 2^128 (as in
 //!   OpenSSL's `sm4-ctr`); any length; the keystream is made many blocks at a time.
+//! * OFB and CFB-128 ([`ofb_apply_keystream`], [`cfb_encrypt`], [`cfb_decrypt`]) — any length;
+//!   CFB decryption runs through the wide backend.
 //! * GCM ([`Sm4Gcm`]) — NIST SP 800-38D with SM4 (RFC 8998): any IV length, tags of 16..=12, 8
 //!   or 4 bytes; GHASH by carry-less multiplication (PCLMULQDQ, or VPCLMULQDQ with AVX-512;
 //!   RustCrypto `ghash` elsewhere).
@@ -23,6 +25,7 @@ mod ccm;
 mod cs3;
 mod ctr;
 mod ecb;
+mod feedback;
 mod gcm;
 mod mac;
 mod xts;
@@ -32,6 +35,7 @@ pub use ccm::Sm4Ccm;
 pub use cs3::{Cs3Error, cbc_cs3_decrypt, cbc_cs3_encrypt};
 pub use ctr::{Ctr, ctr_apply_keystream};
 pub use ecb::{ecb_decrypt, ecb_encrypt};
+pub use feedback::{cfb_decrypt, cfb_encrypt, ofb_apply_keystream};
 pub use gcm::{Sm4Gcm, ghash_implementation};
 pub use mac::{CbcMac, Cmac, MIN_TAG_SIZE, MacError, MacStream, TAG_SIZE, Xcbc};
 pub use xts::{XTS_KEY_SIZE, XTS_MAX_BLOCKS, Xts, XtsError, XtsStandard};
