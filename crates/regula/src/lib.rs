@@ -22,6 +22,7 @@
 
 pub mod algorithm;
 pub mod error;
+pub mod file_format;
 pub mod indicator;
 pub mod info;
 pub mod module;

@@ -430,6 +430,33 @@ impl AeadKey {
             .serve(self.algorithm, Service::Encrypt, approval, ()))
     }
 
+    /// Seals with a nonce the module built itself by SP 800-38D §8.2.1's deterministic
+    /// construction: a fixed field it generated at random for a fresh key, then an invocation
+    /// field it never repeats under that key. The file format's STREAM segments use it
+    /// ([`crate::file_format`]); unlike [`AeadKey::seal_detached_with_nonce`] no caller chooses
+    /// the nonce, so the approval is that of a module-generated IV (IG C.H). On failure
+    /// `in_out` and `tag` are wiped.
+    pub(crate) fn seal_detached_constructed_nonce(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        in_out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<Served<()>> {
+        let result = self
+            .module
+            .ensure_operational()
+            .and_then(|()| self.check_tag_slot(tag.len()))
+            .and_then(|()| self.seal_detached_raw(nonce, &[], in_out, tag));
+        if let Err(error) = result {
+            in_out.zeroize();
+            tag.zeroize();
+            return Err(error);
+        }
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, ()))
+    }
+
     fn seal_detached_raw(
         &self,
         nonce: &[u8],
