@@ -108,6 +108,10 @@ enum Command {
     /// aws-lc-rs, in the same run, as ratios.
     #[command(after_help = commands::bench::AFTER_HELP)]
     Bench(commands::bench::BenchArgs),
+    /// Encrypt a file or stdin into Regula's streaming AEAD format (algorithms from the policy).
+    Encrypt(commands::file::EncryptArgs),
+    /// Decrypt a file written by `regula encrypt`; with -o, nothing is left behind on failure.
+    Decrypt(commands::file::DecryptArgs),
     /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
     #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
     Tls(commands::tls::TlsCommand),
@@ -131,6 +135,8 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Verify(args) => commands::sign::run_verify(global, args),
         Command::Bench(args) => commands::bench::run(global, args),
         Command::Tls(command) => commands::tls::run(global, command),
+        Command::Encrypt(args) => commands::file::run_encrypt(global, args),
+        Command::Decrypt(args) => commands::file::run_decrypt(global, args),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod bench;
 pub mod check;
 pub mod cipher;
 pub mod dgst;
+pub mod file;
 pub mod info;
 pub mod kdf;
 pub mod mac;

@@ -90,7 +90,7 @@ impl Header {
         let mut policy = policy.as_bytes();
         if policy.len() > MAX_POLICY_NAME {
             let mut end = MAX_POLICY_NAME;
-            while !std::str::from_utf8(&policy[..end]).is_ok() {
+            while std::str::from_utf8(&policy[..end]).is_err() {
                 end -= 1;
             }
             policy = &policy[..end];

@@ -44,6 +44,13 @@ pub(super) fn random<const N: usize>() -> Result<[u8; N], Error> {
     Ok(bytes)
 }
 
+/// A fresh key for a key file, from the same DRBG as the file keys (under every profile,
+/// including `gm`, whose SM services draw their keys from it too).
+pub fn new_key(module: &Module) -> Result<Zeroizing<Vec<u8>>, Error> {
+    module.ensure_operational()?;
+    Ok(Zeroizing::new(random::<KEY_FILE_LEN>()?.to_vec()))
+}
+
 /// SP 800-108r1 KBKDF in counter mode with the suite's HMAC, fixed input
 /// `Label ‖ 0x00 ‖ Context ‖ [L]₃₂`: AWS-LC's for the SHA-2 PRFs, built here over the HMAC-SM3
 /// service for SM3.

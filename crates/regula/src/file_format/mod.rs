@@ -45,7 +45,7 @@ use crate::error::{Error, ErrorKind};
 use crate::policy::Policy;
 
 pub use header::{HeaderInfo, StanzaInfo};
-pub use keys::Identity;
+pub use keys::{Identity, KEY_FILE_LEN, new_key};
 pub use stream::{DecryptingReader, Decryptor, EncryptingWriter, Encryptor, Summary};
 
 /// The format version this code writes and reads.
@@ -239,8 +239,10 @@ pub enum FileError {
     Tampered(String),
     /// None of the file's key stanzas opens with the key given.
     NoMatchingKey,
-    /// Reading the input or writing the output failed.
+    /// Reading the input failed.
     Io(std::io::Error),
+    /// Writing the output failed (disk full, closed pipe).
+    Output(std::io::Error),
 }
 
 impl FileError {
@@ -248,7 +250,7 @@ impl FileError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             FileError::Module(error) => error.kind(),
-            FileError::Format(_) | FileError::Io(_) => ErrorKind::Input,
+            FileError::Format(_) | FileError::Io(_) | FileError::Output(_) => ErrorKind::Input,
             FileError::Tampered(_) | FileError::NoMatchingKey => ErrorKind::Cryptographic,
         }
     }
@@ -281,7 +283,8 @@ impl fmt::Display for FileError {
             FileError::NoMatchingKey => f.write_str(
                 "no key stanza of the file opens with the key given (wrong passphrase or key)",
             ),
-            FileError::Io(error) => error.fmt(f),
+            FileError::Io(error) => write!(f, "cannot read the input: {error}"),
+            FileError::Output(error) => write!(f, "cannot write the output: {error}"),
         }
     }
 }
@@ -297,7 +300,7 @@ impl From<Error> for FileError {
 impl From<FileError> for std::io::Error {
     fn from(error: FileError) -> std::io::Error {
         match error {
-            FileError::Io(error) => error,
+            FileError::Io(error) | FileError::Output(error) => error,
             other => std::io::Error::new(std::io::ErrorKind::InvalidData, other),
         }
     }

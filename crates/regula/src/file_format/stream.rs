@@ -300,8 +300,8 @@ impl Encryptor {
             .into_value();
         let payload_key = keys::payload_key(&self.module, self.suite, &*self.file_key, &mac)?;
         let aead = self.module.aead_key(self.suite.aead, &payload_key)?;
-        out.write_all(&authenticated).map_err(FileError::Io)?;
-        out.write_all(&mac).map_err(FileError::Io)?;
+        out.write_all(&authenticated).map_err(FileError::Output)?;
+        out.write_all(&mac).map_err(FileError::Output)?;
         let header = Header {
             suite: self.suite,
             nonce_prefix: prefix,
@@ -361,7 +361,9 @@ impl<W: Write> EncryptingWriter<W> {
         let segments =
             self.segments
                 .seal_batch(&self.plain, self.counter, last, &mut self.sealed)?;
-        self.out.write_all(&self.sealed).map_err(FileError::Io)?;
+        self.out
+            .write_all(&self.sealed)
+            .map_err(FileError::Output)?;
         self.counter += segments;
         self.plaintext_bytes += self.plain.len() as u64;
         self.file_bytes += self.sealed.len() as u64;
@@ -400,7 +402,7 @@ impl<W: Write> EncryptingWriter<W> {
     /// Seals the last segment, flushes and returns the output with a summary.
     pub fn finish(mut self) -> Result<(W, Summary), FileError> {
         self.seal_pending(true)?;
-        self.out.flush().map_err(FileError::Io)?;
+        self.out.flush().map_err(FileError::Output)?;
         let summary = Summary {
             header: self.header,
             plaintext_bytes: self.plaintext_bytes,
@@ -639,6 +641,10 @@ impl<R: Read> DecryptingReader<R> {
             (true, false) => {
                 format!("data follows the final segment {number} (the file was extended)")
             }
+            (false, true) if segment.len() < SEALED_SEGMENT_SIZE => format!(
+                "segment {number} does not authenticate (the file is truncated inside it, or \
+                 it was modified)"
+            ),
             (false, _) => format!(
                 "segment {number} does not authenticate (modified, reordered, truncated or \
                  taken from another file)"
@@ -673,10 +679,10 @@ impl<R: Read> DecryptingReader<R> {
     /// Decrypts the rest of the file into `out`, batch by batch, and returns the summary once
     /// the final segment has authenticated. On failure, `out` has received the batches that
     /// authenticated before the failing one, and none of that one.
-    pub fn read_to(&mut self, out: &mut impl Write) -> Result<Summary, FileError> {
+    pub fn read_to<W: Write + ?Sized>(&mut self, out: &mut W) -> Result<Summary, FileError> {
         while self.fill()? {
             out.write_all(&self.plain[self.position..])
-                .map_err(FileError::Io)?;
+                .map_err(FileError::Output)?;
             self.position = self.plain.len();
         }
         Ok(self.summary())
