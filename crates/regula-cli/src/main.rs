@@ -112,6 +112,8 @@ enum Command {
     Encrypt(commands::file::EncryptArgs),
     /// Decrypt a file written by `regula encrypt`; with -o, nothing is left behind on failure.
     Decrypt(commands::file::DecryptArgs),
+    /// Generate a recipient key pair for `regula encrypt -r` / `regula decrypt -i`.
+    RecipientKeygen(commands::file::RecipientKeygenArgs),
     /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
     #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
     Tls(commands::tls::TlsCommand),
@@ -137,6 +139,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Tls(command) => commands::tls::run(global, command),
         Command::Encrypt(args) => commands::file::run_encrypt(global, args),
         Command::Decrypt(args) => commands::file::run_decrypt(global, args),
+        Command::RecipientKeygen(args) => commands::file::run_recipient_keygen(global, args),
     }
 }
 

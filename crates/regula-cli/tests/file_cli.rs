@@ -314,3 +314,65 @@ fn disk_full_and_unwritable_output() {
         &["plain.bin", "default.key", "default.rgf", "read-only"],
     );
 }
+
+#[test]
+fn recipients_from_keygen_to_decrypt() {
+    let (dir, plain, data) = setup();
+    for (policy, kinds) in [
+        ("default", vec!["mlkem768-x25519", "sm2"]),
+        ("fips-140-3", vec!["mlkem1024", "ecdh-p384"]),
+    ] {
+        let mut recipients = Vec::new();
+        for kind in &kinds {
+            let identity = dir.path().join(format!("{policy}-{kind}.identity"));
+            let recipient = dir.path().join(format!("{policy}-{kind}.recipient"));
+            let output = regula(
+                &[
+                    "--policy",
+                    policy,
+                    "recipient-keygen",
+                    "--kind",
+                    kind,
+                    "-o",
+                    s(&identity),
+                    "--recipient-out",
+                    s(&recipient),
+                ],
+                None,
+            );
+            assert!(output.status.success(), "{}", stderr(&output));
+            recipients.push((identity, recipient));
+        }
+        let file = dir.path().join(format!("{policy}.rgf"));
+        let mut args = vec!["--policy", policy, "encrypt", "-o", s(&file)];
+        for (_, recipient) in &recipients {
+            args.extend(["-r", s(recipient)]);
+        }
+        args.push(s(&plain));
+        let output = regula(&args, None);
+        assert!(output.status.success(), "{}", stderr(&output));
+        for (identity, _) in &recipients {
+            let output = regula(
+                &["--policy", policy, "decrypt", "-i", s(identity), s(&file)],
+                None,
+            );
+            assert!(output.status.success(), "{}", stderr(&output));
+            assert_eq!(output.stdout, data);
+        }
+    }
+    // The hybrid needs X25519, which fips-140-3 does not approve.
+    let output = regula(
+        &[
+            "--policy",
+            "fips-140-3",
+            "encrypt",
+            "-r",
+            s(&dir.path().join("default-mlkem768-x25519.recipient")),
+            "-o",
+            s(&dir.path().join("x.rgf")),
+            s(&plain),
+        ],
+        None,
+    );
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+}

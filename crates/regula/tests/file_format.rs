@@ -362,3 +362,81 @@ fn mutated_files_never_panic_or_decrypt_wrongly() {
         }
     }
 }
+
+#[test]
+fn recipients_of_every_kind_and_several_per_file() {
+    use regula::file_format::{Recipient, RecipientIdentity, RecipientKind};
+    for (profile, preferred) in [
+        (Profile::Default, RecipientKind::MlKem768X25519),
+        (Profile::Fips1403, RecipientKind::MlKem1024),
+        (Profile::Gm, RecipientKind::Sm2),
+    ] {
+        assert_eq!(
+            RecipientKind::for_policy(&Policy::builtin(profile)),
+            Some(preferred),
+            "{profile}"
+        );
+    }
+    let fips = module(Profile::Fips1403);
+    let default = module(Profile::Default);
+    let data = plaintext(SEGMENT_SIZE + 77);
+    for (module, kinds) in [
+        (
+            &default,
+            vec![
+                RecipientKind::MlKem768X25519,
+                RecipientKind::MlKem1024,
+                RecipientKind::EcdhP384,
+                RecipientKind::Sm2,
+            ],
+        ),
+        (
+            &fips,
+            vec![RecipientKind::MlKem1024, RecipientKind::EcdhP384],
+        ),
+        (&self::module(Profile::Gm), vec![RecipientKind::Sm2]),
+    ] {
+        let identities: Vec<RecipientIdentity> = kinds
+            .iter()
+            .flat_map(|kind| {
+                // Two of each kind: every stanza is tried, and each opens for its own key only.
+                [0, 1].map(|_| RecipientIdentity::generate(module, *kind).unwrap())
+            })
+            .collect();
+        let mut encryptor = Encryptor::new(module).unwrap();
+        for identity in &identities {
+            // Through the public encoding, as a recipient file carries it.
+            let recipient = Recipient::from_bytes(&identity.recipient().to_bytes()).unwrap();
+            encryptor.add_recipient(&recipient).unwrap();
+        }
+        let mut writer = encryptor.writer(Vec::new()).unwrap();
+        writer.write_all(&data).unwrap();
+        let (file, summary) = writer.finish().unwrap();
+        assert_eq!(summary.header.stanzas.len(), identities.len());
+        for identity in &identities {
+            let identity = RecipientIdentity::from_bytes(&identity.to_bytes()).unwrap();
+            assert_eq!(
+                decrypt(module, &file, &Identity::Recipient(&identity)).unwrap(),
+                data,
+                "{}",
+                identity.kind()
+            );
+        }
+        let stranger = RecipientIdentity::generate(module, kinds[0]).unwrap();
+        assert!(matches!(
+            decrypt(module, &file, &Identity::Recipient(&stranger)),
+            Err(FileError::NoMatchingKey)
+        ));
+    }
+    // X25519 is not FIPS-approved: the hybrid is refused under fips-140-3, to write or to read.
+    let hybrid = RecipientIdentity::generate(&default, RecipientKind::MlKem768X25519).unwrap();
+    let mut encryptor = Encryptor::new(&fips).unwrap();
+    assert!(matches!(
+        encryptor.add_recipient(&hybrid.recipient()),
+        Err(FileError::Module(Error::NotApproved { .. }))
+    ));
+    assert!(matches!(
+        RecipientIdentity::generate(&fips, RecipientKind::MlKem768X25519),
+        Err(FileError::Module(Error::NotApproved { .. }))
+    ));
+}

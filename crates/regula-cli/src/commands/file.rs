@@ -9,7 +9,8 @@ use std::time::Instant;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use regula::file_format::{
-    DEFAULT_ITERATIONS, Decryptor, Encryptor, FileError, Identity, Suite, Summary,
+    DEFAULT_ITERATIONS, Decryptor, Encryptor, FileError, Identity, Recipient, RecipientIdentity,
+    RecipientKind, Suite, Summary,
 };
 use regula::{Family, IndicatorState, Module};
 use serde::Serialize;
@@ -19,6 +20,9 @@ use crate::GlobalOptions;
 use crate::failure::{CRYPTO_FAILURE, Failure, INPUT_ERROR, NOT_APPROVED};
 use crate::input;
 
+const RECIPIENT_LABEL: &str = "REGULA FILE RECIPIENT";
+const IDENTITY_LABEL: &str = "REGULA FILE IDENTITY";
+
 /// The environment variable a passphrase may come from (for scripts; never the command line).
 pub const PASSPHRASE_ENV: &str = "REGULA_PASSPHRASE";
 /// Inputs at least this large get a progress bar (when stderr is a terminal).
@@ -26,7 +30,7 @@ const PROGRESS_MIN_BYTES: u64 = 64 << 20;
 
 pub const ENCRYPT_HELP: &str = "\
 The format (docs/file-format.md): a header naming the AEAD, the PRF and the policy, one stanza per
-key source wrapping a random file key, an HMAC over the header, then 64 KiB segments sealed in
+key source (passphrase, key file, recipients' public keys) wrapping a random file key, an HMAC over the header, then 64 KiB segments sealed in
 the STREAM construction. Truncation, reordering, swapped segments, header edits and trailing data
 are all detected on decryption.
 
@@ -42,6 +46,7 @@ without -o it goes to stdout (refused when stdout is a terminal).
 Examples:
   regula encrypt --passphrase -o notes.txt.rgf notes.txt
   regula encrypt --new-key-file backup.key -o db.tar.rgf db.tar
+  regula encrypt -r alice.recipient -r bob.recipient -o report.pdf.rgf report.pdf
   tar c data | regula --policy fips-140-3 encrypt --key-file backup.key > data.tar.rgf
 
 Exit codes:
@@ -63,6 +68,7 @@ was already written stays written and the exit code is 1 — use -o when that ma
 Examples:
   regula decrypt -o notes.txt notes.txt.rgf            # prompts for the passphrase
   regula decrypt --key-file backup.key -o db.tar db.tar.rgf
+  regula decrypt -i alice.identity -o report.pdf report.pdf.rgf
   REGULA_PASSPHRASE=... regula decrypt --json -o out.bin in.rgf
 
 Exit codes:
@@ -91,6 +97,10 @@ pub struct EncryptArgs {
     /// A raw 32-byte key (binary, or 64 hex digits); may be given several times.
     #[arg(short = 'k', long, value_name = "FILE")]
     key_file: Vec<PathBuf>,
+    /// A recipient's public key (PEM `REGULA FILE RECIPIENT`, from `regula recipient-keygen`);
+    /// may be given several times.
+    #[arg(short, long, value_name = "FILE")]
+    recipient: Vec<PathBuf>,
     /// Generate a fresh random 32-byte key into FILE (created owner-only; never overwritten)
     /// and encrypt to it.
     #[arg(long, value_name = "FILE")]
@@ -123,6 +133,9 @@ pub struct DecryptArgs {
     /// The raw 32-byte key the file was encrypted to.
     #[arg(short = 'k', long, value_name = "FILE")]
     key_file: Option<PathBuf>,
+    /// A recipient's private key (PEM `REGULA FILE IDENTITY`).
+    #[arg(short, long, value_name = "FILE")]
+    identity: Option<PathBuf>,
     /// Threads that open segments (default: every CPU, at most 8).
     #[arg(long)]
     threads: Option<usize>,
@@ -428,9 +441,14 @@ pub fn run_encrypt(global: &GlobalOptions, args: EncryptArgs) -> Result<(), Fail
         ));
     }
     let wants_passphrase = args.passphrase || args.passphrase_file.is_some();
-    if !wants_passphrase && args.key_file.is_empty() && args.new_key_file.is_none() {
+    if !wants_passphrase
+        && args.key_file.is_empty()
+        && args.new_key_file.is_none()
+        && args.recipient.is_empty()
+    {
         return Err(Failure::input(
-            "give a key source: --passphrase, --passphrase-file, --key-file or --new-key-file",
+            "give a key source: --passphrase, --passphrase-file, --key-file, --new-key-file \
+             or --recipient",
         ));
     }
     if wants_passphrase && args.iterations < DEFAULT_ITERATIONS {
@@ -458,6 +476,11 @@ pub fn run_encrypt(global: &GlobalOptions, args: EncryptArgs) -> Result<(), Fail
     for path in &args.key_file {
         let key = read_key_file(path)?;
         encryptor.add_key_file(&key).map_err(file_failure)?;
+    }
+    for path in &args.recipient {
+        let bytes = read_pem(path, RECIPIENT_LABEL)?;
+        let recipient = Recipient::from_bytes(&bytes).map_err(file_failure)?;
+        encryptor.add_recipient(&recipient).map_err(file_failure)?;
     }
     let (input, input_name, size) = open_input(args.file.as_deref())?;
     if let Some(path) = &args.new_key_file {
@@ -523,14 +546,22 @@ pub fn run_decrypt(global: &GlobalOptions, args: DecryptArgs) -> Result<(), Fail
         other => file_failure(other),
     })?;
     let key = args.key_file.as_deref().map(read_key_file).transpose()?;
-    let passphrase = match &key {
-        Some(_) => None,
-        None => Some(passphrase(args.passphrase_file.as_deref(), false)?),
+    let recipient_identity = match &args.identity {
+        Some(path) => Some(
+            RecipientIdentity::from_bytes(&read_pem(path, IDENTITY_LABEL)?)
+                .map_err(file_failure)?,
+        ),
+        None => None,
     };
-    let identity = match (&key, &passphrase) {
-        (Some(key), _) => Identity::KeyFile(key),
-        (None, Some(passphrase)) => Identity::Passphrase(passphrase),
-        (None, None) => return Err(Failure::input("no key given")),
+    let passphrase = match (&key, &recipient_identity) {
+        (None, None) => Some(passphrase(args.passphrase_file.as_deref(), false)?),
+        _ => None,
+    };
+    let identity = match (&key, &recipient_identity, &passphrase) {
+        (Some(key), _, _) => Identity::KeyFile(key),
+        (None, Some(identity), _) => Identity::Recipient(identity),
+        (None, None, Some(passphrase)) => Identity::Passphrase(passphrase),
+        (None, None, None) => return Err(Failure::input("no key given")),
     };
     let mut reader = decryptor.unlock(&identity).map_err(file_failure)?;
     if let Some(threads) = args.threads {
@@ -547,6 +578,103 @@ pub fn run_decrypt(global: &GlobalOptions, args: DecryptArgs) -> Result<(), Fail
     sink.commit()?;
     if args.json {
         report("decrypt", input_name, sink_name, &summary, &module, started)?;
+    }
+    Ok(())
+}
+
+/// A PEM file's contents under the expected label.
+fn read_pem(path: &Path, label: &str) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let text = Zeroizing::new(
+        std::fs::read(path)
+            .map_err(|error| Failure::input(format!("cannot read {}: {error}", path.display())))?,
+    );
+    let parsed = pem::parse(&*text)
+        .map_err(|error| Failure::input(format!("{}: bad PEM ({error})", path.display())))?;
+    if parsed.tag() != label {
+        return Err(Failure::input(format!(
+            "{}: PEM label is `{}`, expected `{label}`",
+            path.display(),
+            parsed.tag()
+        )));
+    }
+    Ok(Zeroizing::new(parsed.into_contents()))
+}
+
+pub const KEYGEN_HELP: &str = "\
+Writes the private key (PEM `REGULA FILE IDENTITY`, owner-only, never overwriting) to -o and
+prints the public key (PEM `REGULA FILE RECIPIENT`) to stdout or --recipient-out; give the
+latter to `regula encrypt -r`, the former to `regula decrypt -i`.
+
+Kinds: mlkem768-x25519 (hybrid; the default under `default`), mlkem1024 (under fips-140-3),
+ecdh-p384 (fips-140-3), sm2 (SM2 encryption; under gm).
+
+Examples:
+  regula recipient-keygen -o alice.identity > alice.recipient
+  regula --policy fips-140-3 recipient-keygen --kind ecdh-p384 -o bob.identity --recipient-out bob.recipient
+
+Exit codes:
+  0  success
+  2  usage or input error (output exists, unknown kind)
+  3  the kind's algorithms are not approved by the policy
+  4  module in error state (a self-test failed)";
+
+#[derive(Args)]
+#[command(after_help = KEYGEN_HELP)]
+pub struct RecipientKeygenArgs {
+    /// Where to write the private key.
+    #[arg(short, long, value_name = "IDENTITY")]
+    output: PathBuf,
+    /// Where to write the public key (stdout when absent).
+    #[arg(long, value_name = "FILE")]
+    recipient_out: Option<PathBuf>,
+    /// mlkem768-x25519, mlkem1024, ecdh-p384 or sm2 (default: the policy's first choice).
+    #[arg(long)]
+    kind: Option<String>,
+}
+
+pub fn run_recipient_keygen(
+    global: &GlobalOptions,
+    args: RecipientKeygenArgs,
+) -> Result<(), Failure> {
+    let module = input::operational_module(global)?;
+    let kind = match &args.kind {
+        Some(name) => RecipientKind::from_name(name).ok_or_else(|| {
+            Failure::input(format!(
+                "unknown recipient kind `{name}` (mlkem768-x25519, mlkem1024, ecdh-p384, sm2)"
+            ))
+        })?,
+        None => RecipientKind::for_policy(module.policy()).ok_or_else(|| {
+            Failure::input(format!(
+                "policy {} approves no recipient kind",
+                module.policy().name()
+            ))
+        })?,
+    };
+    let identity = RecipientIdentity::generate(&module, kind).map_err(file_failure)?;
+    let private = Zeroizing::new(pem::encode(&pem::Pem::new(
+        IDENTITY_LABEL,
+        identity.to_bytes().to_vec(),
+    )));
+    let public = pem::encode(&pem::Pem::new(
+        RECIPIENT_LABEL,
+        identity.recipient().to_bytes(),
+    ));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+        .open(&args.output)
+        .and_then(|mut file| file.write_all(private.as_bytes()))
+        .map_err(|error| {
+            Failure::input(format!("cannot create {}: {error}", args.output.display()))
+        })?;
+    match &args.recipient_out {
+        Some(path) => input::write_file(path, public.as_bytes(), false)?,
+        None => input::write_stdout(public.as_bytes())?,
     }
     Ok(())
 }

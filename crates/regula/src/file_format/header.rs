@@ -5,6 +5,7 @@ use std::io::Read;
 use serde::Serialize;
 
 use super::keys::{KEY_FILE_BODY_LEN, KIND_KEY_FILE, KIND_PASSPHRASE, PASSPHRASE_BODY_LEN};
+use super::recipients::RecipientKind;
 use super::{FileError, Prf, SEGMENT_SIZE, Suite, VERSION, aead_from_id, aead_id};
 use crate::algorithm::Algorithm;
 
@@ -65,6 +66,10 @@ pub enum StanzaInfo {
         iterations: u32,
     },
     KeyFile,
+    /// A public-key recipient of the kind named.
+    Recipient {
+        recipient: String,
+    },
 }
 
 fn algorithm_name<S: serde::Serializer>(algorithm: &Algorithm, s: S) -> Result<S::Ok, S::Error> {
@@ -168,7 +173,7 @@ impl Header {
             let expected = match kind {
                 KIND_PASSPHRASE => Some(PASSPHRASE_BODY_LEN),
                 KIND_KEY_FILE => Some(KEY_FILE_BODY_LEN),
-                _ => None,
+                _ => RecipientKind::from_id(kind).map(RecipientKind::body_len),
             };
             if expected.is_some_and(|expected| expected != len) {
                 return Err(FileError::Format(format!(
@@ -201,7 +206,9 @@ impl Header {
                     iterations: u32::from_be_bytes(stanza.body.get(..4)?.try_into().ok()?),
                 }),
                 KIND_KEY_FILE => Some(StanzaInfo::KeyFile),
-                _ => None,
+                kind => RecipientKind::from_id(kind).map(|kind| StanzaInfo::Recipient {
+                    recipient: kind.name().to_string(),
+                }),
             })
             .collect();
         HeaderInfo {

@@ -2,6 +2,7 @@
 
 use zeroize::Zeroizing;
 
+use super::recipients::{self, RecipientIdentity, RecipientKind};
 use super::{FileError, MAX_ITERATIONS, MIN_ITERATIONS, Prf, Suite, aead_key_len};
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::Error;
@@ -34,6 +35,8 @@ pub enum Identity<'a> {
     Passphrase(&'a [u8]),
     /// The 32 bytes of a raw key file.
     KeyFile(&'a [u8]),
+    /// A recipient's private key.
+    Recipient(&'a RecipientIdentity),
 }
 
 /// Random bytes from AWS-LC's DRBG: the CTR_DRBG the module approves under FIPS 140-3, and the
@@ -158,7 +161,7 @@ pub(super) fn payload_key(
     )
 }
 
-fn wrap(
+pub(super) fn wrap(
     module: &Module,
     aead: Algorithm,
     kek: &[u8],
@@ -174,7 +177,7 @@ fn wrap(
 }
 
 /// Unwraps `nonce ‖ wrapped`; `None` when the key does not open it.
-fn unwrap(
+pub(super) fn unwrap(
     module: &Module,
     aead: Algorithm,
     kek: &[u8],
@@ -297,6 +300,10 @@ pub(super) fn open_stanza(
             )?;
             unwrap(module, suite.aead, &kek, kind, wrapped)?
         }
+        (kind, Identity::Recipient(identity)) => match RecipientKind::from_id(kind) {
+            Some(kind) => recipients::open_recipient_stanza(module, suite, kind, body, identity)?,
+            None => None,
+        },
         _ => None,
     };
     Ok(file_key.filter(|key| key.len() == FILE_KEY_LEN))

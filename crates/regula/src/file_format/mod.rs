@@ -36,6 +36,7 @@
 
 mod header;
 mod keys;
+mod recipients;
 mod stream;
 
 use std::fmt;
@@ -46,6 +47,7 @@ use crate::policy::Policy;
 
 pub use header::{HeaderInfo, StanzaInfo};
 pub use keys::{Identity, KEY_FILE_LEN, new_key};
+pub use recipients::{Recipient, RecipientIdentity, RecipientKind};
 pub use stream::{DecryptingReader, Decryptor, EncryptingWriter, Encryptor, Summary};
 
 /// The format version this code writes and reads.

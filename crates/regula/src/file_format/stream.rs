@@ -275,6 +275,24 @@ impl Encryptor {
         Ok(self)
     }
 
+    /// Adds a public-key recipient; the policy must serve its kind's algorithms.
+    pub fn add_recipient(
+        &mut self,
+        recipient: &super::Recipient,
+    ) -> Result<&mut Encryptor, FileError> {
+        let body = super::recipients::recipient_stanza(
+            &self.module,
+            self.suite,
+            recipient,
+            &*self.file_key,
+        )?;
+        self.stanzas.push(Stanza {
+            kind: recipient.kind().id(),
+            body,
+        });
+        Ok(self)
+    }
+
     /// Threads that seal a batch (default: the CPUs available, at most 8).
     pub fn threads(&mut self, threads: usize) -> &mut Encryptor {
         self.threads = threads.max(1);
