@@ -376,3 +376,41 @@ fn recipients_from_keygen_to_decrypt() {
     );
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
 }
+
+/// The README's "Encrypting files" example, run as written with this build's `regula` first on
+/// the PATH.
+#[test]
+fn readme_worked_example_runs() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let start = readme
+        .find("<!-- encrypting-files:begin -->")
+        .expect("README has the encrypting-files block");
+    let end = readme.find("<!-- encrypting-files:end -->").unwrap();
+    let block: String = readme[start..end]
+        .lines()
+        .filter(|line| !line.starts_with("<!--") && !line.starts_with("```"))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let bin = Path::new(REGULA).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = Command::new("bash")
+        .args(["-euo", "pipefail", "-c", &block])
+        .current_dir(dir.path())
+        .env("PATH", path)
+        .env_remove("REGULA_PASSPHRASE")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", stderr(&output));
+    assert!(stdout.contains("exit 3"), "{stdout}");
+    assert!(stdout.contains("exit 1"), "{stdout}");
+    assert!(stdout.contains("\"aead\":\"aes-256-gcm\""), "{stdout}");
+}
