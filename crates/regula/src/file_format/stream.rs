@@ -21,6 +21,46 @@ const PARALLEL_MIN_SEGMENTS: usize = 4;
 /// STREAM's counter is 32 bits: at most 2^32 segments (256 TiB) per file.
 const MAX_SEGMENTS: u64 = 1 << 32;
 
+/// A plaintext buffer that wipes, on drop, the part that was ever written (a batch buffer is
+/// 2 MiB; a small file should not pay for wiping all of it).
+struct PlainBuffer {
+    bytes: Vec<u8>,
+    used: usize,
+}
+
+impl PlainBuffer {
+    fn new(len: usize) -> PlainBuffer {
+        PlainBuffer {
+            bytes: vec![0u8; len],
+            used: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// `[start..end]` for writing, remembered for the wipe.
+    fn writable(&mut self, start: usize, end: usize) -> &mut [u8] {
+        self.used = self.used.max(end);
+        &mut self.bytes[start..end]
+    }
+
+    fn get(&self, start: usize, end: usize) -> &[u8] {
+        &self.bytes[start..end]
+    }
+
+    fn wipe(&mut self) {
+        self.bytes[..self.used].zeroize();
+    }
+}
+
+impl Drop for PlainBuffer {
+    fn drop(&mut self) {
+        self.wipe();
+    }
+}
+
 /// What a finished encryption or decryption did.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Summary {
@@ -59,18 +99,23 @@ impl Segments {
         }
     }
 
-    /// Seals `plain` (whole segments but the last) as segments `first…` into `sealed`; the last
-    /// one carries the final flag when `last_is_final`.
+    /// Seals `plain` (whole segments but the last) as segments `first…` into the start of
+    /// `sealed` (grown when needed, never shrunk or cleared, so that no batch pays for a
+    /// memset); the last one carries the final flag when `last_is_final`. Returns the number of
+    /// segments and of sealed bytes.
     fn seal_batch(
         &self,
         plain: &[u8],
         first: u64,
         last_is_final: bool,
         sealed: &mut Vec<u8>,
-    ) -> Result<u64, Error> {
+    ) -> Result<(u64, usize), Error> {
         let count = plain.len().div_ceil(SEGMENT_SIZE).max(1);
-        sealed.clear();
-        sealed.resize(plain.len() + count * TAG_LEN, 0);
+        let sealed_len = plain.len() + count * TAG_LEN;
+        if sealed.len() < sealed_len {
+            sealed.resize(sealed_len, 0);
+        }
+        let sealed = &mut sealed[..sealed_len];
         let seal_one = |index: usize, input: &[u8], output: &mut [u8]| -> Result<(), Error> {
             let nonce = self.nonce(first + index as u64, last_is_final && index + 1 == count)?;
             let (body, tag) = output.split_at_mut(input.len());
@@ -81,7 +126,7 @@ impl Segments {
         };
         if plain.is_empty() {
             seal_one(0, &[], sealed)?;
-            return Ok(1);
+            return Ok((1, sealed_len));
         }
         let per_thread = self.per_thread(count);
         let seal_range = |start: usize, input: &[u8], output: &mut [u8]| -> Result<(), Error> {
@@ -100,21 +145,20 @@ impl Segments {
             per_thread,
             seal_range,
         )?;
-        Ok(count as u64)
+        Ok((count as u64, sealed_len))
     }
 
-    /// Opens `sealed` as segments `first…` into `plain`. On failure `plain` is wiped and the
-    /// error names the first segment (its index in the batch) that failed.
+    /// Opens `sealed` as segments `first…` into `plain`, which has exactly the plaintext's
+    /// length. On failure `plain` is wiped and the error names the first segment (its index in
+    /// the batch) that failed.
     fn open_batch(
         &self,
         sealed: &[u8],
         first: u64,
         last_is_final: bool,
-        plain: &mut Vec<u8>,
+        plain: &mut [u8],
     ) -> Result<(), (usize, Error)> {
         let count = sealed.len().div_ceil(SEALED_SEGMENT_SIZE);
-        plain.clear();
-        plain.resize(sealed.len() - count * TAG_LEN, 0);
         let open_one =
             |index: usize, input: &[u8], output: &mut [u8]| -> Result<(), (usize, Error)> {
                 let nonce = self
@@ -336,8 +380,9 @@ impl Encryptor {
                 prefix,
                 threads: self.threads,
             },
-            plain: Zeroizing::new(Vec::with_capacity(BATCH_SEGMENTS * SEGMENT_SIZE)),
-            sealed: Vec::with_capacity(BATCH_SEGMENTS * SEALED_SEGMENT_SIZE),
+            plain: PlainBuffer::new(BATCH_SEGMENTS * SEGMENT_SIZE),
+            filled: 0,
+            sealed: Vec::new(),
             counter: 0,
             plaintext_bytes: 0,
             file_bytes: header.header_len as u64,
@@ -352,8 +397,9 @@ impl Encryptor {
 pub struct EncryptingWriter<W: Write> {
     out: W,
     segments: Segments,
-    /// Wiped on drop: plaintext waiting for its segment to fill.
-    plain: Zeroizing<Vec<u8>>,
+    /// One batch of plaintext, `filled` bytes of it waiting for their segments to fill.
+    plain: PlainBuffer,
+    filled: usize,
     sealed: Vec<u8>,
     counter: u64,
     plaintext_bytes: u64,
@@ -370,23 +416,23 @@ impl<W: Write> EncryptingWriter<W> {
             )));
         }
         self.failed = true;
-        let count = self.plain.len().div_ceil(SEGMENT_SIZE).max(1) as u64;
+        let plain = self.plain.get(0, self.filled);
+        let count = plain.len().div_ceil(SEGMENT_SIZE).max(1) as u64;
         if self.counter + count > MAX_SEGMENTS {
             return Err(FileError::Module(Error::invalid_input(
                 "a file holds at most 2^32 segments (256 TiB)",
             )));
         }
-        let segments =
+        let (segments, sealed_len) =
             self.segments
-                .seal_batch(&self.plain, self.counter, last, &mut self.sealed)?;
+                .seal_batch(plain, self.counter, last, &mut self.sealed)?;
         self.out
-            .write_all(&self.sealed)
+            .write_all(&self.sealed[..sealed_len])
             .map_err(FileError::Output)?;
         self.counter += segments;
-        self.plaintext_bytes += self.plain.len() as u64;
-        self.file_bytes += self.sealed.len() as u64;
-        self.plain.zeroize();
-        self.plain.clear();
+        self.plaintext_bytes += self.filled as u64;
+        self.file_bytes += sealed_len as u64;
+        self.filled = 0;
         self.failed = false;
         Ok(())
     }
@@ -395,24 +441,19 @@ impl<W: Write> EncryptingWriter<W> {
     pub fn write_from(&mut self, input: &mut impl Read) -> Result<u64, FileError> {
         let mut total = 0u64;
         loop {
-            let capacity = BATCH_SEGMENTS * SEGMENT_SIZE;
-            if self.plain.len() == capacity {
+            if self.filled == self.plain.len() {
                 self.seal_pending(false)?;
             }
-            let filled = self.plain.len();
-            self.plain.resize(capacity, 0);
-            let read = loop {
-                match input.read(&mut self.plain[filled..]) {
-                    Ok(read) => break Ok(read),
-                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(error) => break Err(error),
-                }
+            let end = self.plain.len();
+            let read = match input.read(self.plain.writable(self.filled, end)) {
+                Ok(read) => read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => return Err(FileError::Io(error)),
             };
-            self.plain.truncate(filled + *read.as_ref().unwrap_or(&0));
-            let read = read.map_err(FileError::Io)?;
             if read == 0 {
                 return Ok(total);
             }
+            self.filled += read;
             total += read as u64;
         }
     }
@@ -436,13 +477,15 @@ impl<W: Write> Write for EncryptingWriter<W> {
         if data.is_empty() {
             return Ok(0);
         }
-        let capacity = BATCH_SEGMENTS * SEGMENT_SIZE;
         // A full batch is sealed only once more data arrives: until then it may be the last.
-        if self.plain.len() == capacity {
+        if self.filled == self.plain.len() {
             self.seal_pending(false)?;
         }
-        let take = data.len().min(capacity - self.plain.len());
-        self.plain.extend_from_slice(&data[..take]);
+        let take = data.len().min(self.plain.len() - self.filled);
+        self.plain
+            .writable(self.filled, self.filled + take)
+            .copy_from_slice(&data[..take]);
+        self.filled += take;
         Ok(take)
     }
 
@@ -520,8 +563,10 @@ impl<R: Read> Decryptor<R> {
                     prefix: header.nonce_prefix,
                     threads: default_threads(),
                 },
-                sealed: Vec::with_capacity(BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1),
-                plain: Zeroizing::new(Vec::with_capacity(BATCH_SEGMENTS * SEGMENT_SIZE)),
+                sealed: vec![0u8; BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1],
+                sealed_len: 0,
+                plain: PlainBuffer::new(BATCH_SEGMENTS * SEGMENT_SIZE),
+                plain_len: 0,
                 position: 0,
                 carry: None,
                 counter: 0,
@@ -548,8 +593,12 @@ enum State {
 pub struct DecryptingReader<R: Read> {
     input: R,
     segments: Segments,
+    /// One batch of file bytes (and the byte after it), `sealed_len` of them current.
     sealed: Vec<u8>,
-    plain: Zeroizing<Vec<u8>>,
+    sealed_len: usize,
+    /// The batch's plaintext, `plain_len` bytes of it current, released from `position` on.
+    plain: PlainBuffer,
+    plain_len: usize,
     position: usize,
     /// The byte read past a full batch to learn that it was not the end.
     carry: Option<u8>,
@@ -570,10 +619,11 @@ impl<R: Read> DecryptingReader<R> {
     /// Reads and opens the next batch into `plain`.
     fn next_batch(&mut self) -> Result<(), FileError> {
         let target = BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1;
-        self.sealed.clear();
-        self.sealed.extend(self.carry.take());
-        let mut filled = self.sealed.len();
-        self.sealed.resize(target, 0);
+        let mut filled = 0;
+        if let Some(byte) = self.carry.take() {
+            self.sealed[0] = byte;
+            filled = 1;
+        }
         while filled < target {
             match self.input.read(&mut self.sealed[filled..]) {
                 Ok(0) => break,
@@ -587,7 +637,7 @@ impl<R: Read> DecryptingReader<R> {
             self.carry = Some(self.sealed[target - 1]);
             filled -= 1;
         }
-        self.sealed.truncate(filled);
+        self.sealed_len = filled;
         if filled == 0 {
             return Err(FileError::Tampered(
                 "the file ends before its first segment (truncated after the header)".into(),
@@ -613,16 +663,21 @@ impl<R: Read> DecryptingReader<R> {
                 "more than 2^32 segments (256 TiB)".into(),
             ));
         }
-        if let Err((index, error)) =
-            self.segments
-                .open_batch(&self.sealed, self.counter, last, &mut self.plain)
-        {
+        let plain_len = filled - count as usize * TAG_LEN;
+        self.plain_len = 0;
+        self.position = 0;
+        if let Err((index, error)) = self.segments.open_batch(
+            &self.sealed[..filled],
+            self.counter,
+            last,
+            self.plain.writable(0, plain_len),
+        ) {
             return Err(self.diagnose(index, last, error));
         }
-        self.position = 0;
+        self.plain_len = plain_len;
         self.counter += count;
         self.file_bytes += filled as u64;
-        self.plaintext_bytes += self.plain.len() as u64;
+        self.plaintext_bytes += plain_len as u64;
         if last {
             self.state = State::Done;
         }
@@ -638,9 +693,9 @@ impl<R: Read> DecryptingReader<R> {
         }
         let number = self.counter + index as u64;
         let start = index * SEALED_SEGMENT_SIZE;
-        let end = (start + SEALED_SEGMENT_SIZE).min(self.sealed.len());
+        let end = (start + SEALED_SEGMENT_SIZE).min(self.sealed_len);
         let segment = &self.sealed[start..end];
-        let opened_as_final = batch_is_last && start + segment.len() == self.sealed.len();
+        let opened_as_final = batch_is_last && end == self.sealed_len;
         let mut scratch = Zeroizing::new(vec![0u8; segment.len() - TAG_LEN]);
         let other = self
             .segments
@@ -672,7 +727,7 @@ impl<R: Read> DecryptingReader<R> {
     }
 
     fn fill(&mut self) -> Result<bool, FileError> {
-        while self.position == self.plain.len() {
+        while self.position == self.plain_len {
             match self.state {
                 State::Done => return Ok(false),
                 State::Failed => {
@@ -683,8 +738,8 @@ impl<R: Read> DecryptingReader<R> {
                 State::Reading => {
                     if let Err(error) = self.next_batch() {
                         self.state = State::Failed;
-                        self.plain.zeroize();
-                        self.plain.clear();
+                        self.plain.wipe();
+                        self.plain_len = 0;
                         self.position = 0;
                         return Err(error);
                     }
@@ -699,9 +754,9 @@ impl<R: Read> DecryptingReader<R> {
     /// authenticated before the failing one, and none of that one.
     pub fn read_to<W: Write + ?Sized>(&mut self, out: &mut W) -> Result<Summary, FileError> {
         while self.fill()? {
-            out.write_all(&self.plain[self.position..])
+            out.write_all(self.plain.get(self.position, self.plain_len))
                 .map_err(FileError::Output)?;
-            self.position = self.plain.len();
+            self.position = self.plain_len;
         }
         Ok(self.summary())
     }
@@ -722,7 +777,7 @@ impl<R: Read> Read for DecryptingReader<R> {
         if buf.is_empty() || !self.fill()? {
             return Ok(0);
         }
-        let available = &self.plain[self.position..];
+        let available = self.plain.get(self.position, self.plain_len);
         let take = available.len().min(buf.len());
         buf[..take].copy_from_slice(&available[..take]);
         self.position += take;
