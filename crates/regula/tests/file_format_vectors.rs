@@ -97,11 +97,11 @@ fn published_vectors_from_both_builds() {
             }
             expect => {
                 let result = decrypt(&modules[0].1, vector);
-                let ok = match (expect, &result) {
-                    ("tampered", Err(FileError::Tampered(_))) => true,
-                    ("format", Err(FileError::Format(_))) => true,
-                    _ => false,
-                };
+                let ok = matches!(
+                    (expect, &result),
+                    ("tampered", Err(FileError::Tampered(_)))
+                        | ("format", Err(FileError::Format(_)))
+                );
                 assert!(
                     ok,
                     "{name}: expected {expect}, got {:?}",
