@@ -104,6 +104,51 @@ fn round_trips_across_segment_and_batch_boundaries() {
     }
 }
 
+/// `write_from` (what `regula encrypt` uses) on inputs that end exactly at a segment or a batch
+/// boundary, read in small and large pieces: one final segment, never an extra empty one.
+#[test]
+fn write_from_ends_on_segment_and_batch_boundaries() {
+    struct Trickle<'a>(&'a [u8], usize);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.1).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+    let module = module(Profile::Default);
+    for len in [
+        0,
+        SEGMENT_SIZE,
+        32 * SEGMENT_SIZE,
+        64 * SEGMENT_SIZE,
+        64 * SEGMENT_SIZE + 1,
+    ] {
+        let data = plaintext(len);
+        for piece in [1000, 1 << 20, usize::MAX] {
+            let mut encryptor = Encryptor::new(&module).unwrap();
+            encryptor.add_key_file(&KEY).unwrap();
+            let mut writer = encryptor.writer(Vec::new()).unwrap();
+            assert_eq!(
+                writer.write_from(&mut Trickle(&data, piece)).unwrap(),
+                len as u64
+            );
+            let (file, summary) = writer.finish().unwrap();
+            assert_eq!(
+                summary.segments,
+                len.div_ceil(SEGMENT_SIZE).max(1) as u64,
+                "{len}"
+            );
+            assert_eq!(
+                decrypt_key(&module, &file).unwrap(),
+                data,
+                "{len} by {piece}"
+            );
+        }
+    }
+}
+
 #[test]
 fn each_profile_picks_its_algorithms_from_the_policy() {
     for (profile, aead, prf) in [

@@ -442,7 +442,24 @@ impl<W: Write> EncryptingWriter<W> {
         let mut total = 0u64;
         loop {
             if self.filled == self.plain.len() {
+                // A full batch is the last one if the input ends here: look ahead before
+                // sealing it as not last.
+                let mut lookahead = [0u8; 4096];
+                let read = match input.read(&mut lookahead) {
+                    Ok(read) => read,
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(error) => return Err(FileError::Io(error)),
+                };
+                if read == 0 {
+                    return Ok(total);
+                }
                 self.seal_pending(false)?;
+                self.plain
+                    .writable(0, read)
+                    .copy_from_slice(&lookahead[..read]);
+                self.filled = read;
+                total += read as u64;
+                continue;
             }
             let end = self.plain.len();
             let read = match input.read(self.plain.writable(self.filled, end)) {
