@@ -118,10 +118,8 @@ impl Segments {
         let sealed = &mut sealed[..sealed_len];
         let seal_one = |index: usize, input: &[u8], output: &mut [u8]| -> Result<(), Error> {
             let nonce = self.nonce(first + index as u64, last_is_final && index + 1 == count)?;
-            let (body, tag) = output.split_at_mut(input.len());
-            body.copy_from_slice(input);
             self.aead
-                .seal_detached_constructed_nonce(&nonce, body, tag)
+                .seal_into_constructed_nonce(&nonce, input, output)
                 .map(drop)
         };
         if plain.is_empty() {
