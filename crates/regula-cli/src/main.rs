@@ -115,6 +115,12 @@ enum Command {
     /// Regula).
     #[command(after_help = commands::audit::AFTER_HELP)]
     Audit(commands::audit::AuditArgs),
+    /// Encrypt a file or stdin into Regula's streaming AEAD format (algorithms from the policy).
+    Encrypt(commands::file::EncryptArgs),
+    /// Decrypt a file written by `regula encrypt`; with -o, nothing is left behind on failure.
+    Decrypt(commands::file::DecryptArgs),
+    /// Generate a recipient key pair for `regula encrypt -r` / `regula decrypt -i`.
+    RecipientKeygen(commands::file::RecipientKeygenArgs),
     /// TLS from the policy: show the offer, issue test certificates, serve, connect, proxy.
     #[command(subcommand, after_help = commands::tls::AFTER_HELP)]
     Tls(commands::tls::TlsCommand),
@@ -144,6 +150,9 @@ fn run(cli: Cli) -> Result<(), Failure> {
         Command::Tls(command) => commands::tls::run(global, command),
         Command::Fscrypt(command) => commands::fscrypt::run(global, command),
         Command::Audit(args) => commands::audit::run(args),
+        Command::Encrypt(args) => commands::file::run_encrypt(global, args),
+        Command::Decrypt(args) => commands::file::run_decrypt(global, args),
+        Command::RecipientKeygen(args) => commands::file::run_recipient_keygen(global, args),
     }
 }
 

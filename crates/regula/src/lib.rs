@@ -23,6 +23,7 @@
 pub mod algorithm;
 pub mod cbom;
 pub mod error;
+pub mod file_format;
 pub mod fscrypt;
 pub mod identity;
 pub mod indicator;

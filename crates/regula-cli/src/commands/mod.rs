@@ -5,6 +5,7 @@ pub mod bench;
 pub mod check;
 pub mod cipher;
 pub mod dgst;
+pub mod file;
 pub mod fscrypt;
 pub mod info;
 pub mod kdf;

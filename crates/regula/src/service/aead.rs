@@ -430,6 +430,48 @@ impl AeadKey {
             .serve(self.algorithm, Service::Encrypt, approval, ()))
     }
 
+    /// Seals `plaintext` into `out` (`ciphertext ‖ tag`, exactly `plaintext.len() + tag_len()`
+    /// bytes) with a nonce the module built itself by SP 800-38D §8.2.1's deterministic
+    /// construction: a fixed field it generated at random for a fresh key, then an invocation
+    /// field it never repeats under that key. The file format's STREAM segments use it
+    /// ([`crate::file_format`]); unlike [`AeadKey::seal_with_nonce_into`] no caller chooses the
+    /// nonce, so the approval is that of a module-generated IV (IG C.H). AES-GCM and
+    /// ChaCha20-Poly1305 read the plaintext where it lies. On failure `out` is wiped.
+    pub(crate) fn seal_into_constructed_nonce(
+        &self,
+        nonce: &[u8; NONCE_LEN],
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<Served<()>> {
+        let result = self
+            .module
+            .ensure_operational()
+            .and_then(|()| check_output_len(out, plaintext.len().checked_add(self.tag_len)))
+            .and_then(|()| match &self.backend {
+                Backend::AwsLc { caller_nonce, .. } => caller_nonce
+                    .seal_in_place_scatter(
+                        Nonce::assume_unique_for_key(*nonce),
+                        Aad::empty(),
+                        &mut [],
+                        plaintext,
+                        out,
+                    )
+                    .map_err(|_| Error::CryptoFailure),
+                _ => {
+                    let (body, tag) = out.split_at_mut(plaintext.len());
+                    body.copy_from_slice(plaintext);
+                    self.seal_detached_raw(nonce, &[], body, tag)
+                }
+            });
+        if let Err(error) = result {
+            out.zeroize();
+            return Err(error);
+        }
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, ()))
+    }
+
     fn seal_detached_raw(
         &self,
         nonce: &[u8],

@@ -169,6 +169,27 @@ impl AgreementKey {
         }
     }
 
+    /// The private key, in the encoding [`Module::agreement_key_from_private_bytes`] takes: a
+    /// big-endian scalar (ECDH, curveSM2) or the 32-byte X25519 private key. For storing a
+    /// long-term key (an encrypted file's recipient); wiped on drop.
+    pub fn private_key_bytes(&self) -> Result<Zeroizing<Vec<u8>>> {
+        use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
+        self.module.ensure_operational()?;
+        match &self.key {
+            PrivateKeyInner::AwsLc(key) if self.algorithm == Algorithm::X25519 => {
+                let seed: Curve25519SeedBin<'static> =
+                    key.as_be_bytes().map_err(|_| Error::CryptoFailure)?;
+                Ok(Zeroizing::new(seed.as_ref().to_vec()))
+            }
+            PrivateKeyInner::AwsLc(key) => {
+                let scalar: EcPrivateKeyBin<'static> =
+                    key.as_be_bytes().map_err(|_| Error::CryptoFailure)?;
+                Ok(Zeroizing::new(scalar.as_ref().to_vec()))
+            }
+            PrivateKeyInner::Sm2(key) => Ok(Zeroizing::new(key.to_bytes().to_vec())),
+        }
+    }
+
     /// The shared secret with a peer's public key: the encoding of [`AgreementKey::public_key`]
     /// (for ECDH, a compressed point too), or a DER SubjectPublicKeyInfo naming the curve.
     pub fn agree(&self, peer_public_key: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {

@@ -59,6 +59,25 @@ impl Module {
     }
 
     /// Encapsulates a fresh shared secret to an encoded encapsulation (public) key.
+    /// Imports a decapsulation key in FIPS 203's encoding (as [`KemPrivateKey::to_bytes`]
+    /// gives it).
+    pub fn kem_key_from_bytes(
+        &self,
+        algorithm: Algorithm,
+        decapsulation_key: &[u8],
+    ) -> Result<Served<KemPrivateKey>> {
+        let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
+        let key = DecapsulationKey::new(awslc::kem(algorithm)?, decapsulation_key)
+            .map_err(|_| Error::invalid_key(algorithm, "not an encoded decapsulation key"))?;
+        let key = KemPrivateKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key,
+        };
+        Ok(self.serve(algorithm, Service::KeyImport, approval, key))
+    }
+
     pub fn encapsulate(
         &self,
         algorithm: Algorithm,
@@ -89,6 +108,14 @@ impl KemPrivateKey {
             .map_err(|_| Error::CryptoFailure)?
             .as_ref()
             .to_vec())
+    }
+
+    /// The decapsulation key in FIPS 203's encoding, for storing a long-term key; wiped on
+    /// drop.
+    pub fn to_bytes(&self) -> Result<Zeroizing<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        let bytes = self.key.key_bytes().map_err(|_| Error::CryptoFailure)?;
+        Ok(Zeroizing::new(bytes.as_ref().to_vec()))
     }
 
     pub fn decapsulate(&self, ciphertext: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {
