@@ -24,6 +24,7 @@ pub mod client;
 pub mod provider;
 pub mod rfc8998;
 pub mod server;
+pub mod store;
 mod x509;
 
 use std::fmt;
@@ -50,6 +51,8 @@ pub enum TlsError {
     File { path: PathBuf, message: String },
     /// Socket-level failure.
     Io(std::io::Error),
+    /// The session store could not be set up (bad address, unusable fleet key).
+    Store(String),
 }
 
 impl fmt::Display for TlsError {
@@ -63,6 +66,7 @@ impl fmt::Display for TlsError {
             TlsError::Rustls(error) => write!(f, "TLS configuration refused: {error}"),
             TlsError::File { path, message } => write!(f, "{}: {message}", path.display()),
             TlsError::Io(error) => write!(f, "{error}"),
+            TlsError::Store(message) => write!(f, "session store: {message}"),
         }
     }
 }
@@ -93,8 +97,11 @@ pub struct ServerOptions {
     /// Tickets are then single-use entries in a server-side store, so a replayed ClientHello
     /// cannot resume and its early data is rejected.
     pub max_early_data: u32,
-    /// How many sessions the server-side ticket store holds; the oldest are dropped first.
+    /// How many sessions the in-memory ticket store holds; the oldest are dropped first.
     pub session_store_size: usize,
+    /// A store shared by a fleet (e.g. [`store::RedisSessionStore`]) instead of the in-memory
+    /// one: a ticket taken by one server is gone for all of them.
+    pub session_store: Option<Arc<dyn rustls::server::StoresServerSessions>>,
 }
 
 impl Default for ServerOptions {
@@ -102,6 +109,7 @@ impl Default for ServerOptions {
         ServerOptions {
             max_early_data: 0,
             session_store_size: 256,
+            session_store: None,
         }
     }
 }
@@ -130,8 +138,10 @@ pub fn server_config_with(
     config.require_ems = policy.require_ems;
     // Stateful tickets only (rustls' default ticketer is off): a stateless ticket could be
     // replayed, so rustls accepts 0-RTT only when sessions are taken from this store.
-    config.session_storage =
-        rustls::server::ServerSessionMemoryCache::new(options.session_store_size.max(1));
+    config.session_storage = match &options.session_store {
+        Some(store) => Arc::clone(store),
+        None => rustls::server::ServerSessionMemoryCache::new(options.session_store_size.max(1)),
+    };
     if options.max_early_data > 0 && policy.versions.contains(&&rustls::version::TLS13) {
         config.max_early_data_size = options.max_early_data;
     }

@@ -80,9 +80,23 @@ pub struct ListenerArgs {
     /// single-use and kept in a server-side store, so replayed early data is rejected.
     #[arg(long, value_name = "BYTES", num_args = 0..=1, default_missing_value = "16384")]
     early_data: Option<u32>,
-    /// Sessions kept for resumption (oldest dropped first).
+    /// Sessions kept for resumption in memory (oldest dropped first); see --session-store.
     #[arg(long, default_value_t = 256, value_name = "N")]
     ticket_store: usize,
+    /// Keep resumption state and single-use 0-RTT tickets in Redis, shared by every instance
+    /// given the same store and key: a ticket is consumed fleet-wide with one atomic GETDEL, so
+    /// early data replayed to another instance is rejected. Entries expire with the ticket
+    /// lifetime. If Redis is down or slow, instances run full handshakes (no resumption, no
+    /// 0-RTT) and recover by themselves. Needs --session-key.
+    #[arg(long, value_name = "redis://HOST:PORT[/DB]", requires = "session_key")]
+    session_store: Option<String>,
+    /// Fleet key sealing the store's entries with the policy's AEAD (AES-256-GCM: 32 bytes;
+    /// SM4-GCM under gm: 16 bytes), raw or hex; e.g. `head -c 32 /dev/urandom > fleet.key`.
+    #[arg(long, value_name = "FILE", requires = "session_store")]
+    session_key: Option<PathBuf>,
+    /// Bound on each session-store call, in milliseconds; a slower store counts as down.
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    store_timeout: u64,
     /// At most N connections at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_name = "N")]
     max_conns: usize,
@@ -183,7 +197,7 @@ fn tls_failure(error: TlsError) -> Failure {
     let code = match &error {
         TlsError::ModuleInErrorState(_) => failure::MODULE_ERROR_STATE,
         TlsError::NothingToOffer(_) => failure::NOT_APPROVED,
-        TlsError::File { .. } | TlsError::Rustls(_) => failure::INPUT_ERROR,
+        TlsError::File { .. } | TlsError::Rustls(_) | TlsError::Store(_) => failure::INPUT_ERROR,
         TlsError::Io(_) => failure::CRYPTO_FAILURE,
     };
     Failure {
@@ -236,9 +250,26 @@ fn listen(
     responder: Responder,
 ) -> Result<(), Failure> {
     let (certs, key) = regula_tls::load_identity(&args.cert, &args.key).map_err(tls_failure)?;
+    let store = match (&args.session_store, &args.session_key) {
+        (Some(url), Some(key_path)) => {
+            let key = regula_tls::store::load_fleet_key(module, key_path).map_err(tls_failure)?;
+            let store_options = regula_tls::store::StoreOptions {
+                timeout: Duration::from_millis(args.store_timeout.max(1)),
+                ..regula_tls::store::StoreOptions::default()
+            };
+            let store = regula_tls::store::RedisSessionStore::new(module, url, &key, store_options)
+                .map_err(tls_failure)?;
+            eprintln!("session store {url}: entries sealed with {}", store.aead());
+            Some(Arc::new(store))
+        }
+        _ => None,
+    };
     let options = ServerOptions {
         max_early_data: args.early_data.unwrap_or(0),
         session_store_size: args.ticket_store,
+        session_store: store
+            .clone()
+            .map(|store| store as Arc<dyn regula_tls::rustls::server::StoresServerSessions>),
     };
     let config =
         regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
@@ -281,9 +312,32 @@ fn listen(
             .await,
         )
     })?;
+    let store_summary = store.as_ref().map(|store| {
+        let stats = store.stats();
+        let load = |counter: &std::sync::atomic::AtomicU64| {
+            counter.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        serde_json::json!({
+            "operations": load(&stats.operations),
+            "errors": load(&stats.errors),
+            "outages": load(&stats.outages),
+            "skipped": load(&stats.skipped),
+            "hits": load(&stats.hits),
+            "misses": load(&stats.misses),
+            "unopenable": load(&stats.unopenable),
+            "stored": load(&stats.stored),
+        })
+    });
     if args.json {
-        eprintln!("{}", serde_json::to_string(&summary).unwrap_or_default());
+        let mut json = serde_json::to_value(&summary).unwrap_or_default();
+        if let (Some(object), Some(store)) = (json.as_object_mut(), store_summary) {
+            object.insert("session_store".to_string(), store);
+        }
+        eprintln!("{json}");
     } else {
+        if let Some(store) = &store_summary {
+            eprintln!("session store: {store}");
+        }
         eprintln!(
             "summary: {} connections, {} handshakes, {} handshake failures, {} connection errors, \
              {} with early data, {} bytes in, {} bytes out, {} cut off at shutdown",

@@ -1,0 +1,550 @@
+//! A fleet of `regula tls proxy` instances sharing single-use tickets through Redis: every first
+//! flight carrying early data is replayed to each other instance and must resume nowhere; with
+//! Redis killed, every connection is a full handshake and nothing crashes; with Redis back,
+//! resumption and 0-RTT return without restarting the proxies.
+//!
+//! A replay counts as accepted if the server's ServerHello selects the pre-shared key (the
+//! server resumed the ticket, the precondition for taking early data), read from the raw bytes
+//! the server answers with; the echo backend also counts every payload it receives, so early
+//! data delivered twice would show there. `REGULA_FLEET_CONNECTIONS` sets the number of original
+//! connections per policy (default 2000).
+
+// Shared with the other TLS tests; this one uses only part of it.
+#[allow(dead_code)]
+mod tls_support;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use regula_tls::rustls;
+use rustls::pki_types::ServerName;
+use tls_support::{certgen, free_port, regula};
+
+/// `redis-server` on a loopback port, without persistence; killed on drop.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    fn start(port: u16) -> Redis {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args([
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--protected-mode",
+                "yes",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server is not installed (scripts/setup --test installs it)");
+        let redis = Redis { child, port };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !redis.ping() {
+            assert!(Instant::now() < deadline, "redis-server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        redis
+    }
+
+    fn ping(&self) -> bool {
+        Command::new("redis-cli")
+            .args(["-h", "127.0.0.1", "-p", &self.port.to_string(), "ping"])
+            .output()
+            .is_ok_and(|output| output.stdout.starts_with(b"PONG"))
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A plain TCP echo service that keeps every byte it received, per connection.
+struct Backend {
+    port: u16,
+    received: Arc<Mutex<Vec<Vec<u8>>>>,
+}
+
+impl Backend {
+    fn start() -> Backend {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let received = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&received);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let log = Arc::clone(&log);
+                std::thread::spawn(move || {
+                    let mut seen = Vec::new();
+                    let mut buffer = [0u8; 4096];
+                    while let Ok(read) = stream.read(&mut buffer) {
+                        if read == 0 || stream.write_all(&buffer[..read]).is_err() {
+                            break;
+                        }
+                        seen.extend_from_slice(&buffer[..read]);
+                    }
+                    log.lock().unwrap().push(seen);
+                });
+            }
+        });
+        Backend { port, received }
+    }
+
+    /// How many times each `PAYLOAD` line reached the backend.
+    fn counts(&self) -> HashMap<String, usize> {
+        let mut counts = HashMap::new();
+        for connection in self.received.lock().unwrap().iter() {
+            for line in String::from_utf8_lossy(connection).lines() {
+                *counts.entry(line.to_string()).or_insert(0) += 1;
+            }
+        }
+        counts
+    }
+}
+
+/// One `regula tls proxy` with the Redis store; killed on drop if not stopped.
+struct Proxy {
+    child: Child,
+    port: u16,
+}
+
+impl Proxy {
+    fn start(
+        policy: &str,
+        cert: &Path,
+        key: &Path,
+        backend: u16,
+        store: &str,
+        fleet_key: &Path,
+    ) -> Proxy {
+        let backend = format!("127.0.0.1:{backend}");
+        let mut child = regula(&[
+            "tls",
+            "proxy",
+            "--policy",
+            policy,
+            "--listen",
+            "127.0.0.1:0",
+            "--backend",
+            &backend,
+            "--early-data",
+            "--session-store",
+            store,
+            "--quiet",
+            "--json",
+        ])
+        .arg("--session-key")
+        .arg(fleet_key)
+        .arg("--cert")
+        .arg(cert)
+        .arg("--key")
+        .arg(key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening 127.0.0.1:")
+            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+            .parse()
+            .unwrap();
+        Proxy { child, port }
+    }
+
+    fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
+    /// SIGTERM; the exit code and the JSON summary.
+    fn stop(mut self) -> (i32, serde_json::Value, String) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(Instant::now() < deadline, "proxy ignored SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let mut log = String::new();
+        self.child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut log)
+            .unwrap();
+        let summary = log
+            .lines()
+            .rev()
+            .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .unwrap_or_default();
+        (status.code().unwrap_or(-1), summary, log)
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What one client connection saw.
+#[derive(Default)]
+struct Original {
+    offered_early_data: bool,
+    early_data_accepted: bool,
+    resumed: bool,
+    psk_selected: bool,
+    first_flight: Vec<u8>,
+}
+
+/// Connects, offers `payload` as early data when a ticket allows, completes the handshake,
+/// and checks the echo. The first flight (ClientHello and early data) is kept for replays.
+fn original(config: &Arc<rustls::ClientConfig>, port: u16, payload: &[u8]) -> Original {
+    let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket.set_nodelay(true).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let name = ServerName::try_from("localhost").unwrap();
+    let mut connection = rustls::ClientConnection::new(Arc::clone(config), name).unwrap();
+    let mut outcome = Original::default();
+    if let Some(mut early) = connection.early_data() {
+        assert!(early.bytes_left() >= payload.len());
+        early.write_all(payload).unwrap();
+        outcome.offered_early_data = true;
+    }
+    while connection.wants_write() {
+        connection.write_tls(&mut outcome.first_flight).unwrap();
+    }
+    socket.write_all(&outcome.first_flight).unwrap();
+    // The server's first record, kept to read its ServerHello.
+    let mut server_first = RecordingReader {
+        inner: &mut socket,
+        seen: Vec::new(),
+    };
+    while connection.is_handshaking() {
+        if connection.wants_write() {
+            connection.write_tls(server_first.inner).unwrap();
+        }
+        if connection.is_handshaking() && connection.wants_read() {
+            connection.read_tls(&mut server_first).unwrap();
+            connection.process_new_packets().unwrap();
+        }
+    }
+    outcome.psk_selected = server_hello_selects_psk(&server_first.seen);
+    outcome.early_data_accepted = connection.is_early_data_accepted();
+    outcome.resumed = connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
+    if !outcome.early_data_accepted {
+        connection.writer().write_all(payload).unwrap();
+    }
+    let mut echoed = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while echoed.len() < payload.len() {
+        match connection.reader().read(&mut buffer) {
+            Ok(0) => panic!("closed before the echo"),
+            Ok(read) => echoed.extend_from_slice(&buffer[..read]),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                connection.complete_io(&mut socket).unwrap();
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+    assert_eq!(echoed, payload);
+    connection.send_close_notify();
+    let _ = connection.complete_io(&mut socket);
+    outcome
+}
+
+struct RecordingReader<'a> {
+    inner: &'a mut TcpStream,
+    seen: Vec<u8>,
+}
+
+impl Read for RecordingReader<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        if self.seen.len() < 4096 {
+            self.seen.extend_from_slice(&buffer[..read]);
+        }
+        Ok(read)
+    }
+}
+
+/// Whether the first handshake record is a ServerHello carrying `pre_shared_key` (RFC 8446
+/// §4.2.11: the server resumed a ticket). Parsed by hand so the verdict is independent of the
+/// TLS stack under test.
+fn server_hello_selects_psk(bytes: &[u8]) -> bool {
+    const PRE_SHARED_KEY: u16 = 41;
+    let take = |at: usize, len: usize| bytes.get(at..at + len);
+    let u16_at = |at: usize| take(at, 2).map(|b| u16::from_be_bytes([b[0], b[1]]));
+    // Record header: type 22 (handshake); handshake header: type 2 (server_hello).
+    if take(0, 1) != Some(&[22]) || take(5, 1) != Some(&[2]) {
+        return false;
+    }
+    // legacy_version (2) + random (32), then the session id.
+    let mut at = 9 + 2 + 32;
+    let Some(session_id_len) = take(at, 1).map(|b| b[0] as usize) else {
+        return false;
+    };
+    at += 1 + session_id_len + 2 + 1; // session id, cipher suite, compression
+    let Some(extensions_len) = u16_at(at) else {
+        return false;
+    };
+    at += 2;
+    let end = at + extensions_len as usize;
+    while at + 4 <= end {
+        let (Some(kind), Some(len)) = (u16_at(at), u16_at(at + 2)) else {
+            return false;
+        };
+        if kind == PRE_SHARED_KEY {
+            return true;
+        }
+        at += 4 + len as usize;
+    }
+    false
+}
+
+/// Sends a captured first flight to a server as a fresh connection; true if the server resumed
+/// the session (and so could take the early data).
+fn replay(port: u16, first_flight: &[u8]) -> bool {
+    let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    socket.write_all(first_flight).unwrap();
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    // The server's first record: 5-byte header, then its length.
+    loop {
+        let complete = answer.len() >= 5
+            && answer.len() >= 5 + u16::from_be_bytes([answer[3], answer[4]]) as usize;
+        if complete {
+            break;
+        }
+        match socket.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(read) => answer.extend_from_slice(&buffer[..read]),
+        }
+    }
+    server_hello_selects_psk(&answer)
+}
+
+#[derive(Default)]
+struct Tally {
+    originals: usize,
+    offered: usize,
+    accepted: usize,
+    resumed: usize,
+    replays: usize,
+    replays_accepted: usize,
+}
+
+/// `count` originals spread round robin over `ports` on `threads` threads, each replayed to
+/// every other instance.
+fn run_phase(
+    config: &Arc<rustls::ClientConfig>,
+    ports: &[u16],
+    label: &str,
+    count: usize,
+) -> Tally {
+    let next = AtomicUsize::new(0);
+    let tally = Mutex::new(Tally::default());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                loop {
+                    let index = next.fetch_add(1, Ordering::Relaxed);
+                    if index >= count {
+                        break;
+                    }
+                    let target = index % ports.len();
+                    let payload = format!("{label}-{index:06}\n");
+                    let outcome = original(config, ports[target], payload.as_bytes());
+                    assert_eq!(
+                        outcome.resumed, outcome.psk_selected,
+                        "rustls and the ServerHello disagree on resumption"
+                    );
+                    let mut replays_accepted = 0;
+                    let mut replays = 0;
+                    if outcome.offered_early_data {
+                        for (other, port) in ports.iter().enumerate() {
+                            if other != target {
+                                replays += 1;
+                                replays_accepted +=
+                                    usize::from(replay(*port, &outcome.first_flight));
+                            }
+                        }
+                    }
+                    let mut tally = tally.lock().unwrap();
+                    tally.originals += 1;
+                    tally.offered += usize::from(outcome.offered_early_data);
+                    tally.accepted += usize::from(outcome.early_data_accepted);
+                    tally.resumed += usize::from(outcome.resumed);
+                    tally.replays += replays;
+                    tally.replays_accepted += replays_accepted;
+                }
+            });
+        }
+    });
+    tally.into_inner().unwrap()
+}
+
+fn connections() -> usize {
+    std::env::var("REGULA_FLEET_CONNECTIONS")
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(2000)
+}
+
+fn fleet(policy: &str, profile: regula::Profile, key_len: usize) {
+    let (_dir, ca, cert, key) = certgen(policy);
+    let fleet_key: PathBuf = _dir.path().join("fleet.key");
+    let mut random = vec![0u8; key_len];
+    std::fs::File::open("/dev/urandom")
+        .unwrap()
+        .read_exact(&mut random)
+        .unwrap();
+    std::fs::write(&fleet_key, random).unwrap();
+    let redis_port = free_port();
+    let redis = Redis::start(redis_port);
+    let backend = Backend::start();
+    let mut proxies: Vec<Proxy> = (0..3)
+        .map(|_| Proxy::start(policy, &cert, &key, backend.port, &redis.url(), &fleet_key))
+        .collect();
+    let ports: Vec<u16> = proxies.iter().map(|proxy| proxy.port).collect();
+
+    let module = regula::Module::load(regula::Policy::builtin(profile));
+    let roots = regula_tls::load_roots(&ca).unwrap();
+    let mut config = regula_tls::client_config(&module, roots).unwrap();
+    config.enable_early_data = true;
+    let config = Arc::new(config);
+
+    // 1. The fleet with its store: originals resume across instances with 0-RTT; no replay
+    //    resumes anywhere.
+    let count = connections();
+    let started = Instant::now();
+    let normal = run_phase(&config, &ports, "normal", count);
+    eprintln!(
+        "{policy}: {} originals ({} with early data, {} accepted, {} resumed), {} replays, {} \
+         accepted, in {:?}",
+        normal.originals,
+        normal.offered,
+        normal.accepted,
+        normal.resumed,
+        normal.replays,
+        normal.replays_accepted,
+        started.elapsed()
+    );
+    assert_eq!(normal.originals, count);
+    assert_eq!(
+        normal.replays_accepted, 0,
+        "a replayed first flight resumed"
+    );
+    assert_eq!(
+        normal.accepted, normal.offered,
+        "an original's early data was refused"
+    );
+    // Only the first connection of each client thread has no ticket.
+    assert!(
+        normal.offered + 4 >= count,
+        "too few resumptions: {}",
+        normal.offered
+    );
+    assert_eq!(normal.replays, 2 * normal.offered);
+
+    // 2. Redis killed mid-run: full handshakes, nothing accepted twice, no crash.
+    drop(redis);
+    let outage = run_phase(&config, &ports, "outage", 60);
+    assert_eq!(outage.originals, 60);
+    assert_eq!(outage.resumed, 0, "resumed without the store");
+    assert_eq!(outage.accepted, 0, "early data taken without the store");
+    assert_eq!(outage.replays_accepted, 0);
+    for proxy in &mut proxies {
+        assert!(proxy.alive(), "a proxy died with the store");
+    }
+
+    // 3. Redis back on the same address: resumption and 0-RTT return by themselves.
+    let redis = Redis::start(redis_port);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut round = 0;
+    let mut recovery_accepted = 0;
+    let recovered = loop {
+        round += 1;
+        let tally = run_phase(&config, &ports, &format!("recovery{round}"), 12);
+        assert_eq!(tally.replays_accepted, 0);
+        recovery_accepted += tally.accepted;
+        if tally.accepted == 12 {
+            break tally;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "resumption did not come back with Redis"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(recovered.resumed, 12);
+
+    // Every payload reached the backend exactly once: no early data was delivered twice.
+    let counts = backend.counts();
+    let total = count + 60 + 12 * round;
+    assert_eq!(counts.len(), total, "payloads missing at the backend");
+    let duplicated: Vec<_> = counts.iter().filter(|(_, seen)| **seen != 1).collect();
+    assert!(
+        duplicated.is_empty(),
+        "delivered more than once: {duplicated:?}"
+    );
+
+    let mut early_accepted = 0;
+    let mut outages = 0;
+    for proxy in proxies {
+        let (code, summary, log) = proxy.stop();
+        assert_eq!(code, 0, "{log}");
+        early_accepted += summary["early_data_accepted"].as_u64().unwrap();
+        outages += summary["session_store"]["outages"].as_u64().unwrap();
+        assert!(log.contains("unavailable"), "outage not logged: {log}");
+        assert!(
+            log.contains("reachable again"),
+            "recovery not logged: {log}"
+        );
+    }
+    assert_eq!(early_accepted as usize, normal.accepted + recovery_accepted);
+    assert!(outages >= 3, "each proxy counts its outage");
+    drop(redis);
+}
+
+#[test]
+fn fleet_refuses_replayed_early_data_fips() {
+    fleet("fips-140-3", regula::Profile::Fips1403, 32);
+}
+
+#[test]
+fn fleet_refuses_replayed_early_data_gm() {
+    fleet("gm", regula::Profile::Gm, 16);
+}
