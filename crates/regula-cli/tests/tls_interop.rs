@@ -223,3 +223,72 @@ fn tls_commands_refuse_in_the_error_state() {
     );
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn mutual_tls_with_openssl_clients_under_fips() {
+    require("openssl");
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let (other_dir, _, _, _) = certgen("fips-140-3");
+    let ca_arg = ca.display().to_string();
+    let server = Server::start_with(
+        "fips-140-3",
+        &cert,
+        &key,
+        &["--http", "--client-ca", &ca_arg],
+    );
+    let client_cert = dir.path().join("client.pem").display().to_string();
+    let client_key = dir.path().join("client.key").display().to_string();
+    let with_cert = openssl_client(
+        server.port,
+        &ca,
+        &["-cert", &client_cert, "-key", &client_key],
+    );
+    assert!(with_cert.contains("HTTP/1.1 200 OK"), "{with_cert}");
+    assert!(
+        with_cert.contains("Verify return code: 0 (ok)"),
+        "{with_cert}"
+    );
+
+    let without_cert = openssl_client(server.port, &ca, &[]);
+    assert!(!without_cert.contains("200 OK"), "{without_cert}");
+    assert!(
+        without_cert.contains("certificate required"),
+        "{without_cert}"
+    );
+
+    let foreign_cert = other_dir.path().join("client.pem").display().to_string();
+    let foreign_key = other_dir.path().join("client.key").display().to_string();
+    let foreign = openssl_client(
+        server.port,
+        &ca,
+        &["-cert", &foreign_cert, "-key", &foreign_key],
+    );
+    assert!(!foreign.contains("200 OK"), "{foreign}");
+    // Both test CAs bear the same name, so the chain is built and its signature fails.
+    assert!(
+        foreign.contains("alert unknown ca") || foreign.contains("alert decrypt error"),
+        "{foreign}"
+    );
+
+    // `regula tls connect --cert --key` is let in; without them it is refused.
+    let connect = |extra: &[&str]| {
+        let mut command = regula(&["tls", "connect", "--policy", "fips-140-3", "--ca", &ca_arg]);
+        command
+            .arg(format!("127.0.0.1:{}", server.port))
+            .args(extra);
+        with_stdin(command, REQUEST)
+    };
+    let ours = connect(&["--cert", &client_cert, "--key", &client_key]);
+    assert!(ours.status.success(), "{}", text(&ours));
+    assert!(text(&ours).contains("200 OK"), "{}", text(&ours));
+    let ours_without = connect(&[]);
+    assert!(
+        !text(&ours_without).contains("200 OK"),
+        "{}",
+        text(&ours_without)
+    );
+
+    let (status, log) = server.stop();
+    assert_eq!(status, 0, "{log}");
+    assert!(log.contains("2 handshakes"), "{log}");
+}

@@ -102,6 +102,9 @@ pub struct ServerOptions {
     /// A store shared by a fleet (e.g. [`store::RedisSessionStore`]) instead of the in-memory
     /// one: a ticket taken by one server is gone for all of them.
     pub session_store: Option<Arc<dyn rustls::server::StoresServerSessions>>,
+    /// Require a client certificate chaining to one of these anchors (mutual TLS), verified
+    /// with the policy's signature algorithms.
+    pub client_ca: Option<Arc<RootCertStore>>,
 }
 
 impl Default for ServerOptions {
@@ -110,6 +113,7 @@ impl Default for ServerOptions {
             max_early_data: 0,
             session_store_size: 256,
             session_store: None,
+            client_ca: None,
         }
     }
 }
@@ -131,10 +135,23 @@ pub fn server_config_with(
     options: &ServerOptions,
 ) -> Result<ServerConfig, TlsError> {
     let policy = TlsPolicy::for_module(module)?;
-    let mut config = ServerConfig::builder_with_provider(Arc::clone(&policy.provider))
-        .with_protocol_versions(&policy.versions)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)?;
+    let builder = ServerConfig::builder_with_provider(Arc::clone(&policy.provider))
+        .with_protocol_versions(&policy.versions)?;
+    let builder = match &options.client_ca {
+        Some(roots) => {
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::clone(roots),
+                Arc::clone(&policy.provider),
+            )
+            .build()
+            .map_err(|error| {
+                TlsError::NothingToOffer(format!("client certificate verifier: {error}"))
+            })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_single_cert(certs, key)?;
     config.require_ems = policy.require_ems;
     // Stateful tickets only (rustls' default ticketer is off): a stateless ticket could be
     // replayed, so rustls accepts 0-RTT only when sessions are taken from this store.
@@ -152,18 +169,25 @@ pub fn server_config_with(
 pub fn client_config(module: &Module, roots: RootCertStore) -> Result<ClientConfig, TlsError> {
     let policy = TlsPolicy::for_module(module)?;
     let verifier = client::RecordingVerifier::new(&policy, Arc::new(roots))?;
-    client_config_with_verifier(&policy, Arc::new(verifier))
+    client_config_with_verifier(&policy, Arc::new(verifier), None)
 }
+
+/// A client certificate chain and its key, for mutual TLS.
+pub type ClientIdentity = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
 
 pub(crate) fn client_config_with_verifier(
     policy: &TlsPolicy,
     verifier: Arc<client::RecordingVerifier>,
+    identity: Option<ClientIdentity>,
 ) -> Result<ClientConfig, TlsError> {
-    let mut config = ClientConfig::builder_with_provider(Arc::clone(&policy.provider))
+    let builder = ClientConfig::builder_with_provider(Arc::clone(&policy.provider))
         .with_protocol_versions(&policy.versions)?
         .dangerous()
-        .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(verifier);
+    let mut config = match identity {
+        Some((certs, key)) => builder.with_client_auth_cert(certs, key)?,
+        None => builder.with_no_client_auth(),
+    };
     config.require_ems = policy.require_ems;
     Ok(config)
 }

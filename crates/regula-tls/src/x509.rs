@@ -54,6 +54,7 @@ const OID_KEY_USAGE: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x0f];
 const OID_EXT_KEY_USAGE: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x25];
 const OID_SUBJECT_ALT_NAME: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x11];
 const OID_SERVER_AUTH: &[u8] = &[0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+const OID_CLIENT_AUTH: &[u8] = &[0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
 
 /// A Name of (OID, UTF8String) attributes, one RDN each.
 pub(crate) fn name(attributes: &[(&str, &str)]) -> Vec<u8> {
@@ -91,6 +92,8 @@ pub(crate) struct Profile {
     /// Uncompressed SM2 point, 04‖x‖y.
     pub public_key: Vec<u8>,
     pub ca: bool,
+    /// A client certificate (clientAuth, no subject alternative name) rather than a server's.
+    pub client: bool,
 }
 
 /// The TBSCertificate to be signed.
@@ -110,6 +113,17 @@ pub(crate) fn tbs_certificate(profile: &Profile) -> Vec<u8> {
             ),
             // keyCertSign and cRLSign.
             extension(OID_KEY_USAGE, true, vec![0x03, 0x02, 0x01, 0x06]),
+        ]
+    } else if profile.client {
+        vec![
+            extension(OID_BASIC_CONSTRAINTS, true, sequence(&[])),
+            // digitalSignature.
+            extension(OID_KEY_USAGE, true, vec![0x03, 0x02, 0x07, 0x80]),
+            extension(
+                OID_EXT_KEY_USAGE,
+                false,
+                sequence(&[OID_CLIENT_AUTH.to_vec()]),
+            ),
         ]
     } else {
         vec![

@@ -25,6 +25,8 @@ Every record, key exchange and signature counts in the module's service indicato
 Examples:
   regula tls certgen --policy fips-140-3 --out certs
   regula tls serve --policy fips-140-3 --cert certs/server.pem --key certs/server.key --http
+  regula tls serve --policy fips-140-3 --cert certs/server.pem --key certs/server.key \
+      --client-ca certs/ca.pem     # mutual TLS; connect with --cert certs/client.pem --key certs/client.key
   echo hello | regula tls connect 127.0.0.1:8443 --policy fips-140-3 --ca certs/ca.pem
   regula tls proxy --policy fips-140-3 --listen 127.0.0.1:8443 --backend 127.0.0.1:5432 \\
       --cert certs/server.pem --key certs/server.key
@@ -94,6 +96,10 @@ pub struct ListenerArgs {
     /// SM4-GCM under gm: 16 bytes), raw or hex; e.g. `head -c 32 /dev/urandom > fleet.key`.
     #[arg(long, value_name = "FILE", requires = "session_store")]
     session_key: Option<PathBuf>,
+    /// Require client certificates issued by these CAs (PEM): mutual TLS, verified with the
+    /// policy's signature algorithms; a client without one, or with another CA's, is refused.
+    #[arg(long, value_name = "FILE")]
+    client_ca: Option<PathBuf>,
     /// Bound on each session-store call, in milliseconds; a slower store counts as down.
     #[arg(long, default_value_t = 50, value_name = "MS")]
     store_timeout: u64,
@@ -143,6 +149,12 @@ pub struct ConnectArgs {
     /// Trust anchors (PEM).
     #[arg(long, value_name = "FILE")]
     ca: PathBuf,
+    /// Client certificate chain (PEM) to present when the server asks for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "key")]
+    cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
     /// Name to verify the certificate against (default: the host part of the address).
     #[arg(long, value_name = "NAME")]
     servername: Option<String>,
@@ -164,12 +176,14 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
         TlsCommand::Certgen(args) => {
             let issued = regula_tls::certgen::certgen(&module, &args.out).map_err(tls_failure)?;
             println!(
-                "issued with {}: {} {} {} {}",
+                "issued with {}: {} {} {} {} {} {}",
                 issued.key_algorithm,
                 issued.ca_cert.display(),
                 issued.ca_key.display(),
                 issued.server_cert.display(),
-                issued.server_key.display()
+                issued.server_key.display(),
+                issued.client_cert.display(),
+                issued.client_key.display()
             );
             Ok(())
         }
@@ -270,6 +284,12 @@ fn listen(
         session_store: store
             .clone()
             .map(|store| store as Arc<dyn regula_tls::rustls::server::StoresServerSessions>),
+        client_ca: args
+            .client_ca
+            .as_ref()
+            .map(|path| regula_tls::load_roots(path).map(Arc::new))
+            .transpose()
+            .map_err(tls_failure)?,
     };
     let config =
         regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
@@ -396,8 +416,13 @@ fn connect(policy: &TlsPolicy, args: ConnectArgs) -> Result<(), Failure> {
         .as_ref()
         .map(|path| input::read_all(&path.display().to_string()))
         .transpose()?;
-    let client = regula_tls::client::Client::new(policy, roots, early_data.is_some())
-        .map_err(tls_failure)?;
+    let identity = match (&args.cert, &args.key) {
+        (Some(cert), Some(key)) => Some(regula_tls::load_identity(cert, key).map_err(tls_failure)?),
+        _ => None,
+    };
+    let client =
+        regula_tls::client::Client::with_identity(policy, roots, early_data.is_some(), identity)
+            .map_err(tls_failure)?;
     let connection_failure = |error: TlsError| Failure {
         code: failure::CRYPTO_FAILURE,
         message: format!("{}: {error}", args.address),
