@@ -76,6 +76,9 @@ impl Drop for Redis {
     }
 }
 
+/// The PROXY protocol v2 signature.
+const PP2_SIGNATURE: &[u8] = b"\r\n\r\n\0\r\nQUIT\n";
+
 /// A plain TCP echo service that keeps every byte it received, per connection.
 struct Backend {
     port: u16,
@@ -96,7 +99,13 @@ impl Backend {
                     let mut seen = Vec::new();
                     let mut buffer = [0u8; 4096];
                     while let Ok(read) = stream.read(&mut buffer) {
-                        if read == 0 || stream.write_all(&buffer[..read]).is_err() {
+                        // A PROXY v2 header (first in the connection) is kept, not echoed.
+                        let skip = if seen.is_empty() && buffer[..read].starts_with(PP2_SIGNATURE) {
+                            (16 + u16::from_be_bytes([buffer[14], buffer[15]]) as usize).min(read)
+                        } else {
+                            0
+                        };
+                        if read == 0 || stream.write_all(&buffer[skip..read]).is_err() {
                             break;
                         }
                         seen.extend_from_slice(&buffer[..read]);
@@ -547,4 +556,116 @@ fn fleet_refuses_replayed_early_data_fips() {
 #[test]
 fn fleet_refuses_replayed_early_data_gm() {
     fleet("gm", regula::Profile::Gm, 16);
+}
+
+/// `--proxy-protocol` with mutual TLS: the backend learns the client's address, the SNI, the
+/// TLS version and suite and the client certificate's name from a PROXY v2 header, read here
+/// with an independent parser.
+#[test]
+fn proxy_protocol_v2_tells_the_backend_who_connected() {
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let backend = Backend::start();
+    let backend_address = format!("127.0.0.1:{}", backend.port);
+    let ca_arg = ca.display().to_string();
+    let mut child = regula(&[
+        "tls",
+        "proxy",
+        "--policy",
+        "fips-140-3",
+        "--listen",
+        "127.0.0.1:0",
+        "--backend",
+        &backend_address,
+        "--proxy-protocol",
+        "--client-ca",
+        &ca_arg,
+        "--quiet",
+    ])
+    .arg("--cert")
+    .arg(&cert)
+    .arg("--key")
+    .arg(&key)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let proxy = Proxy {
+        port: line.trim().rsplit(':').next().unwrap().parse().unwrap(),
+        child,
+    };
+    let module = regula::Module::load(regula::Policy::builtin(regula::Profile::Fips1403));
+    let policy = regula_tls::TlsPolicy::for_module(&module).unwrap();
+    let identity = regula_tls::load_identity(
+        &dir.path().join("client.pem"),
+        &dir.path().join("client.key"),
+    )
+    .unwrap();
+    let client = regula_tls::client::Client::with_identity(
+        &policy,
+        regula_tls::load_roots(&ca).unwrap(),
+        false,
+        Some(identity),
+    )
+    .unwrap();
+    original(&client.config(), proxy.port, b"behind the proxy\n");
+    let (code, _, log) = proxy.stop();
+    assert_eq!(code, 0, "{log}");
+
+    let received = backend.received.lock().unwrap().clone();
+    assert_eq!(received.len(), 1);
+    let header = ppp::v2::Header::try_from(received[0].as_slice()).expect("a PROXY v2 header");
+    match header.addresses {
+        ppp::v2::Addresses::IPv4(addresses) => {
+            assert_eq!(addresses.source_address, std::net::Ipv4Addr::LOCALHOST);
+            assert_eq!(
+                addresses.destination_port,
+                line.trim()
+                    .rsplit(':')
+                    .next()
+                    .unwrap()
+                    .parse::<u16>()
+                    .unwrap()
+            );
+        }
+        other => panic!("unexpected addresses {other:?}"),
+    }
+    let mut authority = None;
+    let mut ssl = None;
+    for tlv in header.tlvs() {
+        let tlv = tlv.unwrap();
+        match tlv.kind {
+            0x02 => authority = Some(tlv.value.to_vec()),
+            0x20 => ssl = Some(tlv.value.to_vec()),
+            _ => {}
+        }
+    }
+    assert_eq!(authority.as_deref(), Some(b"localhost".as_slice()));
+    let ssl = ssl.expect("PP2_TYPE_SSL");
+    // client: SSL | CERT_CONN | CERT_SESS; verify: 0 (verified).
+    assert_eq!(ssl[0], 0x07);
+    assert_eq!(&ssl[1..5], &[0, 0, 0, 0]);
+    let mut sub = HashMap::new();
+    let mut at = 5;
+    while at + 3 <= ssl.len() {
+        let len = u16::from_be_bytes([ssl[at + 1], ssl[at + 2]]) as usize;
+        sub.insert(
+            ssl[at],
+            String::from_utf8_lossy(&ssl[at + 3..at + 3 + len]).to_string(),
+        );
+        at += 3 + len;
+    }
+    assert_eq!(sub.get(&0x21).map(String::as_str), Some("TLSv1.3"));
+    assert_eq!(
+        sub.get(&0x22).map(String::as_str),
+        Some("Regula test client")
+    );
+    assert_eq!(
+        sub.get(&0x23).map(String::as_str),
+        Some("TLS_AES_256_GCM_SHA384")
+    );
+    assert!(received[0].ends_with(b"behind the proxy\n"));
 }

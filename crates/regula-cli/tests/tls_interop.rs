@@ -60,6 +60,17 @@ fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
             "{policy}: {tls13}"
         );
         assert!(tls13.contains("TLSv1.3"), "{policy}: {tls13}");
+        // The page speaks TLS names, not Rust's, and gives the indicator's verdict.
+        assert!(tls13.contains("protocol: TLSv1.3\n"), "{policy}: {tls13}");
+        assert!(
+            tls13.contains("cipher suite: TLS_AES_256_GCM_SHA384\n"),
+            "{policy}: {tls13}"
+        );
+        assert!(
+            tls13.contains("service indicator: approved\n"),
+            "{policy}: {tls13}"
+        );
+        assert!(!tls13.contains("Some("), "{policy}: {tls13}");
 
         let tls12 = openssl_client(server.port, &ca, &["-tls1_2"]);
         assert!(tls12.contains("HTTP/1.1 200 OK"), "{policy}: {tls12}");
@@ -88,6 +99,12 @@ fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
         let (status, log) = server.stop();
         assert_eq!(status, 0, "{log}");
         assert!(log.contains("summary:"), "{log}");
+        assert!(
+            log.contains("handshake: TLSv1.3 TLS_AES_256_GCM_SHA384 "),
+            "{log}"
+        );
+        assert!(log.contains("handshake: TLSv1.2 TLS_ECDHE_"), "{log}");
+        assert!(!log.contains("Some("), "{log}");
         if policy == "fips-140-3" {
             assert!(
                 log.contains("handshake failed") && log.contains("does not meet the policy"),

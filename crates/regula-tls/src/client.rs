@@ -208,12 +208,7 @@ impl Client {
     ) -> Negotiated {
         let connection = stream.get_ref().1;
         Negotiated {
-            protocol: match connection.protocol_version() {
-                Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),
-                Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_string(),
-                Some(other) => format!("{other:?}"),
-                None => "none".to_string(),
-            },
+            protocol: crate::server::protocol_name(connection.protocol_version()),
             cipher_suite: connection
                 .negotiated_cipher_suite()
                 .map(|suite| suite_name(suite.suite()))

@@ -162,3 +162,51 @@ pub(crate) fn certificate(tbs: &[u8], signature: &[u8]) -> Vec<u8> {
         bit_string(signature),
     ])
 }
+
+/// One DER element: (tag, contents, rest). Short and long definite lengths only.
+fn read_tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, rest) = input.split_first()?;
+    let (&first, rest) = rest.split_first()?;
+    let (len, rest) = if first < 0x80 {
+        (first as usize, rest)
+    } else {
+        let count = (first & 0x7f) as usize;
+        if count == 0 || count > 4 || rest.len() < count {
+            return None;
+        }
+        let len = rest[..count]
+            .iter()
+            .fold(0usize, |len, byte| (len << 8) | *byte as usize);
+        (len, &rest[count..])
+    };
+    if rest.len() < len {
+        return None;
+    }
+    Some((tag, &rest[..len], &rest[len..]))
+}
+
+/// The subject's common name of a DER certificate, if it has one (bytes as encoded).
+pub(crate) fn subject_common_name(der: &[u8]) -> Option<Vec<u8>> {
+    let (_, certificate, _) = read_tlv(der)?;
+    let (_, tbs, _) = read_tlv(certificate)?;
+    let (tag, _, mut rest) = read_tlv(tbs)?;
+    // [0] version is optional; then serial, signature, issuer, validity, subject.
+    if tag != 0xa0 {
+        rest = tbs;
+    }
+    for _ in 0..4 {
+        rest = read_tlv(rest)?.2;
+    }
+    let (_, subject, _) = read_tlv(rest)?;
+    let mut rdns = subject;
+    while !rdns.is_empty() {
+        let (_, set, next) = read_tlv(rdns)?;
+        rdns = next;
+        let (_, attribute, _) = read_tlv(set)?;
+        let (_, oid, value) = read_tlv(attribute)?;
+        if oid == &OID_COMMON_NAME[2..] {
+            return read_tlv(value).map(|(_, name, _)| name.to_vec());
+        }
+    }
+    None
+}

@@ -139,6 +139,11 @@ pub struct ProxyArgs {
     /// The plain TCP service to forward to.
     #[arg(long, value_name = "ADDR")]
     backend: SocketAddr,
+    /// Start each backend connection with a PROXY protocol v2 header: the client's address, the
+    /// SNI (PP2_TYPE_AUTHORITY) and PP2_TYPE_SSL with the TLS version, cipher suite and, with
+    /// --client-ca, the client certificate's common name.
+    #[arg(long)]
+    proxy_protocol: bool,
 }
 
 #[derive(Args)]
@@ -195,14 +200,18 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
             } else {
                 Responder::Echo
             };
-            listen(&module, &policy, args.listener, responder)
+            listen(&module, &policy, args.listener, responder, false)
         }
-        TlsCommand::Proxy(args) => listen(
-            &module,
-            &policy,
-            args.listener,
-            Responder::Forward(args.backend),
-        ),
+        TlsCommand::Proxy(args) => {
+            let proxy_protocol = args.proxy_protocol;
+            listen(
+                &module,
+                &policy,
+                args.listener,
+                Responder::Forward(args.backend),
+                proxy_protocol,
+            )
+        }
         TlsCommand::Connect(args) => connect(&policy, args),
     }
 }
@@ -262,6 +271,7 @@ fn listen(
     policy: &TlsPolicy,
     args: ListenerArgs,
     responder: Responder,
+    proxy_protocol: bool,
 ) -> Result<(), Failure> {
     let (certs, key) = regula_tls::load_identity(&args.cert, &args.key).map_err(tls_failure)?;
     let store = match (&args.session_store, &args.session_key) {
@@ -297,6 +307,8 @@ fn listen(
         max_connections: args.max_conns,
         grace: Duration::from_secs(args.grace),
         log: !args.quiet,
+        proxy_protocol,
+        policy: Some(module.policy().clone()),
         ..LoopOptions::default()
     };
     let runtime = runtime()?;
