@@ -89,6 +89,14 @@ struct Counters {
     bytes_out: AtomicU64,
 }
 
+/// What new connections are served with; replaced as a whole on reload.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    pub config: Arc<ServerConfig>,
+    /// The policy behind `config`, for the indicator's verdict on each connection.
+    pub policy: Option<regula::Policy>,
+}
+
 /// Runs the accept loop until `shutdown` resolves.
 pub async fn run(
     listener: TcpListener,
@@ -97,7 +105,23 @@ pub async fn run(
     options: LoopOptions,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Summary {
-    let acceptor = TlsAcceptor::from(config);
+    let (_keep, serving) = tokio::sync::watch::channel(Serving {
+        config,
+        policy: options.policy.clone(),
+    });
+    run_reloadable(listener, serving, responder, options, shutdown).await
+}
+
+/// [`run`] with a configuration that can change while it runs: each new connection takes the
+/// latest value of `serving` (certificates, keys, client CAs, policy); connections already
+/// open keep the configuration they started with.
+pub async fn run_reloadable(
+    listener: TcpListener,
+    serving: tokio::sync::watch::Receiver<Serving>,
+    responder: Responder,
+    options: LoopOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Summary {
     let counters = Arc::new(Counters::default());
     let permits = Arc::new(Semaphore::new(options.max_connections.max(1)));
     let mut tasks = JoinSet::new();
@@ -127,10 +151,12 @@ pub async fn run(
         // Reap finished tasks so the set does not grow with the connection count.
         while tasks.try_join_next().is_some() {}
         let number = counters.connections.fetch_add(1, Ordering::Relaxed) + 1;
-        let acceptor = acceptor.clone();
+        let current = serving.borrow().clone();
+        let acceptor = TlsAcceptor::from(current.config);
         let counters = Arc::clone(&counters);
         let responder = responder.clone();
-        let options = options.clone();
+        let mut options = options.clone();
+        options.policy = current.policy;
         tasks.spawn(async move {
             let _permit = permit;
             let outcome = serve_connection(tcp, &acceptor, &responder, &options, &counters).await;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use regula_tls::rustls::pki_types::ServerName;
-use regula_tls::server::{LoopOptions, Responder};
+use regula_tls::server::{LoopOptions, Responder, Serving};
 use regula_tls::{ServerOptions, TlsError, TlsPolicy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -45,11 +45,13 @@ pub enum TlsCommand {
     /// Issue a test CA and a server certificate for localhost/127.0.0.1 (keys generated and
     /// certificates signed by the module): ca.pem, ca.key, server.pem, server.key.
     Certgen(CertgenArgs),
-    /// Run a TLS server that echoes or answers HTTP; stops cleanly on SIGTERM or Ctrl-C.
+    /// Run a TLS server that echoes or answers HTTP; stops cleanly on SIGTERM or Ctrl-C;
+    /// SIGHUP reloads certificate, key, client CAs and policy without dropping connections.
     Serve(ServeArgs),
     /// Connect, print what was negotiated (stderr), send stdin and print the reply (stdout).
     Connect(ConnectArgs),
-    /// Terminate TLS and forward the bytes to a plain TCP backend; stops cleanly on SIGTERM.
+    /// Terminate TLS and forward the bytes to a plain TCP backend; stops cleanly on SIGTERM;
+    /// SIGHUP reloads certificate, key, client CAs and policy without dropping connections.
     Proxy(ProxyArgs),
 }
 
@@ -200,11 +202,12 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
             } else {
                 Responder::Echo
             };
-            listen(&module, &policy, args.listener, responder, false)
+            listen(global, &module, &policy, args.listener, responder, false)
         }
         TlsCommand::Proxy(args) => {
             let proxy_protocol = args.proxy_protocol;
             listen(
+                global,
                 &module,
                 &policy,
                 args.listener,
@@ -266,14 +269,97 @@ fn show(policy: &TlsPolicy, args: ShowArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What a reload reads again: certificates, keys, client CAs and the policy (the session
+/// store and its fleet key stay).
+struct Reloader {
+    global: GlobalOptions,
+    cert: PathBuf,
+    key: PathBuf,
+    client_ca: Option<PathBuf>,
+    max_early_data: u32,
+    sessions: Arc<dyn regula_tls::rustls::server::StoresServerSessions>,
+}
+
+impl Reloader {
+    fn build(&self, module: &regula::Module) -> Result<Serving, Failure> {
+        let (certs, key) = regula_tls::load_identity(&self.cert, &self.key).map_err(tls_failure)?;
+        let options = ServerOptions {
+            max_early_data: self.max_early_data,
+            session_store: Some(Arc::clone(&self.sessions)),
+            client_ca: self
+                .client_ca
+                .as_ref()
+                .map(|path| regula_tls::load_roots(path).map(Arc::new))
+                .transpose()
+                .map_err(tls_failure)?,
+            ..ServerOptions::default()
+        };
+        let config =
+            regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
+        Ok(Serving {
+            config: Arc::new(config),
+            policy: Some(module.policy().clone()),
+        })
+    }
+
+    /// Loads the policy again and rebuilds the configuration from the files.
+    fn reload(&self) -> Result<Serving, Failure> {
+        let module = input::operational_module(&self.global)?;
+        self.build(&module)
+    }
+}
+
+/// Reloads on each SIGHUP; a failed reload keeps the configuration in force and says why.
+async fn reload_on_hangup(reloader: Reloader, sender: tokio::sync::watch::Sender<Serving>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangup) = signal(SignalKind::hangup()) else {
+            eprintln!("SIGHUP cannot be watched: reload is off");
+            return;
+        };
+        while hangup.recv().await.is_some() {
+            match reloader.reload() {
+                Ok(serving) => {
+                    let policy = serving
+                        .policy
+                        .as_ref()
+                        .map(|policy| policy.name().to_string())
+                        .unwrap_or_default();
+                    sender.send_replace(serving);
+                    eprintln!(
+                        "reloaded {} {}{} under policy {policy}; open connections keep theirs",
+                        reloader.cert.display(),
+                        reloader.key.display(),
+                        reloader
+                            .client_ca
+                            .as_ref()
+                            .map(|path| format!(" {}", path.display()))
+                            .unwrap_or_default(),
+                    );
+                }
+                Err(failure) => eprintln!(
+                    "reload failed, still serving the previous configuration: {}",
+                    failure.message
+                ),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (reloader, sender);
+        std::future::pending::<()>().await;
+    }
+}
+
 fn listen(
+    global: &GlobalOptions,
     module: &regula::Module,
     policy: &TlsPolicy,
     args: ListenerArgs,
     responder: Responder,
     proxy_protocol: bool,
 ) -> Result<(), Failure> {
-    let (certs, key) = regula_tls::load_identity(&args.cert, &args.key).map_err(tls_failure)?;
     let store = match (&args.session_store, &args.session_key) {
         (Some(url), Some(key_path)) => {
             let key = regula_tls::store::load_fleet_key(module, key_path).map_err(tls_failure)?;
@@ -288,21 +374,20 @@ fn listen(
         }
         _ => None,
     };
-    let options = ServerOptions {
-        max_early_data: args.early_data.unwrap_or(0),
-        session_store_size: args.ticket_store,
-        session_store: store
-            .clone()
-            .map(|store| store as Arc<dyn regula_tls::rustls::server::StoresServerSessions>),
-        client_ca: args
-            .client_ca
-            .as_ref()
-            .map(|path| regula_tls::load_roots(path).map(Arc::new))
-            .transpose()
-            .map_err(tls_failure)?,
+    // One store for the server's lifetime, so a reload keeps the sessions.
+    let sessions: Arc<dyn regula_tls::rustls::server::StoresServerSessions> = match &store {
+        Some(store) => Arc::clone(store) as _,
+        None => regula_tls::rustls::server::ServerSessionMemoryCache::new(args.ticket_store.max(1)),
     };
-    let config =
-        regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
+    let reloader = Reloader {
+        global: global.clone(),
+        cert: args.cert.clone(),
+        key: args.key.clone(),
+        client_ca: args.client_ca.clone(),
+        max_early_data: args.early_data.unwrap_or(0),
+        sessions,
+    };
+    let serving = reloader.build(module)?;
     let loop_options = LoopOptions {
         max_connections: args.max_conns,
         grace: Duration::from_secs(args.grace),
@@ -333,16 +418,18 @@ fn listen(
         }
         // The one stdout line, for scripts that started the server on port 0.
         println!("listening {address}");
-        Ok::<_, Failure>(
-            regula_tls::server::run(
-                listener,
-                Arc::new(config),
-                responder,
-                loop_options,
-                shutdown_signal(),
-            )
-            .await,
+        let (sender, receiver) = tokio::sync::watch::channel(serving);
+        let reloads = tokio::spawn(reload_on_hangup(reloader, sender));
+        let summary = regula_tls::server::run_reloadable(
+            listener,
+            receiver,
+            responder,
+            loop_options,
+            shutdown_signal(),
         )
+        .await;
+        reloads.abort();
+        Ok::<_, Failure>(summary)
     })?;
     let store_summary = store.as_ref().map(|store| {
         let stats = store.stats();

@@ -77,6 +77,16 @@ impl Server {
         Server { child, port }
     }
 
+    /// Sends a signal (`HUP`, `TERM`, ...) to the server (not every test binary uses it).
+    #[allow(dead_code)]
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
     /// SIGTERM, then the exit status and everything the server wrote on stderr.
     pub fn stop(mut self) -> (i32, String) {
         let _ = Command::new("kill")
