@@ -669,3 +669,174 @@ fn proxy_protocol_v2_tells_the_backend_who_connected() {
     );
     assert!(received[0].ends_with(b"behind the proxy\n"));
 }
+
+/// Parses an OpenMetrics exposition with PyPI prometheus-client's parser (an independent
+/// reader): every sample as (name, labels, value).
+fn parse_openmetrics(text: &str) -> Vec<(String, HashMap<String, String>, f64)> {
+    const SCRIPT: &str = "\
+import json, sys
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+samples = []
+for family in text_string_to_metric_families(sys.stdin.read()):
+    for sample in family.samples:
+        samples.append([sample.name, sample.labels, sample.value])
+print(json.dumps(samples))
+";
+    let mut child = Command::new("python3")
+        .args(["-c", SCRIPT])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "the prometheus-client parser refused the exposition (scripts/setup installs it): {}\n{text}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn scrape(port: u16) -> String {
+    let mut socket = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    socket
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut response = String::new();
+    socket.read_to_string(&mut response).unwrap();
+    assert!(response.starts_with("HTTP/1.1 200 OK"), "{response}");
+    assert!(
+        response.contains("application/openmetrics-text"),
+        "{response}"
+    );
+    response.split_once("\r\n\r\n").unwrap().1.to_string()
+}
+
+#[test]
+fn metrics_are_scraped_and_parsed_by_prometheus_client() {
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let fleet_key = dir.path().join("fleet.key");
+    std::fs::write(&fleet_key, [7u8; 32]).unwrap();
+    let redis = Redis::start(free_port());
+    let backend = Backend::start();
+    let metrics_port = free_port();
+    let backend_address = format!("127.0.0.1:{}", backend.port);
+    let metrics_address = format!("127.0.0.1:{metrics_port}");
+    let mut child = regula(&[
+        "tls",
+        "proxy",
+        "--policy",
+        "fips-140-3",
+        "--listen",
+        "127.0.0.1:0",
+        "--backend",
+        &backend_address,
+        "--early-data",
+        "--session-store",
+        &redis.url(),
+        "--metrics",
+        &metrics_address,
+        "--quiet",
+    ])
+    .arg("--session-key")
+    .arg(&fleet_key)
+    .arg("--cert")
+    .arg(&cert)
+    .arg("--key")
+    .arg(&key)
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let proxy = Proxy {
+        port: line.trim().rsplit(':').next().unwrap().parse().unwrap(),
+        child,
+    };
+    let module = regula::Module::load(regula::Policy::builtin(regula::Profile::Fips1403));
+    let mut config =
+        regula_tls::client_config(&module, regula_tls::load_roots(&ca).unwrap()).unwrap();
+    config.enable_early_data = true;
+    let config = Arc::new(config);
+    for index in 0..5 {
+        original(&config, proxy.port, format!("metrics-{index}\n").as_bytes());
+    }
+    // A client the policy refuses: TLS 1.3 with ChaCha20 only is not what fips-140-3 serves.
+    let _ = Command::new("timeout")
+        .args([
+            "10",
+            "openssl",
+            "s_client",
+            "-connect",
+            &format!("127.0.0.1:{}", proxy.port),
+        ])
+        .args(["-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256"])
+        .stdin(Stdio::null())
+        .output();
+
+    let samples = parse_openmetrics(&scrape(metrics_port));
+    let value = |name: &str, labels: &[(&str, &str)]| -> f64 {
+        samples
+            .iter()
+            .filter(|(sample, sample_labels, _)| {
+                sample == name
+                    && labels.iter().all(|(key, value)| {
+                        sample_labels.get(*key).map(String::as_str) == Some(*value)
+                    })
+            })
+            .map(|(_, _, value)| value)
+            .sum()
+    };
+    let tls13 = [("protocol", "TLSv1.3"), ("suite", "TLS_AES_256_GCM_SHA384")];
+    assert_eq!(
+        value("regula_tls_handshakes_total", &tls13),
+        5.0,
+        "{samples:?}"
+    );
+    assert_eq!(
+        value("regula_tls_handshakes_total", &[("kind", "resumed")]),
+        4.0
+    );
+    assert_eq!(value("regula_tls_resumptions_total", &[]), 4.0);
+    assert_eq!(
+        value("regula_tls_early_data_total", &[("outcome", "accepted")]),
+        4.0
+    );
+    assert_eq!(
+        value(
+            "regula_tls_handshake_failures_total",
+            &[("reason", "policy")]
+        ),
+        1.0
+    );
+    assert!(value("regula_tls_store_operations_total", &[]) >= 9.0);
+    assert_eq!(value("regula_tls_store_errors_total", &[]), 0.0);
+    assert_eq!(value("regula_tls_store_up", &[]), 1.0);
+    assert!(value("regula_tls_store_latency_seconds_count", &[]) >= 9.0);
+    assert!(
+        value(
+            "regula_module_operations_total",
+            &[("algorithm", "aes-256-gcm"), ("indicator", "approved")]
+        ) > 0.0,
+        "{samples:?}"
+    );
+    assert_eq!(
+        value(
+            "regula_module_operations_total",
+            &[("indicator", "not_approved")]
+        ),
+        0.0
+    );
+    let (code, _, log) = proxy.stop();
+    assert_eq!(code, 0, "{log}");
+}

@@ -21,6 +21,7 @@ pub mod accounting;
 pub mod catalog;
 pub mod certgen;
 pub mod client;
+pub mod metrics;
 pub mod provider;
 pub mod rfc8998;
 pub mod server;

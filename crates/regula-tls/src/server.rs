@@ -49,6 +49,8 @@ pub struct LoopOptions {
     /// The policy the server runs under, for the service indicator's verdict on each
     /// connection (the `--http` page and the log).
     pub policy: Option<regula::Policy>,
+    /// Count handshakes, failures and early data for the Prometheus exposition.
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 impl Default for LoopOptions {
@@ -60,6 +62,7 @@ impl Default for LoopOptions {
             log: true,
             proxy_protocol: false,
             policy: None,
+            metrics: None,
         }
     }
 }
@@ -206,6 +209,9 @@ async fn serve_connection(
         Ok(Ok(stream)) => stream,
         Ok(Err(error)) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            if let Some(metrics) = &options.metrics {
+                metrics.failure(failure_reason(&error));
+            }
             let incompatible = crate::rustls_error(&error)
                 .is_some_and(|inner| matches!(inner, rustls::Error::PeerIncompatible(_)));
             let hint = if incompatible {
@@ -218,10 +224,28 @@ async fn serve_connection(
         }
         Err(_) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            if let Some(metrics) = &options.metrics {
+                metrics.failure("timeout");
+            }
             return Err("handshake timed out".to_string());
         }
     };
     counters.handshakes.fetch_add(1, Ordering::Relaxed);
+    if let Some(metrics) = &options.metrics {
+        let connection = stream.get_ref().1;
+        metrics.handshake(
+            &protocol_name(connection.protocol_version()),
+            &connection
+                .negotiated_cipher_suite()
+                .map(|suite| suite_name(suite.suite()))
+                .unwrap_or_else(|| "none".to_string()),
+            &connection
+                .negotiated_key_exchange_group()
+                .map(|group| group_name(group.name()))
+                .unwrap_or_else(|| "none".to_string()),
+            connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
+        );
+    }
     if options.log {
         eprintln!("{}", describe(stream.get_ref().1, options.policy.as_ref()));
     }
@@ -230,6 +254,9 @@ async fn serve_connection(
     let early = take_early_data(stream.get_mut().1);
     if let Some(early) = &early {
         counters.early_data_accepted.fetch_add(1, Ordering::Relaxed);
+        if let Some(metrics) = &options.metrics {
+            metrics.early_data_accepted();
+        }
         counters
             .bytes_in
             .fetch_add(early.len() as u64, Ordering::Relaxed);
@@ -257,6 +284,22 @@ async fn serve_connection(
         return Err(error.clone());
     }
     Ok(())
+}
+
+/// A short word for why a handshake failed, for the failure metric.
+fn failure_reason(error: &std::io::Error) -> &'static str {
+    match crate::rustls_error(error) {
+        Some(rustls::Error::PeerIncompatible(_))
+        | Some(rustls::Error::AlertReceived(rustls::AlertDescription::HandshakeFailure)) => {
+            "policy"
+        }
+        Some(rustls::Error::InvalidCertificate(_))
+        | Some(rustls::Error::NoCertificatesPresented) => "certificate",
+        Some(rustls::Error::AlertReceived(_)) => "alert",
+        Some(_) => "protocol",
+        None if error.kind() == std::io::ErrorKind::UnexpectedEof => "closed",
+        None => "io",
+    }
 }
 
 fn take_early_data(connection: &mut ServerConnection) -> Option<Vec<u8>> {

@@ -102,6 +102,11 @@ pub struct ListenerArgs {
     /// policy's signature algorithms; a client without one, or with another CA's, is refused.
     #[arg(long, value_name = "FILE")]
     client_ca: Option<PathBuf>,
+    /// Serve Prometheus metrics (OpenMetrics text) over plain HTTP on this address: handshakes
+    /// by protocol, suite and group, failures by reason, resumptions, early data, the session
+    /// store's errors, outages and latency, and the module's indicator counters per algorithm.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
     /// Bound on each session-store call, in milliseconds; a slower store counts as down.
     #[arg(long, default_value_t = 50, value_name = "MS")]
     store_timeout: u64,
@@ -388,12 +393,16 @@ fn listen(
         sessions,
     };
     let serving = reloader.build(module)?;
+    let metrics = args
+        .metrics
+        .map(|_| Arc::new(regula_tls::metrics::Metrics::new(module, store.clone())));
     let loop_options = LoopOptions {
         max_connections: args.max_conns,
         grace: Duration::from_secs(args.grace),
         log: !args.quiet,
         proxy_protocol,
         policy: Some(module.policy().clone()),
+        metrics: metrics.clone(),
         ..LoopOptions::default()
     };
     let runtime = runtime()?;
@@ -415,6 +424,18 @@ fn listen(
         );
         if let Responder::Forward(backend) = &responder {
             eprintln!("forwarding to {backend}");
+        }
+        if let (Some(metrics), Some(address)) = (&metrics, args.metrics) {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|error| {
+                    Failure::input(format!("cannot serve metrics on {address}: {error}"))
+                })?;
+            let bound = listener
+                .local_addr()
+                .map_err(|error| Failure::input(error.to_string()))?;
+            eprintln!("metrics on http://{bound}/metrics");
+            tokio::spawn(regula_tls::metrics::serve(listener, Arc::clone(metrics)));
         }
         // The one stdout line, for scripts that started the server on port 0.
         println!("listening {address}");
