@@ -840,3 +840,50 @@ fn metrics_are_scraped_and_parsed_by_prometheus_client() {
     let (code, _, log) = proxy.stop();
     assert_eq!(code, 0, "{log}");
 }
+
+/// Two instances sharing one Redis under different fleet keys: a ticket sealed by one does not
+/// open at the other, which drops it and runs a full handshake (no early data, no failure).
+#[test]
+fn an_entry_sealed_under_another_fleet_key_gives_a_full_handshake() {
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let (key_a, key_b) = (dir.path().join("a.key"), dir.path().join("b.key"));
+    std::fs::write(&key_a, [1u8; 32]).unwrap();
+    // The same key as hex: the file format takes both.
+    std::fs::write(&key_b, format!("{}\n", "02".repeat(32))).unwrap();
+    let redis = Redis::start(free_port());
+    let backend = Backend::start();
+    let a = Proxy::start(
+        "fips-140-3",
+        &cert,
+        &key,
+        backend.port,
+        &redis.url(),
+        &key_a,
+    );
+    let b = Proxy::start(
+        "fips-140-3",
+        &cert,
+        &key,
+        backend.port,
+        &redis.url(),
+        &key_b,
+    );
+    let module = regula::Module::load(regula::Policy::builtin(regula::Profile::Fips1403));
+    let mut config =
+        regula_tls::client_config(&module, regula_tls::load_roots(&ca).unwrap()).unwrap();
+    config.enable_early_data = true;
+    let config = Arc::new(config);
+    let first = original(&config, a.port, b"first\n");
+    assert!(!first.resumed);
+    let at_b = original(&config, b.port, b"second\n");
+    assert!(
+        !at_b.resumed,
+        "resumed from an entry sealed under another key"
+    );
+    assert!(at_b.offered_early_data && !at_b.early_data_accepted);
+    let (code_b, summary_b, log_b) = b.stop();
+    assert_eq!(code_b, 0, "{log_b}");
+    assert_eq!(summary_b["session_store"]["unopenable"], 1, "{summary_b}");
+    let (code_a, _, log_a) = a.stop();
+    assert_eq!(code_a, 0, "{log_a}");
+}
