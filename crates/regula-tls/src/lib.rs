@@ -106,6 +106,9 @@ pub struct ServerOptions {
     /// Require a client certificate chaining to one of these anchors (mutual TLS), verified
     /// with the policy's signature algorithms.
     pub client_ca: Option<Arc<RootCertStore>>,
+    /// TLS 1.3 tickets sent after each handshake (each is single-use; with a shared store each
+    /// costs one write).
+    pub tls13_tickets: usize,
 }
 
 impl Default for ServerOptions {
@@ -115,6 +118,7 @@ impl Default for ServerOptions {
             session_store_size: 256,
             session_store: None,
             client_ca: None,
+            tls13_tickets: 2,
         }
     }
 }
@@ -154,6 +158,7 @@ pub fn server_config_with(
     };
     let mut config = builder.with_single_cert(certs, key)?;
     config.require_ems = policy.require_ems;
+    config.send_tls13_tickets = options.tls13_tickets;
     // Stateful tickets only (rustls' default ticketer is off): a stateless ticket could be
     // replayed, so rustls accepts 0-RTT only when sessions are taken from this store.
     config.session_storage = match &options.session_store {

@@ -107,6 +107,10 @@ pub struct ListenerArgs {
     /// store's errors, outages and latency, and the module's indicator counters per algorithm.
     #[arg(long, value_name = "ADDR")]
     metrics: Option<SocketAddr>,
+    /// TLS 1.3 session tickets sent after each handshake; each is single-use, and with
+    /// --session-store each costs one store write (1 halves the writes of a resuming client).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    tls13_tickets: usize,
     /// Bound on each session-store call, in milliseconds; a slower store counts as down.
     #[arg(long, default_value_t = 50, value_name = "MS")]
     store_timeout: u64,
@@ -282,6 +286,7 @@ struct Reloader {
     key: PathBuf,
     client_ca: Option<PathBuf>,
     max_early_data: u32,
+    tls13_tickets: usize,
     sessions: Arc<dyn regula_tls::rustls::server::StoresServerSessions>,
 }
 
@@ -290,6 +295,7 @@ impl Reloader {
         let (certs, key) = regula_tls::load_identity(&self.cert, &self.key).map_err(tls_failure)?;
         let options = ServerOptions {
             max_early_data: self.max_early_data,
+            tls13_tickets: self.tls13_tickets,
             session_store: Some(Arc::clone(&self.sessions)),
             client_ca: self
                 .client_ca
@@ -390,6 +396,7 @@ fn listen(
         key: args.key.clone(),
         client_ca: args.client_ca.clone(),
         max_early_data: args.early_data.unwrap_or(0),
+        tls13_tickets: args.tls13_tickets,
         sessions,
     };
     let serving = reloader.build(module)?;
