@@ -887,3 +887,184 @@ fn an_entry_sealed_under_another_fleet_key_gives_a_full_handshake() {
     let (code_a, _, log_a) = a.stop();
     assert_eq!(code_a, 0, "{log_a}");
 }
+
+/// Tongsuo's own path (scripts/tongsuo builds it once into a cache).
+fn tongsuo() -> PathBuf {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/tongsuo");
+    let output = Command::new("bash").arg(script).output().unwrap();
+    assert!(output.status.success(), "scripts/tongsuo failed");
+    PathBuf::from(String::from_utf8(output.stdout).unwrap().trim())
+}
+
+/// A one-connection TCP relay to `target` that keeps what the client sent before the server's
+/// first byte: the client's first flight (ClientHello and early data).
+fn capturing_relay(target: u16) -> (u16, std::thread::JoinHandle<Vec<u8>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (client, _) = listener.accept().unwrap();
+        let server = TcpStream::connect(("127.0.0.1", target)).unwrap();
+        let first_flight = Arc::new(Mutex::new(Vec::new()));
+        let server_spoke = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let upstream = {
+            let (mut from, mut to) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+            let (flight, spoke) = (Arc::clone(&first_flight), Arc::clone(&server_spoke));
+            std::thread::spawn(move || {
+                let mut buffer = [0u8; 16384];
+                while let Ok(read @ 1..) = from.read(&mut buffer) {
+                    if !spoke.load(Ordering::SeqCst) {
+                        flight.lock().unwrap().extend_from_slice(&buffer[..read]);
+                    }
+                    if to.write_all(&buffer[..read]).is_err() {
+                        break;
+                    }
+                }
+                let _ = to.shutdown(std::net::Shutdown::Write);
+            })
+        };
+        let (mut from, mut to) = (server, client);
+        let mut buffer = [0u8; 16384];
+        while let Ok(read @ 1..) = from.read(&mut buffer) {
+            server_spoke.store(true, Ordering::SeqCst);
+            if to.write_all(&buffer[..read]).is_err() {
+                break;
+            }
+        }
+        let _ = to.shutdown(std::net::Shutdown::Both);
+        let _ = upstream.join();
+        first_flight.lock().unwrap().clone()
+    });
+    (port, handle)
+}
+
+/// The `gm` fleet with Tongsuo as the client (RFC 8998 suites with 0-RTT): each connection
+/// resumes with the ticket of the previous one, on the next instance, sending early data; its
+/// first flight, captured on the way, is replayed to the two other instances and resumes
+/// nowhere. `REGULA_FLEET_TONGSUO_CONNECTIONS` sets the count (default 100: one process each).
+#[test]
+fn fleet_refuses_replayed_tongsuo_early_data_gm() {
+    let count: usize = std::env::var("REGULA_FLEET_TONGSUO_CONNECTIONS")
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(100);
+    let tongsuo = tongsuo();
+    let (dir, ca, cert, key) = certgen("gm");
+    let fleet_key = dir.path().join("fleet.key");
+    std::fs::write(&fleet_key, [9u8; 16]).unwrap();
+    let redis = Redis::start(free_port());
+    let backend = Backend::start();
+    let proxies: Vec<Proxy> = (0..3)
+        .map(|_| Proxy::start("gm", &cert, &key, backend.port, &redis.url(), &fleet_key))
+        .collect();
+    let session = dir.path().join("session.pem");
+    let run = |port: u16, early: Option<&Path>, expected: &str| -> String {
+        let mut command = Command::new(&tongsuo);
+        command
+            .args([
+                "s_client",
+                "-connect",
+                &format!("127.0.0.1:{port}"),
+                "-tls1_3",
+                "-ign_eof",
+            ])
+            .args(["-ciphersuites", "TLS_SM4_GCM_SM3", "-groups", "curveSM2"])
+            .args(["-sigalgs", "sm2sig_sm3", "-CAfile"])
+            .arg(&ca)
+            .arg("-sess_out")
+            .arg(&session);
+        if let Some(early) = early {
+            command
+                .arg("-sess_in")
+                .arg(&session)
+                .arg("-early_data")
+                .arg(early);
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        if early.is_none() {
+            input.write_all(expected.as_bytes()).unwrap();
+        }
+        // Wait for the echo (it follows the new tickets, which -sess_out then holds).
+        let mut stdout = child.stdout.take().unwrap();
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !String::from_utf8_lossy(&seen).contains(expected) && Instant::now() < deadline {
+            match stdout.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(read) => seen.extend_from_slice(&buffer[..read]),
+            }
+        }
+        drop(input);
+        let _ = child.kill();
+        let output = child.wait_with_output().unwrap();
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&seen),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    };
+    let primed = run(proxies[0].port, None, "tongsuo-prime\n");
+    assert!(
+        primed.contains("New, TLSv1.3, Cipher is TLS_SM4_GCM_SM3"),
+        "{primed}"
+    );
+
+    let mut replays_accepted = 0;
+    for index in 0..count {
+        let target = (index + 1) % 3;
+        let payload = format!("tongsuo-{index:04}\n");
+        let early = dir.path().join("early.txt");
+        std::fs::write(&early, &payload).unwrap();
+        let (relay, captured) = capturing_relay(proxies[target].port);
+        let transcript = run(relay, Some(&early), payload.trim());
+        assert!(
+            transcript.contains("Reused, TLSv1.3"),
+            "{index}: {transcript}"
+        );
+        assert!(
+            transcript.contains("Early data was accepted"),
+            "{index}: {transcript}"
+        );
+        let first_flight = captured.join().unwrap();
+        assert_eq!(
+            first_flight.first(),
+            Some(&22),
+            "not a captured ClientHello"
+        );
+        // ClientHello, then (after a compatibility ChangeCipherSpec) the early data record.
+        assert!(
+            first_flight.windows(3).any(|w| w == [23, 3, 3]),
+            "no early data captured"
+        );
+        for (other, proxy) in proxies.iter().enumerate() {
+            if other != target {
+                replays_accepted += usize::from(replay(proxy.port, &first_flight));
+            }
+        }
+    }
+    assert_eq!(
+        replays_accepted, 0,
+        "a replayed Tongsuo first flight resumed"
+    );
+    let counts = backend.counts();
+    for index in 0..count {
+        assert_eq!(
+            counts.get(&format!("tongsuo-{index:04}")),
+            Some(&1),
+            "{counts:?}"
+        );
+    }
+    let mut early_accepted = 0;
+    for proxy in proxies {
+        let (code, summary, log) = proxy.stop();
+        assert_eq!(code, 0, "{log}");
+        early_accepted += summary["early_data_accepted"].as_u64().unwrap();
+    }
+    assert_eq!(early_accepted as usize, count);
+}
