@@ -1068,3 +1068,90 @@ fn fleet_refuses_replayed_tongsuo_early_data_gm() {
     }
     assert_eq!(early_accepted as usize, count);
 }
+
+/// A hung Redis (SIGSTOP: every call times out) keeps its entries. Tickets presented while it
+/// hangs are refused (full handshakes) and, once it answers again, deleted by the instance that
+/// saw them, so replaying those first flights afterwards resumes nowhere.
+#[test]
+fn tickets_seen_while_the_store_hangs_cannot_be_replayed_after_it_recovers() {
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let fleet_key = dir.path().join("fleet.key");
+    std::fs::write(&fleet_key, [5u8; 32]).unwrap();
+    let redis = Redis::start(free_port());
+    let backend = Backend::start();
+    let proxies: Vec<Proxy> = (0..3)
+        .map(|_| {
+            Proxy::start(
+                "fips-140-3",
+                &cert,
+                &key,
+                backend.port,
+                &redis.url(),
+                &fleet_key,
+            )
+        })
+        .collect();
+    let module = regula::Module::load(regula::Policy::builtin(regula::Profile::Fips1403));
+    let roots = regula_tls::load_roots(&ca).unwrap();
+    let client = |early: bool| {
+        let mut config = regula_tls::client_config(&module, roots.clone()).unwrap();
+        config.enable_early_data = early;
+        Arc::new(config)
+    };
+    let config = client(true);
+    for index in 0..6 {
+        original(
+            &config,
+            proxies[index % 3].port,
+            format!("warm-{index}\n").as_bytes(),
+        );
+    }
+    let signal = |name: &str| {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &redis.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    signal("STOP");
+    let mut flights = Vec::new();
+    for index in 0..4 {
+        let outcome = original(
+            &config,
+            proxies[index % 3].port,
+            format!("hung-{index}\n").as_bytes(),
+        );
+        assert!(
+            outcome.offered_early_data,
+            "{index}: the client had a ticket"
+        );
+        assert!(!outcome.resumed && !outcome.early_data_accepted);
+        flights.push(outcome.first_flight);
+    }
+    signal("CONT");
+    // Past the retry interval, one connection per instance finds the store back.
+    std::thread::sleep(Duration::from_millis(700));
+    let fresh = client(false);
+    for proxy in &proxies {
+        original(&fresh, proxy.port, b"recovery\n");
+    }
+    let mut accepted = 0;
+    for flight in &flights {
+        for proxy in &proxies {
+            accepted += usize::from(replay(proxy.port, flight));
+        }
+    }
+    assert_eq!(
+        accepted, 0,
+        "a ticket seen during the outage resumed after it"
+    );
+    for proxy in proxies {
+        let (code, summary, log) = proxy.stop();
+        assert_eq!(code, 0, "{log}");
+        assert!(log.contains("unavailable"), "{log}");
+        assert!(
+            summary["session_store"]["errors"].as_u64().unwrap() > 0,
+            "{summary}"
+        );
+    }
+}

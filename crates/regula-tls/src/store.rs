@@ -18,10 +18,11 @@
 //! line when the outage starts and one when it ends, and counts both. Taking a ticket is the
 //! exception: it always asks Redis (within the timeout), so a server that still believes the
 //! store is down cannot leave a ticket unconsumed that the rest of the fleet would accept.
-//! What no store can prevent is a partition: a ticket presented to a server that cannot reach
-//! Redis (its client gets a full handshake) stays in the store, and a replay of that
-//! ClientHello to a server that can reach it, within rustls' 60-second freshness window, is
-//! accepted there once (RFC 8446 §8 and Appendix E.5: at most once per ticket, which holds).
+//! A ticket presented while Redis cannot be reached is remembered (bounded) and deleted as soon
+//! as Redis answers this server again. What no store can prevent is a partition: until then, a
+//! replay of that ClientHello to a server that can reach Redis, within rustls' 60-second
+//! freshness window, is accepted there once (RFC 8446 §8 and Appendix E.5: at most once per
+//! ticket, which holds).
 
 use std::fmt;
 use std::sync::Mutex;
@@ -42,6 +43,9 @@ pub const TICKET_LIFETIME: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// Associated data prefix: binds an entry to this format and to its key in the store.
 const AAD_LABEL: &[u8] = b"regula tls session v1\0";
+
+/// How many tickets presented during an outage are remembered for deletion.
+const MAX_UNCONSUMED: usize = 65_536;
 
 /// Upper bounds (microseconds) of the store latency histogram's buckets.
 pub const LATENCY_BUCKETS_US: [u64; 10] = [
@@ -139,6 +143,9 @@ pub struct RedisSessionStore {
     options: StoreOptions,
     health: Mutex<Health>,
     down: AtomicBool,
+    /// Keys of tickets presented while Redis could not be reached (bounded): deleted as soon
+    /// as it answers again, so they cannot be resumed once the store is back.
+    unconsumed: Mutex<Vec<String>>,
     stats: std::sync::Arc<StoreStats>,
     description: String,
 }
@@ -243,6 +250,7 @@ impl RedisSessionStore {
             options,
             health: Mutex::new(Health { retry_at: None }),
             down: AtomicBool::new(false),
+            unconsumed: Mutex::new(Vec::new()),
             stats: std::sync::Arc::new(StoreStats::default()),
             description: redacted(url),
         })
@@ -346,6 +354,7 @@ impl RedisSessionStore {
                             self.description
                         );
                     }
+                    self.delete_unconsumed();
                 }
                 Some(value)
             }
@@ -381,11 +390,39 @@ impl RedisSessionStore {
         Ok(connection)
     }
 
+    /// Deletes the tickets presented during the outage (once Redis answers again).
+    fn delete_unconsumed(&self) {
+        let keys = std::mem::take(&mut *self.unconsumed.lock().unwrap_or_else(|p| p.into_inner()));
+        if keys.is_empty() {
+            return;
+        }
+        let deleted: Option<i64> = self.call(false, |connection| {
+            redis::cmd("DEL").arg(&keys).query(connection)
+        });
+        if deleted.is_none() {
+            // Down again: keep them for the next recovery.
+            let mut unconsumed = self.unconsumed.lock().unwrap_or_else(|p| p.into_inner());
+            unconsumed.extend(keys);
+            unconsumed.truncate(MAX_UNCONSUMED);
+        }
+    }
+
     fn lookup(&self, id: &[u8], command: &str) -> Option<Vec<u8>> {
         let redis_key = self.redis_key(id);
-        let entry: Option<Vec<u8>> = self.call(command == "GETDEL", |connection| {
-            redis::cmd(command).arg(&redis_key).query(connection)
-        })?;
+        let consumes = command == "GETDEL";
+        let Some(entry) = self.call(consumes, |connection| {
+            redis::cmd(command)
+                .arg(&redis_key)
+                .query::<Option<Vec<u8>>>(connection)
+        }) else {
+            if consumes {
+                let mut unconsumed = self.unconsumed.lock().unwrap_or_else(|p| p.into_inner());
+                if unconsumed.len() < MAX_UNCONSUMED {
+                    unconsumed.push(redis_key);
+                }
+            }
+            return None;
+        };
         let Some(entry) = entry else {
             self.stats.misses.fetch_add(1, Ordering::Relaxed);
             return None;
