@@ -213,3 +213,59 @@ fn regula_connect_talks_to_a_tongsuo_server() {
         );
     }
 }
+
+#[test]
+fn mutual_tls_with_a_tongsuo_sm2_client_certificate() {
+    let (dir, ca, cert, key) = certgen("gm");
+    let (other_dir, _, _, _) = certgen("gm");
+    let ca_arg = ca.display().to_string();
+    let server = Server::start_with("gm", &cert, &key, &["--echo", "--client-ca", &ca_arg]);
+    let sm2 = |dir: &tempfile::TempDir| {
+        (
+            dir.path().join("client.pem").display().to_string(),
+            dir.path().join("client.key").display().to_string(),
+        )
+    };
+    let offer = |cert: &str, key: &str, message: &[u8]| {
+        let mut args = vec![
+            "-ciphersuites",
+            "TLS_SM4_GCM_SM3",
+            "-groups",
+            "curveSM2",
+            "-sigalgs",
+            "sm2sig_sm3",
+        ];
+        if !cert.is_empty() {
+            args.extend(["-cert", cert, "-key", key]);
+        }
+        tongsuo_client(server.port, &ca, &args, message)
+    };
+    let (client_cert, client_key) = sm2(&dir);
+    let ours = offer(
+        &client_cert,
+        &client_key,
+        b"hello with an SM2 client certificate\n",
+    );
+    assert!(
+        ours.contains("hello with an SM2 client certificate"),
+        "{ours}"
+    );
+    assert!(ours.contains("Cipher is TLS_SM4_GCM_SM3"), "{ours}");
+
+    let without = offer("", "", b"hello without a certificate\n");
+    assert!(
+        !without.contains("hello without a certificate\nhello without"),
+        "{without}"
+    );
+    let (foreign_cert, foreign_key) = sm2(&other_dir);
+    let foreign = offer(&foreign_cert, &foreign_key, b"hello from another CA\n");
+    assert!(
+        !foreign.contains("hello from another CA\nhello from"),
+        "{foreign}"
+    );
+
+    let (status, log) = server.stop();
+    assert_eq!(status, 0, "{log}");
+    assert!(log.contains("1 handshakes, 2 handshake failures"), "{log}");
+    assert!(log.contains(", 0 not approved"), "{log}");
+}

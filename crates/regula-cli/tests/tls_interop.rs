@@ -60,6 +60,17 @@ fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
             "{policy}: {tls13}"
         );
         assert!(tls13.contains("TLSv1.3"), "{policy}: {tls13}");
+        // The page speaks TLS names, not Rust's, and gives the indicator's verdict.
+        assert!(tls13.contains("protocol: TLSv1.3\n"), "{policy}: {tls13}");
+        assert!(
+            tls13.contains("cipher suite: TLS_AES_256_GCM_SHA384\n"),
+            "{policy}: {tls13}"
+        );
+        assert!(
+            tls13.contains("service indicator: approved\n"),
+            "{policy}: {tls13}"
+        );
+        assert!(!tls13.contains("Some("), "{policy}: {tls13}");
 
         let tls12 = openssl_client(server.port, &ca, &["-tls1_2"]);
         assert!(tls12.contains("HTTP/1.1 200 OK"), "{policy}: {tls12}");
@@ -88,6 +99,12 @@ fn openssl_and_gnutls_clients_connect_under_fips_and_default() {
         let (status, log) = server.stop();
         assert_eq!(status, 0, "{log}");
         assert!(log.contains("summary:"), "{log}");
+        assert!(
+            log.contains("handshake: TLSv1.3 TLS_AES_256_GCM_SHA384 "),
+            "{log}"
+        );
+        assert!(log.contains("handshake: TLSv1.2 TLS_ECDHE_"), "{log}");
+        assert!(!log.contains("Some("), "{log}");
         if policy == "fips-140-3" {
             assert!(
                 log.contains("handshake failed") && log.contains("does not meet the policy"),
@@ -222,4 +239,73 @@ fn tls_commands_refuse_in_the_error_state() {
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(output.stdout.is_empty());
+}
+
+#[test]
+fn mutual_tls_with_openssl_clients_under_fips() {
+    require("openssl");
+    let (dir, ca, cert, key) = certgen("fips-140-3");
+    let (other_dir, _, _, _) = certgen("fips-140-3");
+    let ca_arg = ca.display().to_string();
+    let server = Server::start_with(
+        "fips-140-3",
+        &cert,
+        &key,
+        &["--http", "--client-ca", &ca_arg],
+    );
+    let client_cert = dir.path().join("client.pem").display().to_string();
+    let client_key = dir.path().join("client.key").display().to_string();
+    let with_cert = openssl_client(
+        server.port,
+        &ca,
+        &["-cert", &client_cert, "-key", &client_key],
+    );
+    assert!(with_cert.contains("HTTP/1.1 200 OK"), "{with_cert}");
+    assert!(
+        with_cert.contains("Verify return code: 0 (ok)"),
+        "{with_cert}"
+    );
+
+    let without_cert = openssl_client(server.port, &ca, &[]);
+    assert!(!without_cert.contains("200 OK"), "{without_cert}");
+    assert!(
+        without_cert.contains("certificate required"),
+        "{without_cert}"
+    );
+
+    let foreign_cert = other_dir.path().join("client.pem").display().to_string();
+    let foreign_key = other_dir.path().join("client.key").display().to_string();
+    let foreign = openssl_client(
+        server.port,
+        &ca,
+        &["-cert", &foreign_cert, "-key", &foreign_key],
+    );
+    assert!(!foreign.contains("200 OK"), "{foreign}");
+    // Both test CAs bear the same name, so the chain is built and its signature fails.
+    assert!(
+        foreign.contains("alert unknown ca") || foreign.contains("alert decrypt error"),
+        "{foreign}"
+    );
+
+    // `regula tls connect --cert --key` is let in; without them it is refused.
+    let connect = |extra: &[&str]| {
+        let mut command = regula(&["tls", "connect", "--policy", "fips-140-3", "--ca", &ca_arg]);
+        command
+            .arg(format!("127.0.0.1:{}", server.port))
+            .args(extra);
+        with_stdin(command, REQUEST)
+    };
+    let ours = connect(&["--cert", &client_cert, "--key", &client_key]);
+    assert!(ours.status.success(), "{}", text(&ours));
+    assert!(text(&ours).contains("200 OK"), "{}", text(&ours));
+    let ours_without = connect(&[]);
+    assert!(
+        !text(&ours_without).contains("200 OK"),
+        "{}",
+        text(&ours_without)
+    );
+
+    let (status, log) = server.stop();
+    assert_eq!(status, 0, "{log}");
+    assert!(log.contains("2 handshakes"), "{log}");
 }

@@ -299,3 +299,36 @@ pub static VERIFIERS: &[VerifierRow] = &[
         schemes: &[crate::rfc8998::SM2SIG_SM3],
     },
 ];
+
+/// The service indicator's verdict for a connection that negotiated `suite` and `group`: true
+/// when the policy approves every algorithm they run on (record protection, key schedule, key
+/// exchange); `None` for a suite or group this catalog does not know.
+pub fn connection_approved(
+    policy: &regula::Policy,
+    suite: rustls::CipherSuite,
+    group: Option<rustls::NamedGroup>,
+) -> Option<bool> {
+    let row = SUITES.iter().find(|row| {
+        let id = match &row.suite {
+            SuiteImpl::AwsLc(supported) => supported.suite(),
+            SuiteImpl::Sm4Gcm => crate::rfc8998::TLS_SM4_GCM_SM3,
+            SuiteImpl::Sm4Ccm => crate::rfc8998::TLS_SM4_CCM_SM3,
+        };
+        id == suite
+    })?;
+    let mut approved = policy.approves(row.aead) && policy.approves(row.kdf);
+    if let Some(group) = group {
+        let row = GROUPS.iter().find(|row| {
+            let name = match &row.group {
+                GroupImpl::AwsLc(supported) => supported.name(),
+                GroupImpl::CurveSm2 => crate::rfc8998::CURVE_SM2,
+            };
+            name == group
+        })?;
+        approved &= row
+            .needs
+            .iter()
+            .all(|algorithm| policy.approves(*algorithm));
+    }
+    Some(approved)
+}

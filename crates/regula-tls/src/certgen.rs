@@ -25,6 +25,9 @@ pub struct Issued {
     pub ca_key: PathBuf,
     pub server_cert: PathBuf,
     pub server_key: PathBuf,
+    /// A client certificate from the same CA, for mutual TLS (`--client-ca ca.pem`).
+    pub client_cert: PathBuf,
+    pub client_key: PathBuf,
     pub key_algorithm: Algorithm,
 }
 
@@ -170,8 +173,9 @@ fn pem_block(label: &str, der: &[u8]) -> String {
     out
 }
 
-/// Issues a CA and a server certificate for `localhost`/`127.0.0.1` and writes `ca.pem`,
-/// `ca.key`, `server.pem` and `server.key` into `dir` (keys readable by the owner only).
+/// Issues a CA, a server certificate for `localhost`/`127.0.0.1` and a client certificate, and
+/// writes `ca.pem`, `ca.key`, `server.pem`, `server.key`, `client.pem` and `client.key` into
+/// `dir` (keys readable by the owner only).
 pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     let policy = module.policy();
     if !KEY_CHOICES
@@ -213,17 +217,23 @@ pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     let issuer = Issuer::new(ca_params, &ca_key);
     let server_cert = params.signed_by(&server_key, &issuer).map_err(encode)?;
 
-    let issued = Issued {
-        ca_cert: dir.join("ca.pem"),
-        ca_key: dir.join("ca.key"),
-        server_cert: dir.join("server.pem"),
-        server_key: dir.join("server.key"),
-        key_algorithm: server_key.key.algorithm(),
-    };
+    let client_key = ModuleKey::generate(module)?;
+    let mut params = CertificateParams::default();
+    let mut name = DistinguishedName::new();
+    name.push(DnType::CommonName, "Regula test client");
+    params.distinguished_name = name;
+    params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+    params.serial_number = Some(serial_number(module)?);
+    let client_cert = params.signed_by(&client_key, &issuer).map_err(encode)?;
+
+    let issued = issued_paths(dir, server_key.key.algorithm());
     std::fs::write(&issued.ca_cert, ca_cert.pem())?;
     std::fs::write(&issued.server_cert, server_cert.pem())?;
+    std::fs::write(&issued.client_cert, client_cert.pem())?;
     write_private_key(&issued.ca_key, &ca_key.key)?;
     write_private_key(&issued.server_key, &server_key.key)?;
+    write_private_key(&issued.client_key, &client_key.key)?;
     Ok(issued)
 }
 
@@ -253,31 +263,52 @@ fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
         subject: ca_name.clone(),
         public_key: ca_point,
         ca: true,
+        client: false,
     });
     let ca_cert = x509::certificate(&ca_tbs, &sign(&ca_key, &ca_tbs)?);
 
     let (server_key, server_point) = generate()?;
     let server_tbs = x509::tbs_certificate(&x509::Profile {
         serial: serial_number_bytes(module)?,
-        issuer: ca_name,
+        issuer: ca_name.clone(),
         subject: x509::name(&[("CN", "localhost")]),
         public_key: server_point,
         ca: false,
+        client: false,
     });
     let server_cert = x509::certificate(&server_tbs, &sign(&ca_key, &server_tbs)?);
 
-    let issued = Issued {
+    let (client_key, client_point) = generate()?;
+    let client_tbs = x509::tbs_certificate(&x509::Profile {
+        serial: serial_number_bytes(module)?,
+        issuer: ca_name,
+        subject: x509::name(&[("CN", "Regula test client")]),
+        public_key: client_point,
+        ca: false,
+        client: true,
+    });
+    let client_cert = x509::certificate(&client_tbs, &sign(&ca_key, &client_tbs)?);
+
+    let issued = issued_paths(dir, Algorithm::Sm2Sign);
+    std::fs::write(&issued.ca_cert, pem_block("CERTIFICATE", &ca_cert))?;
+    std::fs::write(&issued.server_cert, pem_block("CERTIFICATE", &server_cert))?;
+    std::fs::write(&issued.client_cert, pem_block("CERTIFICATE", &client_cert))?;
+    write_private_key(&issued.ca_key, &ca_key)?;
+    write_private_key(&issued.server_key, &server_key)?;
+    write_private_key(&issued.client_key, &client_key)?;
+    Ok(issued)
+}
+
+fn issued_paths(dir: &Path, key_algorithm: Algorithm) -> Issued {
+    Issued {
         ca_cert: dir.join("ca.pem"),
         ca_key: dir.join("ca.key"),
         server_cert: dir.join("server.pem"),
         server_key: dir.join("server.key"),
-        key_algorithm: Algorithm::Sm2Sign,
-    };
-    std::fs::write(&issued.ca_cert, pem_block("CERTIFICATE", &ca_cert))?;
-    std::fs::write(&issued.server_cert, pem_block("CERTIFICATE", &server_cert))?;
-    write_private_key(&issued.ca_key, &ca_key)?;
-    write_private_key(&issued.server_key, &server_key)?;
-    Ok(issued)
+        client_cert: dir.join("client.pem"),
+        client_key: dir.join("client.key"),
+        key_algorithm,
+    }
 }
 
 /// The key as PKCS#8 PEM in a file only its owner can read; no copy outlives the write.

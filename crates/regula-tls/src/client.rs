@@ -113,8 +113,19 @@ impl Client {
         roots: RootCertStore,
         early_data: bool,
     ) -> Result<Self, TlsError> {
+        Client::with_identity(policy, roots, early_data, None)
+    }
+
+    /// [`Client::new`] presenting a client certificate when the server asks for one.
+    pub fn with_identity(
+        policy: &TlsPolicy,
+        roots: RootCertStore,
+        early_data: bool,
+        identity: Option<crate::ClientIdentity>,
+    ) -> Result<Self, TlsError> {
         let verifier = Arc::new(RecordingVerifier::new(policy, Arc::new(roots))?);
-        let mut config = crate::client_config_with_verifier(policy, Arc::clone(&verifier))?;
+        let mut config =
+            crate::client_config_with_verifier(policy, Arc::clone(&verifier), identity)?;
         config.enable_early_data = early_data;
         Ok(Client {
             policy_name: policy.module().policy().name().to_string(),
@@ -197,12 +208,7 @@ impl Client {
     ) -> Negotiated {
         let connection = stream.get_ref().1;
         Negotiated {
-            protocol: match connection.protocol_version() {
-                Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),
-                Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_string(),
-                Some(other) => format!("{other:?}"),
-                None => "none".to_string(),
-            },
+            protocol: crate::server::protocol_name(connection.protocol_version()),
             cipher_suite: connection
                 .negotiated_cipher_suite()
                 .map(|suite| suite_name(suite.suite()))

@@ -21,9 +21,11 @@ pub mod accounting;
 pub mod catalog;
 pub mod certgen;
 pub mod client;
+pub mod metrics;
 pub mod provider;
 pub mod rfc8998;
 pub mod server;
+pub mod store;
 mod x509;
 
 use std::fmt;
@@ -50,6 +52,8 @@ pub enum TlsError {
     File { path: PathBuf, message: String },
     /// Socket-level failure.
     Io(std::io::Error),
+    /// The session store could not be set up (bad address, unusable fleet key).
+    Store(String),
 }
 
 impl fmt::Display for TlsError {
@@ -63,6 +67,7 @@ impl fmt::Display for TlsError {
             TlsError::Rustls(error) => write!(f, "TLS configuration refused: {error}"),
             TlsError::File { path, message } => write!(f, "{}: {message}", path.display()),
             TlsError::Io(error) => write!(f, "{error}"),
+            TlsError::Store(message) => write!(f, "session store: {message}"),
         }
     }
 }
@@ -93,8 +98,17 @@ pub struct ServerOptions {
     /// Tickets are then single-use entries in a server-side store, so a replayed ClientHello
     /// cannot resume and its early data is rejected.
     pub max_early_data: u32,
-    /// How many sessions the server-side ticket store holds; the oldest are dropped first.
+    /// How many sessions the in-memory ticket store holds; the oldest are dropped first.
     pub session_store_size: usize,
+    /// A store shared by a fleet (e.g. [`store::RedisSessionStore`]) instead of the in-memory
+    /// one: a ticket taken by one server is gone for all of them.
+    pub session_store: Option<Arc<dyn rustls::server::StoresServerSessions>>,
+    /// Require a client certificate chaining to one of these anchors (mutual TLS), verified
+    /// with the policy's signature algorithms.
+    pub client_ca: Option<Arc<RootCertStore>>,
+    /// TLS 1.3 tickets sent after each handshake (each is single-use; with a shared store each
+    /// costs one write).
+    pub tls13_tickets: usize,
 }
 
 impl Default for ServerOptions {
@@ -102,6 +116,9 @@ impl Default for ServerOptions {
         ServerOptions {
             max_early_data: 0,
             session_store_size: 256,
+            session_store: None,
+            client_ca: None,
+            tls13_tickets: 2,
         }
     }
 }
@@ -123,15 +140,31 @@ pub fn server_config_with(
     options: &ServerOptions,
 ) -> Result<ServerConfig, TlsError> {
     let policy = TlsPolicy::for_module(module)?;
-    let mut config = ServerConfig::builder_with_provider(Arc::clone(&policy.provider))
-        .with_protocol_versions(&policy.versions)?
-        .with_no_client_auth()
-        .with_single_cert(certs, key)?;
+    let builder = ServerConfig::builder_with_provider(Arc::clone(&policy.provider))
+        .with_protocol_versions(&policy.versions)?;
+    let builder = match &options.client_ca {
+        Some(roots) => {
+            let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+                Arc::clone(roots),
+                Arc::clone(&policy.provider),
+            )
+            .build()
+            .map_err(|error| {
+                TlsError::NothingToOffer(format!("client certificate verifier: {error}"))
+            })?;
+            builder.with_client_cert_verifier(verifier)
+        }
+        None => builder.with_no_client_auth(),
+    };
+    let mut config = builder.with_single_cert(certs, key)?;
     config.require_ems = policy.require_ems;
+    config.send_tls13_tickets = options.tls13_tickets;
     // Stateful tickets only (rustls' default ticketer is off): a stateless ticket could be
     // replayed, so rustls accepts 0-RTT only when sessions are taken from this store.
-    config.session_storage =
-        rustls::server::ServerSessionMemoryCache::new(options.session_store_size.max(1));
+    config.session_storage = match &options.session_store {
+        Some(store) => Arc::clone(store),
+        None => rustls::server::ServerSessionMemoryCache::new(options.session_store_size.max(1)),
+    };
     if options.max_early_data > 0 && policy.versions.contains(&&rustls::version::TLS13) {
         config.max_early_data_size = options.max_early_data;
     }
@@ -142,18 +175,25 @@ pub fn server_config_with(
 pub fn client_config(module: &Module, roots: RootCertStore) -> Result<ClientConfig, TlsError> {
     let policy = TlsPolicy::for_module(module)?;
     let verifier = client::RecordingVerifier::new(&policy, Arc::new(roots))?;
-    client_config_with_verifier(&policy, Arc::new(verifier))
+    client_config_with_verifier(&policy, Arc::new(verifier), None)
 }
+
+/// A client certificate chain and its key, for mutual TLS.
+pub type ClientIdentity = (Vec<CertificateDer<'static>>, PrivateKeyDer<'static>);
 
 pub(crate) fn client_config_with_verifier(
     policy: &TlsPolicy,
     verifier: Arc<client::RecordingVerifier>,
+    identity: Option<ClientIdentity>,
 ) -> Result<ClientConfig, TlsError> {
-    let mut config = ClientConfig::builder_with_provider(Arc::clone(&policy.provider))
+    let builder = ClientConfig::builder_with_provider(Arc::clone(&policy.provider))
         .with_protocol_versions(&policy.versions)?
         .dangerous()
-        .with_custom_certificate_verifier(verifier)
-        .with_no_client_auth();
+        .with_custom_certificate_verifier(verifier);
+    let mut config = match identity {
+        Some((certs, key)) => builder.with_client_auth_cert(certs, key)?,
+        None => builder.with_no_client_auth(),
+    };
     config.require_ems = policy.require_ems;
     Ok(config)
 }

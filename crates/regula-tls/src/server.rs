@@ -42,6 +42,15 @@ pub struct LoopOptions {
     pub handshake_timeout: Duration,
     /// Print one line per connection event on stderr.
     pub log: bool,
+    /// When forwarding, open each backend connection with a PROXY protocol v2 header naming
+    /// the client's address and the TLS parameters (PP2_TYPE_SSL with version, cipher suite,
+    /// signature and key algorithms and the client certificate's common name) and the SNI.
+    pub proxy_protocol: bool,
+    /// The policy the server runs under, for the service indicator's verdict on each
+    /// connection (the `--http` page and the log).
+    pub policy: Option<regula::Policy>,
+    /// Count handshakes, failures and early data for the Prometheus exposition.
+    pub metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 impl Default for LoopOptions {
@@ -51,6 +60,9 @@ impl Default for LoopOptions {
             grace: Duration::from_secs(10),
             handshake_timeout: Duration::from_secs(10),
             log: true,
+            proxy_protocol: false,
+            policy: None,
+            metrics: None,
         }
     }
 }
@@ -80,6 +92,14 @@ struct Counters {
     bytes_out: AtomicU64,
 }
 
+/// What new connections are served with; replaced as a whole on reload.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    pub config: Arc<ServerConfig>,
+    /// The policy behind `config`, for the indicator's verdict on each connection.
+    pub policy: Option<regula::Policy>,
+}
+
 /// Runs the accept loop until `shutdown` resolves.
 pub async fn run(
     listener: TcpListener,
@@ -88,7 +108,23 @@ pub async fn run(
     options: LoopOptions,
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Summary {
-    let acceptor = TlsAcceptor::from(config);
+    let (_keep, serving) = tokio::sync::watch::channel(Serving {
+        config,
+        policy: options.policy.clone(),
+    });
+    run_reloadable(listener, serving, responder, options, shutdown).await
+}
+
+/// [`run`] with a configuration that can change while it runs: each new connection takes the
+/// latest value of `serving` (certificates, keys, client CAs, policy); connections already
+/// open keep the configuration they started with.
+pub async fn run_reloadable(
+    listener: TcpListener,
+    serving: tokio::sync::watch::Receiver<Serving>,
+    responder: Responder,
+    options: LoopOptions,
+    shutdown: impl std::future::Future<Output = ()>,
+) -> Summary {
     let counters = Arc::new(Counters::default());
     let permits = Arc::new(Semaphore::new(options.max_connections.max(1)));
     let mut tasks = JoinSet::new();
@@ -118,10 +154,12 @@ pub async fn run(
         // Reap finished tasks so the set does not grow with the connection count.
         while tasks.try_join_next().is_some() {}
         let number = counters.connections.fetch_add(1, Ordering::Relaxed) + 1;
-        let acceptor = acceptor.clone();
+        let current = serving.borrow().clone();
+        let acceptor = TlsAcceptor::from(current.config);
         let counters = Arc::clone(&counters);
         let responder = responder.clone();
-        let options = options.clone();
+        let mut options = options.clone();
+        options.policy = current.policy;
         tasks.spawn(async move {
             let _permit = permit;
             let outcome = serve_connection(tcp, &acceptor, &responder, &options, &counters).await;
@@ -171,6 +209,9 @@ async fn serve_connection(
         Ok(Ok(stream)) => stream,
         Ok(Err(error)) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            if let Some(metrics) = &options.metrics {
+                metrics.failure(failure_reason(&error));
+            }
             let incompatible = crate::rustls_error(&error)
                 .is_some_and(|inner| matches!(inner, rustls::Error::PeerIncompatible(_)));
             let hint = if incompatible {
@@ -183,15 +224,39 @@ async fn serve_connection(
         }
         Err(_) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            if let Some(metrics) = &options.metrics {
+                metrics.failure("timeout");
+            }
             return Err("handshake timed out".to_string());
         }
     };
     counters.handshakes.fetch_add(1, Ordering::Relaxed);
+    if let Some(metrics) = &options.metrics {
+        let connection = stream.get_ref().1;
+        metrics.handshake(
+            &protocol_name(connection.protocol_version()),
+            &connection
+                .negotiated_cipher_suite()
+                .map(|suite| suite_name(suite.suite()))
+                .unwrap_or_else(|| "none".to_string()),
+            &connection
+                .negotiated_key_exchange_group()
+                .map(|group| group_name(group.name()))
+                .unwrap_or_else(|| "none".to_string()),
+            connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed),
+        );
+    }
+    if options.log {
+        eprintln!("{}", describe(stream.get_ref().1, options.policy.as_ref()));
+    }
 
     // 0-RTT data arrived with the ClientHello and is buffered in the connection.
     let early = take_early_data(stream.get_mut().1);
     if let Some(early) = &early {
         counters.early_data_accepted.fetch_add(1, Ordering::Relaxed);
+        if let Some(metrics) = &options.metrics {
+            metrics.early_data_accepted();
+        }
         counters
             .bytes_in
             .fetch_add(early.len() as u64, Ordering::Relaxed);
@@ -203,15 +268,38 @@ async fn serve_connection(
 
     let result = match responder {
         Responder::Echo => echo(&mut stream, &early, counters).await,
-        Responder::Http => http(&mut stream, &early, counters).await,
+        Responder::Http => http(&mut stream, &early, counters, options.policy.as_ref()).await,
         Responder::Discard => discard(&mut stream, counters).await,
-        Responder::Forward(backend) => forward(stream, *backend, &early, counters).await,
+        Responder::Forward(backend) => {
+            let header = if options.proxy_protocol {
+                Some(proxy_header(&stream)?)
+            } else {
+                None
+            };
+            forward(stream, *backend, header, &early, counters).await
+        }
     };
     if let Err(error) = &result {
         counters.connection_errors.fetch_add(1, Ordering::Relaxed);
         return Err(error.clone());
     }
     Ok(())
+}
+
+/// A short word for why a handshake failed, for the failure metric.
+fn failure_reason(error: &std::io::Error) -> &'static str {
+    match crate::rustls_error(error) {
+        Some(rustls::Error::PeerIncompatible(_))
+        | Some(rustls::Error::AlertReceived(rustls::AlertDescription::HandshakeFailure)) => {
+            "policy"
+        }
+        Some(rustls::Error::InvalidCertificate(_))
+        | Some(rustls::Error::NoCertificatesPresented) => "certificate",
+        Some(rustls::Error::AlertReceived(_)) => "alert",
+        Some(_) => "protocol",
+        None if error.kind() == std::io::ErrorKind::UnexpectedEof => "closed",
+        None => "io",
+    }
 }
 
 fn take_early_data(connection: &mut ServerConnection) -> Option<Vec<u8>> {
@@ -273,6 +361,7 @@ async fn http(
     stream: &mut tokio_rustls::server::TlsStream<TcpStream>,
     early: &[u8],
     counters: &Counters,
+    policy: Option<&regula::Policy>,
 ) -> Result<(), String> {
     const MAX_REQUEST_HEAD: usize = 16 * 1024;
     let mut request = early.to_vec();
@@ -291,18 +380,35 @@ async fn http(
         .bytes_in
         .fetch_add(request.len() as u64, Ordering::Relaxed);
     let connection = stream.get_ref().1;
+    let suite = connection
+        .negotiated_cipher_suite()
+        .map(|suite| suite.suite());
+    let group = connection
+        .negotiated_key_exchange_group()
+        .map(|group| group.name());
+    let verdict = match (suite, policy) {
+        (Some(suite), Some(policy)) => {
+            match crate::catalog::connection_approved(policy, suite, group) {
+                Some(true) => "approved".to_string(),
+                Some(false) => format!("not approved under policy {}", policy.name()),
+                None => "unknown".to_string(),
+            }
+        }
+        _ => "unknown".to_string(),
+    };
     let body = format!(
-        "regula tls serve\nprotocol: {:?}\ncipher suite: {}\ngroup: {}\nfips: {}\n",
-        connection.protocol_version(),
-        connection
-            .negotiated_cipher_suite()
-            .map(|suite| suite_name(suite.suite()))
-            .unwrap_or_default(),
-        connection
-            .negotiated_key_exchange_group()
-            .map(|group| group_name(group.name()))
-            .unwrap_or_default(),
-        connection.fips(),
+        "regula tls serve\nprotocol: {}\ncipher suite: {}\ngroup: {}\nresumed: {}\n\
+         validated module (FIPS 140-3, AWS-LC): {}\nservice indicator: {}\n",
+        protocol_name(connection.protocol_version()),
+        suite.map(suite_name).unwrap_or_else(|| "none".to_string()),
+        group.map(group_name).unwrap_or_else(|| "none".to_string()),
+        if connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+            "yes"
+        } else {
+            "no"
+        },
+        if connection.fips() { "yes" } else { "no" },
+        verdict,
     );
     let response = format!(
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
@@ -322,6 +428,7 @@ async fn http(
 async fn forward(
     mut stream: tokio_rustls::server::TlsStream<TcpStream>,
     backend: SocketAddr,
+    header: Option<Vec<u8>>,
     early: &[u8],
     counters: &Counters,
 ) -> Result<(), String> {
@@ -329,6 +436,12 @@ async fn forward(
         .await
         .map_err(|error| format!("backend {backend}: {error}"))?;
     let _ = upstream.set_nodelay(true);
+    if let Some(header) = header {
+        upstream
+            .write_all(&header)
+            .await
+            .map_err(|error| format!("backend {backend}: {error}"))?;
+    }
     if !early.is_empty() {
         upstream
             .write_all(early)
@@ -343,5 +456,113 @@ async fn forward(
         }
         Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof => Ok(()),
         Err(error) => Err(error.to_string()),
+    }
+}
+
+/// One line naming what a connection negotiated, in the names people use (`TLSv1.3`,
+/// `TLS_AES_256_GCM_SHA384`, `P-256`), with the module and the indicator's verdict.
+pub fn describe(connection: &ServerConnection, policy: Option<&regula::Policy>) -> String {
+    let suite = connection
+        .negotiated_cipher_suite()
+        .map(|suite| suite.suite());
+    let group = connection
+        .negotiated_key_exchange_group()
+        .map(|group| group.name());
+    let verdict = match (suite, policy) {
+        (Some(suite), Some(policy)) => {
+            match crate::catalog::connection_approved(policy, suite, group) {
+                Some(true) => "approved",
+                Some(false) => "not approved",
+                None => "unknown",
+            }
+        }
+        _ => "unknown",
+    };
+    format!(
+        "handshake: {} {} {} {}{}, validated module: {}, indicator: {verdict}",
+        protocol_name(connection.protocol_version()),
+        suite.map(suite_name).unwrap_or_else(|| "none".to_string()),
+        group.map(group_name).unwrap_or_else(|| "none".to_string()),
+        if connection.handshake_kind() == Some(rustls::HandshakeKind::Resumed) {
+            "resumed"
+        } else {
+            "full"
+        },
+        if connection.peer_certificates().is_some() {
+            ", client certificate verified"
+        } else {
+            ""
+        },
+        if connection.fips() { "yes" } else { "no" },
+    )
+}
+
+/// PP2_CLIENT_SSL, PP2_CLIENT_CERT_CONN, PP2_CLIENT_CERT_SESS (the PROXY protocol, §2.2.5).
+const PP2_CLIENT_SSL: u8 = 0x01;
+const PP2_CLIENT_CERT_CONN: u8 = 0x02;
+const PP2_CLIENT_CERT_SESS: u8 = 0x04;
+const PP2_SUBTYPE_SSL_VERSION: u8 = 0x21;
+const PP2_SUBTYPE_SSL_CN: u8 = 0x22;
+const PP2_SUBTYPE_SSL_CIPHER: u8 = 0x23;
+
+/// The PROXY protocol v2 header for a terminated connection: client and proxy addresses, the
+/// SNI as PP2_TYPE_AUTHORITY, and PP2_TYPE_SSL with the negotiated version and suite and, for
+/// a client that presented a (verified) certificate, its common name.
+fn proxy_header(stream: &tokio_rustls::server::TlsStream<TcpStream>) -> Result<Vec<u8>, String> {
+    use ppp::v2::{Builder, Command, Protocol, Type, Version};
+    let (tcp, connection) = stream.get_ref();
+    let addresses = (
+        tcp.peer_addr().map_err(|error| error.to_string())?,
+        tcp.local_addr().map_err(|error| error.to_string())?,
+    );
+    let certificates = connection.peer_certificates().unwrap_or_default();
+    let mut client = PP2_CLIENT_SSL;
+    if !certificates.is_empty() {
+        client |= PP2_CLIENT_CERT_SESS;
+        if connection.handshake_kind() != Some(rustls::HandshakeKind::Resumed) {
+            client |= PP2_CLIENT_CERT_CONN;
+        }
+    }
+    let mut ssl = vec![client];
+    // verify: 0 = the client certificate (if any) was verified; rustls refuses otherwise.
+    ssl.extend_from_slice(&0u32.to_be_bytes());
+    let mut sub_tlv = |kind: u8, value: &[u8]| {
+        ssl.push(kind);
+        ssl.extend_from_slice(&(value.len().min(u16::MAX as usize) as u16).to_be_bytes());
+        ssl.extend_from_slice(&value[..value.len().min(u16::MAX as usize)]);
+    };
+    sub_tlv(
+        PP2_SUBTYPE_SSL_VERSION,
+        protocol_name(connection.protocol_version()).as_bytes(),
+    );
+    if let Some(suite) = connection.negotiated_cipher_suite() {
+        sub_tlv(PP2_SUBTYPE_SSL_CIPHER, suite_name(suite.suite()).as_bytes());
+    }
+    if let Some(name) = certificates
+        .first()
+        .and_then(|leaf| crate::x509::subject_common_name(leaf))
+    {
+        sub_tlv(PP2_SUBTYPE_SSL_CN, &name);
+    }
+    let mut builder =
+        Builder::with_addresses(Version::Two | Command::Proxy, Protocol::Stream, addresses);
+    if let Some(sni) = connection.server_name() {
+        builder = builder
+            .write_tlv(Type::Authority, sni.as_bytes())
+            .map_err(|error| error.to_string())?;
+    }
+    builder
+        .write_tlv(Type::SSL, &ssl)
+        .and_then(|builder| builder.build())
+        .map_err(|error| format!("PROXY protocol header: {error}"))
+}
+
+/// `TLSv1.3`, `TLSv1.2`: the names OpenSSL and the PROXY protocol use.
+pub fn protocol_name(version: Option<rustls::ProtocolVersion>) -> String {
+    match version {
+        Some(rustls::ProtocolVersion::TLSv1_3) => "TLSv1.3".to_string(),
+        Some(rustls::ProtocolVersion::TLSv1_2) => "TLSv1.2".to_string(),
+        Some(other) => format!("{other:?}"),
+        None => "none".to_string(),
     }
 }

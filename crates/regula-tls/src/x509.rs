@@ -54,6 +54,7 @@ const OID_KEY_USAGE: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x0f];
 const OID_EXT_KEY_USAGE: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x25];
 const OID_SUBJECT_ALT_NAME: &[u8] = &[0x06, 0x03, 0x55, 0x1d, 0x11];
 const OID_SERVER_AUTH: &[u8] = &[0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x01];
+const OID_CLIENT_AUTH: &[u8] = &[0x06, 0x08, 0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02];
 
 /// A Name of (OID, UTF8String) attributes, one RDN each.
 pub(crate) fn name(attributes: &[(&str, &str)]) -> Vec<u8> {
@@ -91,6 +92,8 @@ pub(crate) struct Profile {
     /// Uncompressed SM2 point, 04‖x‖y.
     pub public_key: Vec<u8>,
     pub ca: bool,
+    /// A client certificate (clientAuth, no subject alternative name) rather than a server's.
+    pub client: bool,
 }
 
 /// The TBSCertificate to be signed.
@@ -110,6 +113,17 @@ pub(crate) fn tbs_certificate(profile: &Profile) -> Vec<u8> {
             ),
             // keyCertSign and cRLSign.
             extension(OID_KEY_USAGE, true, vec![0x03, 0x02, 0x01, 0x06]),
+        ]
+    } else if profile.client {
+        vec![
+            extension(OID_BASIC_CONSTRAINTS, true, sequence(&[])),
+            // digitalSignature.
+            extension(OID_KEY_USAGE, true, vec![0x03, 0x02, 0x07, 0x80]),
+            extension(
+                OID_EXT_KEY_USAGE,
+                false,
+                sequence(&[OID_CLIENT_AUTH.to_vec()]),
+            ),
         ]
     } else {
         vec![
@@ -147,4 +161,52 @@ pub(crate) fn certificate(tbs: &[u8], signature: &[u8]) -> Vec<u8> {
         sequence(&[SM2_WITH_SM3.to_vec()]),
         bit_string(signature),
     ])
+}
+
+/// One DER element: (tag, contents, rest). Short and long definite lengths only.
+fn read_tlv(input: &[u8]) -> Option<(u8, &[u8], &[u8])> {
+    let (&tag, rest) = input.split_first()?;
+    let (&first, rest) = rest.split_first()?;
+    let (len, rest) = if first < 0x80 {
+        (first as usize, rest)
+    } else {
+        let count = (first & 0x7f) as usize;
+        if count == 0 || count > 4 || rest.len() < count {
+            return None;
+        }
+        let len = rest[..count]
+            .iter()
+            .fold(0usize, |len, byte| (len << 8) | *byte as usize);
+        (len, &rest[count..])
+    };
+    if rest.len() < len {
+        return None;
+    }
+    Some((tag, &rest[..len], &rest[len..]))
+}
+
+/// The subject's common name of a DER certificate, if it has one (bytes as encoded).
+pub(crate) fn subject_common_name(der: &[u8]) -> Option<Vec<u8>> {
+    let (_, certificate, _) = read_tlv(der)?;
+    let (_, tbs, _) = read_tlv(certificate)?;
+    let (tag, _, mut rest) = read_tlv(tbs)?;
+    // [0] version is optional; then serial, signature, issuer, validity, subject.
+    if tag != 0xa0 {
+        rest = tbs;
+    }
+    for _ in 0..4 {
+        rest = read_tlv(rest)?.2;
+    }
+    let (_, subject, _) = read_tlv(rest)?;
+    let mut rdns = subject;
+    while !rdns.is_empty() {
+        let (_, set, next) = read_tlv(rdns)?;
+        rdns = next;
+        let (_, attribute, _) = read_tlv(set)?;
+        let (_, oid, value) = read_tlv(attribute)?;
+        if oid == &OID_COMMON_NAME[2..] {
+            return read_tlv(value).map(|(_, name, _)| name.to_vec());
+        }
+    }
+    None
 }

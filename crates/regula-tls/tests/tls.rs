@@ -350,6 +350,7 @@ async fn replayed_early_data_is_rejected_and_the_server_keeps_serving() {
     let options = ServerOptions {
         max_early_data: 1024,
         session_store_size: 16,
+        ..ServerOptions::default()
     };
     let server = start(&module, &identity, Responder::Echo, options).await;
     let address = server.address;

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use clap::{Args, Subcommand};
 use regula_tls::rustls::pki_types::ServerName;
-use regula_tls::server::{LoopOptions, Responder};
+use regula_tls::server::{LoopOptions, Responder, Serving};
 use regula_tls::{ServerOptions, TlsError, TlsPolicy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -25,6 +25,8 @@ Every record, key exchange and signature counts in the module's service indicato
 Examples:
   regula tls certgen --policy fips-140-3 --out certs
   regula tls serve --policy fips-140-3 --cert certs/server.pem --key certs/server.key --http
+  regula tls serve --policy fips-140-3 --cert certs/server.pem --key certs/server.key \
+      --client-ca certs/ca.pem     # mutual TLS; connect with --cert certs/client.pem --key certs/client.key
   echo hello | regula tls connect 127.0.0.1:8443 --policy fips-140-3 --ca certs/ca.pem
   regula tls proxy --policy fips-140-3 --listen 127.0.0.1:8443 --backend 127.0.0.1:5432 \\
       --cert certs/server.pem --key certs/server.key
@@ -43,11 +45,13 @@ pub enum TlsCommand {
     /// Issue a test CA and a server certificate for localhost/127.0.0.1 (keys generated and
     /// certificates signed by the module): ca.pem, ca.key, server.pem, server.key.
     Certgen(CertgenArgs),
-    /// Run a TLS server that echoes or answers HTTP; stops cleanly on SIGTERM or Ctrl-C.
+    /// Run a TLS server that echoes or answers HTTP; stops cleanly on SIGTERM or Ctrl-C;
+    /// SIGHUP reloads certificate, key, client CAs and policy without dropping connections.
     Serve(ServeArgs),
     /// Connect, print what was negotiated (stderr), send stdin and print the reply (stdout).
     Connect(ConnectArgs),
-    /// Terminate TLS and forward the bytes to a plain TCP backend; stops cleanly on SIGTERM.
+    /// Terminate TLS and forward the bytes to a plain TCP backend; stops cleanly on SIGTERM;
+    /// SIGHUP reloads certificate, key, client CAs and policy without dropping connections.
     Proxy(ProxyArgs),
 }
 
@@ -80,9 +84,36 @@ pub struct ListenerArgs {
     /// single-use and kept in a server-side store, so replayed early data is rejected.
     #[arg(long, value_name = "BYTES", num_args = 0..=1, default_missing_value = "16384")]
     early_data: Option<u32>,
-    /// Sessions kept for resumption (oldest dropped first).
+    /// Sessions kept for resumption in memory (oldest dropped first); see --session-store.
     #[arg(long, default_value_t = 256, value_name = "N")]
     ticket_store: usize,
+    /// Keep resumption state and single-use 0-RTT tickets in Redis, shared by every instance
+    /// given the same store and key: a ticket is consumed fleet-wide with one atomic GETDEL, so
+    /// early data replayed to another instance is rejected. Entries expire with the ticket
+    /// lifetime. If Redis is down or slow, instances run full handshakes (no resumption, no
+    /// 0-RTT) and recover by themselves. Needs --session-key.
+    #[arg(long, value_name = "redis://HOST:PORT[/DB]", requires = "session_key")]
+    session_store: Option<String>,
+    /// Fleet key sealing the store's entries with the policy's AEAD (AES-256-GCM: 32 bytes;
+    /// SM4-GCM under gm: 16 bytes), raw or hex; e.g. `head -c 32 /dev/urandom > fleet.key`.
+    #[arg(long, value_name = "FILE", requires = "session_store")]
+    session_key: Option<PathBuf>,
+    /// Require client certificates issued by these CAs (PEM): mutual TLS, verified with the
+    /// policy's signature algorithms; a client without one, or with another CA's, is refused.
+    #[arg(long, value_name = "FILE")]
+    client_ca: Option<PathBuf>,
+    /// Serve Prometheus metrics (OpenMetrics text) over plain HTTP on this address: handshakes
+    /// by protocol, suite and group, failures by reason, resumptions, early data, the session
+    /// store's errors, outages and latency, and the module's indicator counters per algorithm.
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<SocketAddr>,
+    /// TLS 1.3 session tickets sent after each handshake; each is single-use, and with
+    /// --session-store each costs one store write (1 halves the writes of a resuming client).
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    tls13_tickets: usize,
+    /// Bound on each session-store call, in milliseconds; a slower store counts as down.
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    store_timeout: u64,
     /// At most N connections at once; more wait in the listen backlog.
     #[arg(long, default_value_t = 1024, value_name = "N")]
     max_conns: usize,
@@ -119,6 +150,11 @@ pub struct ProxyArgs {
     /// The plain TCP service to forward to.
     #[arg(long, value_name = "ADDR")]
     backend: SocketAddr,
+    /// Start each backend connection with a PROXY protocol v2 header: the client's address, the
+    /// SNI (PP2_TYPE_AUTHORITY) and PP2_TYPE_SSL with the TLS version, cipher suite and, with
+    /// --client-ca, the client certificate's common name.
+    #[arg(long)]
+    proxy_protocol: bool,
 }
 
 #[derive(Args)]
@@ -129,6 +165,12 @@ pub struct ConnectArgs {
     /// Trust anchors (PEM).
     #[arg(long, value_name = "FILE")]
     ca: PathBuf,
+    /// Client certificate chain (PEM) to present when the server asks for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "key")]
+    cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
     /// Name to verify the certificate against (default: the host part of the address).
     #[arg(long, value_name = "NAME")]
     servername: Option<String>,
@@ -150,12 +192,14 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
         TlsCommand::Certgen(args) => {
             let issued = regula_tls::certgen::certgen(&module, &args.out).map_err(tls_failure)?;
             println!(
-                "issued with {}: {} {} {} {}",
+                "issued with {}: {} {} {} {} {} {}",
                 issued.key_algorithm,
                 issued.ca_cert.display(),
                 issued.ca_key.display(),
                 issued.server_cert.display(),
-                issued.server_key.display()
+                issued.server_key.display(),
+                issued.client_cert.display(),
+                issued.client_key.display()
             );
             Ok(())
         }
@@ -167,14 +211,19 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
             } else {
                 Responder::Echo
             };
-            listen(&module, &policy, args.listener, responder)
+            listen(global, &module, &policy, args.listener, responder, false)
         }
-        TlsCommand::Proxy(args) => listen(
-            &module,
-            &policy,
-            args.listener,
-            Responder::Forward(args.backend),
-        ),
+        TlsCommand::Proxy(args) => {
+            let proxy_protocol = args.proxy_protocol;
+            listen(
+                global,
+                &module,
+                &policy,
+                args.listener,
+                Responder::Forward(args.backend),
+                proxy_protocol,
+            )
+        }
         TlsCommand::Connect(args) => connect(&policy, args),
     }
 }
@@ -183,7 +232,7 @@ fn tls_failure(error: TlsError) -> Failure {
     let code = match &error {
         TlsError::ModuleInErrorState(_) => failure::MODULE_ERROR_STATE,
         TlsError::NothingToOffer(_) => failure::NOT_APPROVED,
-        TlsError::File { .. } | TlsError::Rustls(_) => failure::INPUT_ERROR,
+        TlsError::File { .. } | TlsError::Rustls(_) | TlsError::Store(_) => failure::INPUT_ERROR,
         TlsError::Io(_) => failure::CRYPTO_FAILURE,
     };
     Failure {
@@ -229,23 +278,138 @@ fn show(policy: &TlsPolicy, args: ShowArgs) -> Result<(), Failure> {
     Ok(())
 }
 
+/// What a reload reads again: certificates, keys, client CAs and the policy (the session
+/// store and its fleet key stay).
+struct Reloader {
+    global: GlobalOptions,
+    cert: PathBuf,
+    key: PathBuf,
+    client_ca: Option<PathBuf>,
+    max_early_data: u32,
+    tls13_tickets: usize,
+    sessions: Arc<dyn regula_tls::rustls::server::StoresServerSessions>,
+}
+
+impl Reloader {
+    fn build(&self, module: &regula::Module) -> Result<Serving, Failure> {
+        let (certs, key) = regula_tls::load_identity(&self.cert, &self.key).map_err(tls_failure)?;
+        let options = ServerOptions {
+            max_early_data: self.max_early_data,
+            tls13_tickets: self.tls13_tickets,
+            session_store: Some(Arc::clone(&self.sessions)),
+            client_ca: self
+                .client_ca
+                .as_ref()
+                .map(|path| regula_tls::load_roots(path).map(Arc::new))
+                .transpose()
+                .map_err(tls_failure)?,
+            ..ServerOptions::default()
+        };
+        let config =
+            regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
+        Ok(Serving {
+            config: Arc::new(config),
+            policy: Some(module.policy().clone()),
+        })
+    }
+
+    /// Loads the policy again and rebuilds the configuration from the files.
+    fn reload(&self) -> Result<Serving, Failure> {
+        let module = input::operational_module(&self.global)?;
+        self.build(&module)
+    }
+}
+
+/// Reloads on each SIGHUP; a failed reload keeps the configuration in force and says why.
+async fn reload_on_hangup(reloader: Reloader, sender: tokio::sync::watch::Sender<Serving>) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(mut hangup) = signal(SignalKind::hangup()) else {
+            eprintln!("SIGHUP cannot be watched: reload is off");
+            return;
+        };
+        while hangup.recv().await.is_some() {
+            match reloader.reload() {
+                Ok(serving) => {
+                    let policy = serving
+                        .policy
+                        .as_ref()
+                        .map(|policy| policy.name().to_string())
+                        .unwrap_or_default();
+                    sender.send_replace(serving);
+                    eprintln!(
+                        "reloaded {} {}{} under policy {policy}; open connections keep theirs",
+                        reloader.cert.display(),
+                        reloader.key.display(),
+                        reloader
+                            .client_ca
+                            .as_ref()
+                            .map(|path| format!(" {}", path.display()))
+                            .unwrap_or_default(),
+                    );
+                }
+                Err(failure) => eprintln!(
+                    "reload failed, still serving the previous configuration: {}",
+                    failure.message
+                ),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (reloader, sender);
+        std::future::pending::<()>().await;
+    }
+}
+
 fn listen(
+    global: &GlobalOptions,
     module: &regula::Module,
     policy: &TlsPolicy,
     args: ListenerArgs,
     responder: Responder,
+    proxy_protocol: bool,
 ) -> Result<(), Failure> {
-    let (certs, key) = regula_tls::load_identity(&args.cert, &args.key).map_err(tls_failure)?;
-    let options = ServerOptions {
-        max_early_data: args.early_data.unwrap_or(0),
-        session_store_size: args.ticket_store,
+    let store = match (&args.session_store, &args.session_key) {
+        (Some(url), Some(key_path)) => {
+            let key = regula_tls::store::load_fleet_key(module, key_path).map_err(tls_failure)?;
+            let store_options = regula_tls::store::StoreOptions {
+                timeout: Duration::from_millis(args.store_timeout.max(1)),
+                ..regula_tls::store::StoreOptions::default()
+            };
+            let store = regula_tls::store::RedisSessionStore::new(module, url, &key, store_options)
+                .map_err(tls_failure)?;
+            eprintln!("session store {url}: entries sealed with {}", store.aead());
+            Some(Arc::new(store))
+        }
+        _ => None,
     };
-    let config =
-        regula_tls::server_config_with(module, certs, key, &options).map_err(tls_failure)?;
+    // One store for the server's lifetime, so a reload keeps the sessions.
+    let sessions: Arc<dyn regula_tls::rustls::server::StoresServerSessions> = match &store {
+        Some(store) => Arc::clone(store) as _,
+        None => regula_tls::rustls::server::ServerSessionMemoryCache::new(args.ticket_store.max(1)),
+    };
+    let reloader = Reloader {
+        global: global.clone(),
+        cert: args.cert.clone(),
+        key: args.key.clone(),
+        client_ca: args.client_ca.clone(),
+        max_early_data: args.early_data.unwrap_or(0),
+        tls13_tickets: args.tls13_tickets,
+        sessions,
+    };
+    let serving = reloader.build(module)?;
+    let metrics = args
+        .metrics
+        .map(|_| Arc::new(regula_tls::metrics::Metrics::new(module, store.clone())));
     let loop_options = LoopOptions {
         max_connections: args.max_conns,
         grace: Duration::from_secs(args.grace),
         log: !args.quiet,
+        proxy_protocol,
+        policy: Some(module.policy().clone()),
+        metrics: metrics.clone(),
         ..LoopOptions::default()
     };
     let runtime = runtime()?;
@@ -268,27 +432,63 @@ fn listen(
         if let Responder::Forward(backend) = &responder {
             eprintln!("forwarding to {backend}");
         }
+        if let (Some(metrics), Some(address)) = (&metrics, args.metrics) {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .map_err(|error| {
+                    Failure::input(format!("cannot serve metrics on {address}: {error}"))
+                })?;
+            let bound = listener
+                .local_addr()
+                .map_err(|error| Failure::input(error.to_string()))?;
+            eprintln!("metrics on http://{bound}/metrics");
+            tokio::spawn(regula_tls::metrics::serve(listener, Arc::clone(metrics)));
+        }
         // The one stdout line, for scripts that started the server on port 0.
         println!("listening {address}");
-        Ok::<_, Failure>(
-            regula_tls::server::run(
-                listener,
-                Arc::new(config),
-                responder,
-                loop_options,
-                shutdown_signal(),
-            )
-            .await,
+        let (sender, receiver) = tokio::sync::watch::channel(serving);
+        let reloads = tokio::spawn(reload_on_hangup(reloader, sender));
+        let summary = regula_tls::server::run_reloadable(
+            listener,
+            receiver,
+            responder,
+            loop_options,
+            shutdown_signal(),
         )
+        .await;
+        reloads.abort();
+        Ok::<_, Failure>(summary)
     })?;
     let counters = module.counters();
+    let store_summary = store.as_ref().map(|store| {
+        let stats = store.stats();
+        let load = |counter: &std::sync::atomic::AtomicU64| {
+            counter.load(std::sync::atomic::Ordering::Relaxed)
+        };
+        serde_json::json!({
+            "operations": load(&stats.operations),
+            "errors": load(&stats.errors),
+            "outages": load(&stats.outages),
+            "skipped": load(&stats.skipped),
+            "hits": load(&stats.hits),
+            "misses": load(&stats.misses),
+            "unopenable": load(&stats.unopenable),
+            "stored": load(&stats.stored),
+        })
+    });
     if args.json {
-        // The connection summary and what the service indicator counted, per algorithm and
-        // service (the same counts `--cbom` lists).
+        // The connection summary, the session store's counts, and what the service indicator
+        // counted, per algorithm and service (the same counts `--cbom` lists).
         let mut report = serde_json::to_value(&summary).unwrap_or_default();
+        if let (Some(object), Some(store)) = (report.as_object_mut(), store_summary) {
+            object.insert("session_store".to_string(), store);
+        }
         report["indicator"] = serde_json::to_value(&counters).unwrap_or_default();
         eprintln!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
+        if let Some(store) = &store_summary {
+            eprintln!("session store: {store}");
+        }
         eprintln!(
             "summary: {} connections, {} handshakes, {} handshake failures, {} connection errors, \
              {} with early data, {} bytes in, {} bytes out, {} cut off at shutdown",
@@ -346,8 +546,13 @@ fn connect(policy: &TlsPolicy, args: ConnectArgs) -> Result<(), Failure> {
         .as_ref()
         .map(|path| input::read_all(&path.display().to_string()))
         .transpose()?;
-    let client = regula_tls::client::Client::new(policy, roots, early_data.is_some())
-        .map_err(tls_failure)?;
+    let identity = match (&args.cert, &args.key) {
+        (Some(cert), Some(key)) => Some(regula_tls::load_identity(cert, key).map_err(tls_failure)?),
+        _ => None,
+    };
+    let client =
+        regula_tls::client::Client::with_identity(policy, roots, early_data.is_some(), identity)
+            .map_err(tls_failure)?;
     let connection_failure = |error: TlsError| Failure {
         code: failure::CRYPTO_FAILURE,
         message: format!("{}: {error}", args.address),

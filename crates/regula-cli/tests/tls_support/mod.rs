@@ -15,7 +15,8 @@ pub fn regula(args: &[&str]) -> Command {
     command
 }
 
-/// `regula tls certgen --policy POLICY` into a temporary directory: (dir, ca, cert, key).
+/// `regula tls certgen --policy POLICY` into a temporary directory: (dir, ca, cert, key); the
+/// client certificate and key are `client.pem` and `client.key` beside them.
 pub fn certgen(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let output = regula(&["tls", "certgen", "--policy", policy, "--out"])
@@ -41,6 +42,11 @@ pub struct Server {
 impl Server {
     /// `mode` is `--echo`, `--http` or `--discard`.
     pub fn start(policy: &str, cert: &Path, key: &Path, mode: &str) -> Server {
+        Server::start_with(policy, cert, key, &[mode])
+    }
+
+    /// `regula tls serve` with further arguments (a mode among them).
+    pub fn start_with(policy: &str, cert: &Path, key: &Path, args: &[&str]) -> Server {
         let mut child = regula(&[
             "tls",
             "serve",
@@ -48,8 +54,8 @@ impl Server {
             policy,
             "--listen",
             "127.0.0.1:0",
-            mode,
         ])
+        .args(args)
         .arg("--cert")
         .arg(cert)
         .arg("--key")
@@ -69,6 +75,16 @@ impl Server {
             .parse()
             .unwrap();
         Server { child, port }
+    }
+
+    /// Sends a signal (`HUP`, `TERM`, ...) to the server (not every test binary uses it).
+    #[allow(dead_code)]
+    pub fn signal(&self, name: &str) {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
     }
 
     /// SIGTERM, then the exit status and everything the server wrote on stderr.
