@@ -1,8 +1,8 @@
 """Regula: a cryptographic module with a policy in front of it.
 
 Load a policy into a :class:`Module` (``"default"``, ``"fips-140-3"``, ``"gm"``, ``"cnsa-2.0"``
-or a TOML policy file); loading runs the power-on self-tests. The module then serves only what the policy allows,
-and every result carries the operation's service :class:`Indicator`::
+or a TOML policy file); loading runs the power-on self-tests. The module then serves only what
+the policy allows, and every result carries the operation's service :class:`Indicator`::
 
     import regula
 

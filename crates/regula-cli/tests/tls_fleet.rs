@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use regula_tls::rustls;
 use rustls::pki_types::ServerName;
-use tls_support::{certgen, free_port, regula};
+use tls_support::{certgen, free_port, regula, spawn_listening};
 
 /// `redis-server` on a loopback port, without persistence; killed on drop.
 struct Redis {
@@ -145,7 +145,7 @@ impl Proxy {
         fleet_key: &Path,
     ) -> Proxy {
         let backend = format!("127.0.0.1:{backend}");
-        let mut child = regula(&[
+        let mut command = regula(&[
             "tls",
             "proxy",
             "--policy",
@@ -165,21 +165,8 @@ impl Proxy {
         .arg("--cert")
         .arg(cert)
         .arg("--key")
-        .arg(key)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening 127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .parse()
-            .unwrap();
+        .arg(key);
+        let (child, port) = spawn_listening(&mut command);
         Proxy { child, port }
     }
 

@@ -33,6 +33,27 @@ pub fn certgen(policy: &str) -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
     (dir, ca, cert, key)
 }
 
+/// Spawns a `regula tls serve|proxy` listening on port 0 and reads its one stdout line,
+/// `listening 127.0.0.1:PORT`: the child and the port it bound.
+pub fn spawn_listening(command: &mut Command) -> (Child, u16) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .strip_prefix("listening 127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
+        .parse()
+        .unwrap();
+    (child, port)
+}
+
 /// `regula tls serve` on a free port; killed on drop if not stopped.
 pub struct Server {
     child: Child,
@@ -47,7 +68,7 @@ impl Server {
 
     /// `regula tls serve` with further arguments (a mode among them).
     pub fn start_with(policy: &str, cert: &Path, key: &Path, args: &[&str]) -> Server {
-        let mut child = regula(&[
+        let mut command = regula(&[
             "tls",
             "serve",
             "--policy",
@@ -59,21 +80,8 @@ impl Server {
         .arg("--cert")
         .arg(cert)
         .arg("--key")
-        .arg(key)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let port = line
-            .trim()
-            .strip_prefix("listening 127.0.0.1:")
-            .unwrap_or_else(|| panic!("unexpected first line: {line:?}"))
-            .parse()
-            .unwrap();
+        .arg(key);
+        let (child, port) = spawn_listening(&mut command);
         Server { child, port }
     }
 
