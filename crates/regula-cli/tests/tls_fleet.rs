@@ -159,13 +159,14 @@ impl Proxy {
             store,
             "--quiet",
             "--json",
-        ])
-        .arg("--session-key")
-        .arg(fleet_key)
-        .arg("--cert")
-        .arg(cert)
-        .arg("--key")
-        .arg(key);
+        ]);
+        command
+            .arg("--session-key")
+            .arg(fleet_key)
+            .arg("--cert")
+            .arg(cert)
+            .arg("--key")
+            .arg(key);
         let (child, port) = spawn_listening(&mut command);
         Proxy { child, port }
     }

@@ -75,12 +75,13 @@ impl Server {
             policy,
             "--listen",
             "127.0.0.1:0",
-        ])
-        .args(args)
-        .arg("--cert")
-        .arg(cert)
-        .arg("--key")
-        .arg(key);
+        ]);
+        command
+            .args(args)
+            .arg("--cert")
+            .arg(cert)
+            .arg("--key")
+            .arg(key);
         let (child, port) = spawn_listening(&mut command);
         Server { child, port }
     }
