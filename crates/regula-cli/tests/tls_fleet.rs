@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use regula_tls::rustls;
 use rustls::pki_types::ServerName;
-use tls_support::{certgen, free_port, regula, spawn_listening};
+use tls_support::{certgen, free_port, regula, spawn_listening, terminate};
 
 /// `redis-server` on a loopback port, without persistence; killed on drop.
 struct Redis {
@@ -177,30 +177,13 @@ impl Proxy {
 
     /// SIGTERM; the exit code and the JSON summary.
     fn stop(mut self) -> (i32, serde_json::Value, String) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "proxy ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let mut log = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut log)
-            .unwrap();
+        let (code, log) = terminate(&mut self.child, Duration::from_secs(30), "proxy");
         let summary = log
             .lines()
             .rev()
             .find_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
             .unwrap_or_default();
-        (status.code().unwrap_or(-1), summary, log)
+        (code, summary, log)
     }
 }
 

@@ -54,6 +54,30 @@ pub fn spawn_listening(command: &mut Command) -> (Child, u16) {
     (child, port)
 }
 
+/// SIGTERM to a `regula tls serve|proxy`, then its exit status and everything it wrote on
+/// stderr; `what` names it if it outlives `patience`.
+pub fn terminate(child: &mut Child, patience: Duration, what: &str) -> (i32, String) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let deadline = Instant::now() + patience;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "{what} ignored SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut log = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    (status.code().unwrap_or(-1), log)
+}
+
 /// `regula tls serve` on a free port; killed on drop if not stopped.
 pub struct Server {
     child: Child,
@@ -98,25 +122,7 @@ impl Server {
 
     /// SIGTERM, then the exit status and everything the server wrote on stderr.
     pub fn stop(mut self) -> (i32, String) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                break status;
-            }
-            assert!(Instant::now() < deadline, "server ignored SIGTERM");
-            std::thread::sleep(Duration::from_millis(50));
-        };
-        let mut log = String::new();
-        self.child
-            .stderr
-            .take()
-            .unwrap()
-            .read_to_string(&mut log)
-            .unwrap();
-        (status.code().unwrap_or(-1), log)
+        terminate(&mut self.child, Duration::from_secs(20), "server")
     }
 }
 
