@@ -1,8 +1,8 @@
 //! Differential tests of the constant-time SM2 point multiplications (`[d]G` in key generation
 //! and the public-key recomputation, `[d]Q` in ECDH, encryption, decryption and the key
 //! exchange) against RustCrypto's `sm2` crate arithmetic (fiat-crypto field, its own complete
-//! formulas), on edge scalars and on random ones: 10 000 cases in a release build, fewer in a
-//! debug build.
+//! formulas), on edge scalars and on random ones: 10 000 keys in a release build (each edge key
+//! against every edge and random peer), fewer in a debug build.
 
 use ::sm2::elliptic_curve::ff::PrimeField;
 use ::sm2::elliptic_curve::ops::Reduce;
@@ -11,7 +11,13 @@ use ::sm2::{ProjectivePoint, Scalar};
 use regula_sm::sm2::exchange::{KeyExchange, KeyExchangeRole};
 use regula_sm::sm2::{self as ours, CiphertextFormat, DEFAULT_ID, PrivateKey, PublicKey};
 
-const CASES: usize = if cfg!(debug_assertions) { 300 } else { 10_000 };
+const CASES: usize = if cfg!(debug_assertions) { 100 } else { 10_000 };
+/// Peers each edge key meets (all of them in release; the debug build also runs under QEMU).
+const EDGE_PEERS: usize = if cfg!(debug_assertions) {
+    3
+} else {
+    usize::MAX
+};
 
 /// n - k, big-endian.
 fn n_minus(k: u8) -> [u8; 32] {
@@ -112,7 +118,7 @@ fn key_generation_and_ecdh_match_the_reference() {
         );
         // Every edge key against every peer, and random keys against a rotating peer.
         let peer_count = if index < edge_scalars().len() {
-            peers.len()
+            peers.len().min(EDGE_PEERS)
         } else {
             1
         };
