@@ -279,6 +279,13 @@ impl FieldElement {
         FieldElement(select(mask, &a.0, &b.0))
     }
 
+    /// An all-ones mask when `self` is zero, all zeros otherwise (constant time).
+    #[inline(always)]
+    pub(crate) fn zero_mask(&self) -> u64 {
+        let [a0, a1, a2, a3] = self.0;
+        mask_if_zero(a0 | a1 | a2 | a3)
+    }
+
     /// Overwrites `self` with `other` where `mask` is all ones (constant time).
     #[inline(always)]
     pub(crate) fn assign_if(&mut self, mask: u64, other: &FieldElement) {
@@ -527,3 +534,4 @@ mod tests {
         }
     }
 }
+
