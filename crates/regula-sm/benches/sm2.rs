@@ -10,6 +10,7 @@
 //!
 //! Run with `cargo bench -p regula-sm --bench sm2 -- --rounds 9 --seconds 0.3`. Only the
 //! public API is used, so the same file also measures an older version of the crate.
+//! `--only NAME` measures one operation alone (for a profiler).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -107,6 +108,12 @@ fn main() {
             }),
         ),
     ];
+    // `--only NAME` keeps one operation (for a profiler).
+    let arguments: Vec<String> = std::env::args().collect();
+    if let Some(index) = arguments.iter().position(|argument| argument == "--only") {
+        let wanted = arguments.get(index + 1).cloned().unwrap_or_default();
+        operations.retain(|(name, _)| *name == wanted);
+    }
     let mut figures = vec![Vec::with_capacity(rounds); operations.len()];
     for _ in 0..rounds {
         for ((_, operation), figure) in operations.iter_mut().zip(&mut figures) {
