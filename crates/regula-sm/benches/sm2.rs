@@ -20,6 +20,9 @@ use ::sm2::elliptic_curve::sec1::{FromSec1Point, ToSec1Point};
 use ::sm2::{AffinePoint, ProjectivePoint, Scalar};
 use regula_sm::sm2::{self as ours, DEFAULT_ID, PrivateKey};
 
+/// A measured operation.
+type Operation<'a> = Box<dyn FnMut() + 'a>;
+
 fn random(out: &mut [u8]) -> Result<(), ours::Error> {
     rand::fill(out);
     Ok(())
@@ -69,7 +72,7 @@ fn main() {
     let encoded = ::sm2::Sec1Point::from_bytes(peer_public.to_uncompressed()).unwrap();
     let point: AffinePoint = Option::from(AffinePoint::from_sec1_point(&encoded)).unwrap();
 
-    let mut operations: Vec<(&str, Box<dyn FnMut()>)> = vec![
+    let mut operations: Vec<(&str, Operation)> = vec![
         (
             "keygen",
             Box::new(|| {

@@ -204,7 +204,7 @@ impl KeyExchange {
         // (computed with the same constant-time code, which does not mind).
         let shared = peer_sum(&self.peer_key, &peer_ephemeral).and_then(|sum| {
             let mut product = point::mul(&t, &sum);
-            let affine = product.to_affine_bytes();
+            let affine = product.affine_coordinates();
             product.wipe();
             affine
         });

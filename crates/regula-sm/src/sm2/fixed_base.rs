@@ -114,7 +114,7 @@ pub(crate) fn mul_by_generator_coordinates(
     k: &Scalar,
 ) -> Option<([u8; SCALAR_LEN], [u8; SCALAR_LEN])> {
     let mut point = mul(k);
-    let result = point.to_affine_bytes();
+    let result = point.affine_coordinates();
     point.wipe();
     result
 }

@@ -200,7 +200,7 @@ impl Projective {
 
     /// The affine coordinates (big-endian), or `None` for the identity. Whether the result is
     /// the identity is the only thing this reveals.
-    pub(crate) fn to_affine_bytes(&self) -> Option<([u8; SCALAR_LEN], [u8; SCALAR_LEN])> {
+    pub(crate) fn affine_coordinates(&self) -> Option<([u8; SCALAR_LEN], [u8; SCALAR_LEN])> {
         if self.z.is_zero() {
             return None;
         }
@@ -306,7 +306,7 @@ pub(crate) fn mul_public_key(
 ) -> Option<([u8; SCALAR_LEN], [u8; SCALAR_LEN])> {
     let base = Projective::from_affine(&Affine::from_public(key)?);
     let mut product = mul(k, &base);
-    let result = product.to_affine_bytes();
+    let result = product.affine_coordinates();
     product.wipe();
     result
 }
@@ -377,11 +377,14 @@ mod tests {
         }
         for p in &points {
             let ours_p = from_reference(p);
-            assert_eq!(ours_p.double(&b).to_affine_bytes(), bytes_of(&p.double()));
+            assert_eq!(
+                ours_p.double(&b).affine_coordinates(),
+                bytes_of(&p.double())
+            );
             let mut expected = *p;
             for times in 0..7 {
                 assert_eq!(
-                    ours_p.double_times(times).to_affine_bytes(),
+                    ours_p.double_times(times).affine_coordinates(),
                     bytes_of(&expected)
                 );
                 expected = expected.double();
@@ -389,13 +392,16 @@ mod tests {
             for q in &points {
                 let ours_q = from_reference(q);
                 let expected = bytes_of(&(*p + q));
-                assert_eq!(ours_p.add(&ours_q, &b).to_affine_bytes(), expected);
+                assert_eq!(ours_p.add(&ours_q, &b).affine_coordinates(), expected);
                 if let Some((x, y)) = bytes_of(q) {
                     let affine = Affine {
                         x: Fe::from_bytes(&x).unwrap(),
                         y: Fe::from_bytes(&y).unwrap(),
                     };
-                    assert_eq!(ours_p.add_affine(&affine, &b).to_affine_bytes(), expected);
+                    assert_eq!(
+                        ours_p.add_affine(&affine, &b).affine_coordinates(),
+                        expected
+                    );
                 }
             }
         }
@@ -414,7 +420,7 @@ mod tests {
             let ours = from_reference(base);
             for k in scalars() {
                 assert_eq!(
-                    mul(&k, &ours).to_affine_bytes(),
+                    mul(&k, &ours).affine_coordinates(),
                     bytes_of(&(*base * k)),
                     "{:?}",
                     k.to_repr()
