@@ -199,6 +199,7 @@ impl FieldElement {
 
     /// The product; on Montgomery forms aR·bR·R⁻¹ = abR, so no conversion is needed between
     /// operations.
+    #[inline(always)]
     pub(crate) fn mul(&self, rhs: &FieldElement) -> FieldElement {
         let (a, b) = (&self.0, &rhs.0);
         // Schoolbook 4×4-limb product, one row per limb of a.
@@ -226,6 +227,7 @@ impl FieldElement {
     }
 
     /// `self²`, with 10 limb products instead of the 16 of [`FieldElement::mul`].
+    #[inline(always)]
     pub(crate) fn square(&self) -> FieldElement {
         let a = &self.0;
         // Each cross product a_i·a_j (i < j) once, then doubled, then the squares a_i².
