@@ -7,7 +7,8 @@
 //! - [`sm3`]: the SM3 hash (GB/T 32905-2016) and HMAC-SM3.
 //! - [`drbg`]: the SM3- and SM4-based random bit generators of GM/T 0105-2021.
 //! - [`sm2`]: SM2 public-key cryptography (GB/T 32918-2016): signatures with user ID,
-//!   encryption, ECDH on curveSM2 and the SM2 key exchange, on RustCrypto curve arithmetic.
+//!   encryption, ECDH on curveSM2 and the SM2 key exchange, on constant-time field and point
+//!   arithmetic specialised to curveSM2.
 //!
 //! The crate knows nothing about policies: approval decisions live in the `regula` core crate.
 

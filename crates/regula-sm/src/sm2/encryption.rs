@@ -15,8 +15,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use super::signature::pad_uint;
 use super::{
-    Error, POINT_LEN, PrivateKey, ProjectivePoint, PublicKey, RandomSource, SCALAR_LEN, Scalar,
-    coordinates, random_scalar,
+    Error, POINT_LEN, PrivateKey, PublicKey, RandomSource, SCALAR_LEN, Scalar, random_scalar,
 };
 
 /// Length of `C3`, an SM3 hash.
@@ -132,8 +131,7 @@ fn encrypt_with_scalar(
 ) -> Option<Vec<u8>> {
     let c1 = PublicKey::from_affine(super::fixed_base::mul_by_generator(k)).ok()?;
     // The cofactor h is 1, so S = [h]P_B is P_B, never infinity for a validated key (A3).
-    let shared = (ProjectivePoint::from(*public_key.point()) * k).to_affine();
-    let (x2, y2) = coordinates(&shared);
+    let (x2, y2) = super::point::mul_public_key(k, public_key)?;
     let (x2, y2) = (Zeroizing::new(x2), Zeroizing::new(y2));
     let t = keystream(&x2, &y2, message.len())?;
     let c2: Vec<u8> = message.iter().zip(t.iter()).map(|(m, t)| m ^ t).collect();
@@ -225,8 +223,8 @@ pub fn decrypt(
     }
     // B1: C1 on the curve; B2: [h]C1 (h = 1) not infinity.
     let c1 = PublicKey::from_sec1(&c1).map_err(|_| Error::DecryptionFailed)?;
-    let shared = (ProjectivePoint::from(*c1.point()) * key.scalar()).to_affine();
-    let (x2, y2) = coordinates(&shared);
+    let (x2, y2) =
+        super::point::mul_public_key(key.scalar(), &c1).ok_or(Error::DecryptionFailed)?;
     let (x2, y2) = (Zeroizing::new(x2), Zeroizing::new(y2));
     let t = keystream(&x2, &y2, c2.len()).ok_or(Error::DecryptionFailed)?;
     let mut message: Vec<u8> = c2.iter().zip(t.iter()).map(|(c, t)| c ^ t).collect();

@@ -9,21 +9,27 @@ use sm3::{Digest, Sm3};
 use zeroize::{Zeroize, Zeroizing};
 
 use super::encryption::kdf;
+use super::point::{self, Affine, Projective};
 use super::{
-    Error, POINT_LEN, PrivateKey, ProjectivePoint, PublicKey, RandomSource, SCALAR_LEN, Scalar,
-    coordinates, random_scalar, reduce,
+    Error, POINT_LEN, PrivateKey, PublicKey, RandomSource, SCALAR_LEN, Scalar, coordinates,
+    random_scalar, reduce,
 };
+
+/// `P_peer + [x̄_peer]R_peer` (public values), `None` for an unusable peer key.
+fn peer_sum(peer_key: &PublicKey, peer_ephemeral: &PublicKey) -> Option<Projective> {
+    let b = point::b();
+    let ephemeral = Projective::from_affine(&Affine::from_public(peer_ephemeral)?);
+    let multiple = point::mul(&truncated_x(peer_ephemeral), &ephemeral);
+    Some(multiple.add_affine(&Affine::from_public(peer_key)?, &b))
+}
 
 /// The ECDH shared secret with a peer: the x-coordinate of `[d]Q` (RFC 8998 §3.1 uses it as the
 /// TLS 1.3 (EC)DHE shared secret, like RFC 8446 §7.4.2 for the NIST curves). The peer's key is
 /// validated when parsed ([`PublicKey::from_sec1`]); with cofactor 1 the result is never the
 /// point at infinity, which is checked anyway.
 pub fn ecdh(key: &PrivateKey, peer: &PublicKey) -> Result<Zeroizing<[u8; SCALAR_LEN]>, Error> {
-    let shared = (ProjectivePoint::from(*peer.point()) * key.scalar()).to_affine();
-    if bool::from(shared.is_identity()) {
-        return Err(Error::InvalidPublicKey);
-    }
-    let (x, mut y) = coordinates(&shared);
+    let (x, mut y) =
+        super::point::mul_public_key(key.scalar(), peer).ok_or(Error::InvalidPublicKey)?;
     y.zeroize();
     Ok(Zeroizing::new(x))
 }
@@ -194,15 +200,16 @@ impl KeyExchange {
         let peer_ephemeral = PublicKey::from_sec1(peer_ephemeral)?;
         // t = (d + x̄ · r) mod n
         let mut t = *self.own_key.scalar() + truncated_x(&self.ephemeral_public) * self.ephemeral;
-        // U = [h · t](P_peer + [x̄_peer] R_peer), h = 1; the inner multiple is of public values.
-        let peer_sum = ProjectivePoint::from(*self.peer_key.point())
-            + ProjectivePoint::from(*peer_ephemeral.point()) * truncated_x(&peer_ephemeral);
-        let shared = (peer_sum * t).to_affine();
+        // U = [h · t](P_peer + [x̄_peer] R_peer), h = 1; the inner multiple is of public values
+        // (computed with the same constant-time code, which does not mind).
+        let shared = peer_sum(&self.peer_key, &peer_ephemeral).and_then(|sum| {
+            let mut product = point::mul(&t, &sum);
+            let affine = product.affine_coordinates();
+            product.wipe();
+            affine
+        });
         t.zeroize();
-        if bool::from(shared.is_identity()) {
-            return Err(Error::InvalidPublicKey);
-        }
-        let (x_u, y_u) = coordinates(&shared);
+        let (x_u, y_u) = shared.ok_or(Error::InvalidPublicKey)?;
         let (x_u, y_u) = (Zeroizing::new(x_u), Zeroizing::new(y_u));
         // Z_A is always the initiator's, (x1, y1) the initiator's ephemeral point.
         let (z_a, z_b, r_a, r_b) = match self.role {

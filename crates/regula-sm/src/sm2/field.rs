@@ -1,5 +1,6 @@
 //! Arithmetic modulo the SM2 prime p = 2^256 - 2^224 - 2^96 + 2^64 - 1 (GB/T 32918.5-2017
-//! §3), written for this prime instead of a generic modulus, for [`super::vartime`].
+//! §3), written for this prime instead of a generic modulus, for verification
+//! ([`super::vartime`]) and for the constant-time point multiplications ([`super::point`]).
 //!
 //! Elements are kept in Montgomery form `a·R mod p` with R = 2^256 (P. L. Montgomery,
 //! "Modular multiplication without trial division", Math. Comp. 44, 1985), as four
@@ -11,8 +12,10 @@
 //! `(t + m·p) / 2^64 = ⌊t / 2^64⌋ + m·(2^192 - 2^160 - 2^32 + 1)` is a few shifted additions.
 //!
 //! Every operation runs in time independent of the values (carries are masks, the final
-//! subtractions are selected with masks), so this type can serve secret data too; only
-//! [`FieldElement::from_bytes`] reveals whether its input is canonical.
+//! subtractions are selected with masks), so this type serves secret data too; only
+//! [`FieldElement::from_bytes`] reveals whether its input is canonical, and
+//! [`FieldElement::is_zero`] and `==` return a `bool` the caller must only branch on when the
+//! answer is public.
 
 /// p, little-endian limbs.
 const P: [u64; 4] = [
@@ -196,6 +199,7 @@ impl FieldElement {
 
     /// The product; on Montgomery forms aR·bR·R⁻¹ = abR, so no conversion is needed between
     /// operations.
+    #[inline(always)]
     pub(crate) fn mul(&self, rhs: &FieldElement) -> FieldElement {
         let (a, b) = (&self.0, &rhs.0);
         // Schoolbook 4×4-limb product, one row per limb of a.
@@ -223,6 +227,7 @@ impl FieldElement {
     }
 
     /// `self²`, with 10 limb products instead of the 16 of [`FieldElement::mul`].
+    #[inline(always)]
     pub(crate) fn square(&self) -> FieldElement {
         let a = &self.0;
         // Each cross product a_i·a_j (i < j) once, then doubled, then the squares a_i².
@@ -259,9 +264,36 @@ impl FieldElement {
     }
 }
 
-/// Only the tests need these so far: verification never leaves Montgomery form or inverts.
-#[cfg(test)]
+/// An all-ones mask when `value` is zero, all zeros otherwise, without a branch. The mask goes
+/// through [`core::hint::black_box`] so that the optimiser cannot turn its uses back into a
+/// branch.
+#[inline(always)]
+pub(crate) fn mask_if_zero(value: u64) -> u64 {
+    // value | -value has its top bit set exactly when value ≠ 0.
+    let nonzero = (value | value.wrapping_neg()) >> 63;
+    core::hint::black_box(nonzero.wrapping_sub(1))
+}
+
 impl FieldElement {
+    /// `a` where `mask` is all ones, `b` where it is all zeros (constant time).
+    #[inline(always)]
+    pub(crate) fn select(mask: u64, a: &FieldElement, b: &FieldElement) -> FieldElement {
+        FieldElement(select(mask, &a.0, &b.0))
+    }
+
+    /// An all-ones mask when `self` is zero, all zeros otherwise (constant time).
+    #[inline(always)]
+    pub(crate) fn zero_mask(&self) -> u64 {
+        let [a0, a1, a2, a3] = self.0;
+        mask_if_zero(a0 | a1 | a2 | a3)
+    }
+
+    /// Overwrites `self` with `other` where `mask` is all ones (constant time).
+    #[inline(always)]
+    pub(crate) fn assign_if(&mut self, mask: u64, other: &FieldElement) {
+        *self = FieldElement::select(mask, other, self);
+    }
+
     /// The canonical 32-byte big-endian encoding.
     pub(crate) fn to_bytes(self) -> [u8; 32] {
         // Multiplying by 1 (outside Montgomery form) leaves Montgomery form.
@@ -271,6 +303,11 @@ impl FieldElement {
             chunk.copy_from_slice(&limb.to_be_bytes());
         }
         out
+    }
+
+    /// Wipes the limbs (for secret coordinates).
+    pub(crate) fn wipe(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.0);
     }
 
     /// `self^(2^count)`.

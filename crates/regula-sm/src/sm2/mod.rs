@@ -9,10 +9,12 @@
 //! - [`exchange`]: plain ECDH on curveSM2 (RFC 8998 named group curveSM2) and the key exchange
 //!   protocol of GB/T 32918.3 with its optional confirmation hashes.
 //!
-//! Curve arithmetic comes from RustCrypto's `sm2` crate (constant-time field and scalar
-//! arithmetic, constant-time multiplication by secret scalars). Only signature verification
-//! uses variable-time arithmetic, and only on public inputs; its field arithmetic is our own
-//! (`field.rs`, constant-time and specialised to curveSM2's prime).
+//! Point arithmetic is our own, on a field specialised to curveSM2's prime (`field.rs`):
+//! constant-time multiplications by secret scalars with complete formulas (`point.rs` for
+//! `[k]P`, `fixed_base.rs` for `[k]G`), and a variable-time joint multiplication that only
+//! signature verification uses, on public inputs (`vartime.rs`). RustCrypto's `sm2` crate
+//! provides the scalars modulo n (fiat-crypto, constant-time), point validation and the SEC 1,
+//! PKCS#8 and SPKI encodings.
 
 use core::fmt;
 
@@ -30,6 +32,7 @@ pub mod encryption;
 pub mod exchange;
 mod field;
 mod fixed_base;
+mod point;
 pub mod signature;
 mod vartime;
 
@@ -235,9 +238,9 @@ const CURVE_A: [u8; 32] =
     decode_hex32("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF00000000FFFFFFFFFFFFFFFC");
 pub(crate) const CURVE_B: [u8; 32] =
     decode_hex32("28E9FA9E9D9F5E344D5A9E4BCF6509A7F39789F515AB8F92DDBCBD414D940E93");
-const GENERATOR_X: [u8; 32] =
+pub(crate) const GENERATOR_X: [u8; 32] =
     decode_hex32("32C4AE2C1F1981195F9904466A39C9948FE30BBFF2660BE1715A4589334C74C7");
-const GENERATOR_Y: [u8; 32] =
+pub(crate) const GENERATOR_Y: [u8; 32] =
     decode_hex32("BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0");
 
 /// Decodes 64 hex digits in a `const` (the crate has no hex dependency).
@@ -332,8 +335,8 @@ impl PrivateKey {
     /// recomputation a pairwise consistency test compares with [`PrivateKey::public_key`]
     /// (SP 800-56A Rev. 3 §5.6.2.1.4 (b)).
     pub fn recompute_public_key(&self) -> [u8; POINT_LEN] {
-        let point = fixed_base::mul_by_generator(&self.d);
-        let (x, y) = coordinates(&point);
+        // d is in [1, n-2], so [d]G is never the identity.
+        let (x, y) = fixed_base::mul_by_generator_coordinates(&self.d).unwrap_or_default();
         let mut out = [0u8; POINT_LEN];
         out[0] = 0x04;
         out[1..33].copy_from_slice(&x);
