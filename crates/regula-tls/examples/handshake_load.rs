@@ -16,8 +16,10 @@
 //! The client is built to cost less than the server it measures. Its first connection to each
 //! address verifies the server's chain and `CertificateVerify` signature with the policy's full
 //! verifier; later connections accept only that same end-entity certificate (byte for byte) and
-//! skip the public-key operations of verification. The server's work per handshake is the same
-//! either way: it still signs, and still does its half of the key agreement.
+//! skip the public-key operations of verification. Each thread generates one key-agreement key
+//! (through the module) and offers it in all its handshakes, so the client derives a shared
+//! secret per handshake but generates no key. The server's work per handshake is the same
+//! either way: it still generates a fresh key share, signs, and derives its shared secret.
 //!
 //! Prints one JSON line: connections, resumed, failed (and the first error), connections per
 //! second, the client's own CPU seconds (from `/proc/self/stat`), and the suite and group the
@@ -31,8 +33,10 @@ use std::time::{Duration, Instant};
 
 use regula_tls::rustls;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{ActiveKeyExchange, SharedSecret, SupportedKxGroup};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::{NamedGroup, ProtocolVersion};
 
 /// Accepts exactly one end-entity certificate, already verified in full by the policy's
 /// verifier on an earlier connection; no signature is checked.
@@ -80,6 +84,69 @@ impl ServerCertVerifier for PinnedCertificate {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.schemes.clone()
+    }
+}
+
+/// A key-exchange group whose every key share is the same key pair (one per client thread).
+#[derive(Debug)]
+struct ReusedKeyShare {
+    name: NamedGroup,
+    key: Arc<regula::AgreementKey>,
+    public: Vec<u8>,
+}
+
+impl SupportedKxGroup for ReusedKeyShare {
+    fn start(&self) -> Result<Box<dyn ActiveKeyExchange>, rustls::Error> {
+        Ok(Box::new(ReusedExchange {
+            name: self.name,
+            key: Arc::clone(&self.key),
+            public: self.public.clone(),
+        }))
+    }
+
+    fn name(&self) -> NamedGroup {
+        self.name
+    }
+
+    fn usable_for_version(&self, version: ProtocolVersion) -> bool {
+        version == ProtocolVersion::TLSv1_3
+    }
+}
+
+struct ReusedExchange {
+    name: NamedGroup,
+    key: Arc<regula::AgreementKey>,
+    public: Vec<u8>,
+}
+
+impl ActiveKeyExchange for ReusedExchange {
+    fn complete(self: Box<Self>, peer_public_key: &[u8]) -> Result<SharedSecret, rustls::Error> {
+        let secret = self
+            .key
+            .agree(peer_public_key)
+            .map_err(|_| rustls::Error::PeerMisbehaved(rustls::PeerMisbehaved::InvalidKeyShare))?
+            .into_value();
+        Ok(SharedSecret::from(&secret[..]))
+    }
+
+    fn pub_key(&self) -> &[u8] {
+        &self.public
+    }
+
+    fn group(&self) -> NamedGroup {
+        self.name
+    }
+}
+
+/// The module's key-agreement algorithm behind a TLS group name, where there is one.
+fn agreement_algorithm(group: &str) -> Option<regula::Algorithm> {
+    match group {
+        "P-256" => Some(regula::Algorithm::EcdhP256),
+        "P-384" => Some(regula::Algorithm::EcdhP384),
+        "P-521" => Some(regula::Algorithm::EcdhP521),
+        "X25519" => Some(regula::Algorithm::X25519),
+        "curveSM2" => Some(regula::Algorithm::Sm2Ecdh),
+        _ => None,
     }
 }
 
@@ -169,11 +236,25 @@ fn load_config(
     provider
         .kx_groups
         .retain(|g| regula_tls::provider::group_name(g.name()) == group);
-    if provider.kx_groups.is_empty() {
+    let Some(offered) = provider.kx_groups.first().copied() else {
         return Err(format!(
             "group {group} is not served under this policy (it serves {})",
             policy.group_names().join(", ")
         ));
+    };
+    // A group the module has no reusable key for (a hybrid) keeps a fresh key per handshake.
+    if let Some(algorithm) = agreement_algorithm(group) {
+        let key = module
+            .generate_agreement_key(algorithm)
+            .map_err(|e| format!("{group} key: {e}"))?
+            .into_value();
+        let public = key.public_key().map_err(|e| format!("{group} key: {e}"))?;
+        let reused: &'static ReusedKeyShare = Box::leak(Box::new(ReusedKeyShare {
+            name: offered.name(),
+            key: Arc::new(key),
+            public,
+        }));
+        provider.kx_groups = vec![reused];
     }
     let schemes = provider
         .signature_verification_algorithms
