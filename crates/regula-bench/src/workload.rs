@@ -263,8 +263,13 @@ pub fn regula(
                     Ok(())
                 }));
             }
+            // A caller that encrypts many messages keeps the key bound and reuses its buffer.
+            let iv = iv.unwrap_or_default();
+            let mut buffer = Vec::with_capacity(size + 16);
             Box::new(move || {
-                key.encrypt(iv.as_deref(), &data)
+                buffer.clear();
+                buffer.extend_from_slice(&data);
+                key.encrypt_in_place(&iv, &mut buffer)
                     .map(drop)
                     .map_err(|error| error.to_string())
             })
@@ -471,20 +476,27 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
         (Operation::Encrypt, Algorithm::Sm4Ecb | Algorithm::Sm4Cbc | Algorithm::Sm4Ctr) => {
             let cipher = regula_sm::Sm4::new(&[0x5a; 16]);
             let iv = [7u8; 16];
-            let mut buffer = data;
+            // The same buffer handling as Regula's: the message copied into a reused buffer.
+            let mut buffer = Vec::with_capacity(size + 16);
             match algorithm {
                 Algorithm::Sm4Ecb => Box::new(move || {
+                    buffer.clear();
+                    buffer.extend_from_slice(&data);
                     regula_sm::sm4::modes::ecb_encrypt(&cipher, &mut buffer)
                         .map_err(|error| error.to_string())
                 }),
                 Algorithm::Sm4Cbc => Box::new(move || {
-                    std::hint::black_box(regula_sm::sm4::modes::cbc_encrypt_padded(
-                        &cipher, &iv, &buffer,
-                    ));
+                    buffer.clear();
+                    buffer.extend_from_slice(&data);
+                    regula_sm::sm4::modes::cbc_encrypt_padded_in_place(&cipher, &iv, &mut buffer);
+                    std::hint::black_box(&buffer);
                     Ok(())
                 }),
                 _ => Box::new(move || {
+                    buffer.clear();
+                    buffer.extend_from_slice(&data);
                     regula_sm::sm4::modes::ctr_apply_keystream(&cipher, &iv, &mut buffer);
+                    std::hint::black_box(&buffer);
                     Ok(())
                 }),
             }
@@ -579,8 +591,10 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                 Algorithm::Aes128Cbc | Algorithm::Aes256Cbc => {
                     let key =
                         PaddedBlockEncryptingKey::cbc_pkcs7(unbound).map_err(raw_failed("key"))?;
+                    let mut buffer = Vec::with_capacity(size + 16);
                     Box::new(move || {
-                        let mut buffer = data.clone();
+                        buffer.clear();
+                        buffer.extend_from_slice(&data);
                         key.less_safe_encrypt(&mut buffer, context())
                             .map(drop)
                             .map_err(raw_failed("encrypt"))
@@ -593,8 +607,10 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                         EncryptingKey::cfb8(unbound)
                     }
                     .map_err(raw_failed("key"))?;
+                    let mut buffer = Vec::with_capacity(size + 16);
                     Box::new(move || {
-                        let mut buffer = data.clone();
+                        buffer.clear();
+                        buffer.extend_from_slice(&data);
                         key.less_safe_encrypt(&mut buffer, context())
                             .map(drop)
                             .map_err(raw_failed("encrypt"))
