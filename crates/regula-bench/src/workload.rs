@@ -505,9 +505,15 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
             let gcm = regula_sm::sm4::modes::Sm4Gcm::new(&[0x5a; 16]);
             let ccm = regula_sm::sm4::modes::Sm4Ccm::new(&[0x5a; 16]);
             let mut buffer = data;
+            // The nonces Regula makes for these keys (SP 800-38D 8.2.1: a fixed field and an
+            // invocation counter from a random start), so that both sides do the same work.
+            let mut start = [0u8; 12];
+            rand::fill(&mut start).map_err(raw_failed("rand"))?;
+            let mut invocation = u64::from_be_bytes(start[4..].try_into().unwrap_or_default());
             Box::new(move || {
-                let mut nonce = [0u8; 12];
-                rand::fill(&mut nonce).map_err(raw_failed("rand"))?;
+                let mut nonce = start;
+                nonce[4..].copy_from_slice(&invocation.to_be_bytes());
+                invocation = invocation.wrapping_add(1);
                 let tag = if algorithm == Algorithm::Sm4Gcm {
                     gcm.encrypt(&nonce, &[], &mut buffer)
                 } else {

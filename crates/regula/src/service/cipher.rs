@@ -298,7 +298,14 @@ impl CipherKey {
     }
 
     /// Replaces `in_out` with the output of a cipher that cannot work in place.
+    #[inline]
     fn replace_with(&self, iv: &[u8], in_out: &mut Vec<u8>, encrypt: bool) -> Option<Result<()>> {
+        if !matches!(
+            self.keys,
+            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..)
+        ) {
+            return None;
+        }
         let result = self.apply_other(&iv[..self.iv_len()], in_out, encrypt)?;
         Some(result.map(|output| {
             let output = Zeroizing::new(output);
@@ -420,8 +427,14 @@ impl CipherKey {
 
     /// Checks the IV's length (empty for modes without one); the result is padded to 16 bytes
     /// (DES uses the first 8).
+    #[inline]
     fn iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
         let iv_len = self.iv_len();
+        if iv_len == IV_LEN
+            && let Ok(iv) = <[u8; IV_LEN]>::try_from(iv)
+        {
+            return Ok(iv);
+        }
         if iv_len == 0 && !iv.is_empty() {
             return Err(Error::invalid_input(format!(
                 "{} takes no IV",
