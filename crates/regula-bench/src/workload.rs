@@ -299,11 +299,13 @@ pub fn regula(
             Box::new(move || derive().map(drop).map_err(|error| error.to_string()))
         }
         Operation::Digest => {
-            module.digest(algorithm, &data).map_err(&fail)?;
-            let module = module.clone();
+            // Bound once, digests into a reused buffer (the one-shot `Module::digest` also
+            // takes the policy's verdict and allocates its output per call).
+            let digester = module.digester(algorithm).map_err(&fail)?;
+            let mut out = [0u8; 64];
             Box::new(move || {
-                module
-                    .digest(algorithm, &data)
+                digester
+                    .digest_into(&data, &mut out)
                     .map(drop)
                     .map_err(|error| error.to_string())
             })

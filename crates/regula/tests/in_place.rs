@@ -223,3 +223,91 @@ fn gm_module_nonces_are_distinct_and_counted() {
         200
     );
 }
+
+/// `Digester::digest_into`: FIPS 180-4 and GM/T 0004-2012 "abc" examples (and RFC 1321's MD5)
+/// into a caller's buffer, the same bytes as `Module::digest`, one count per call, and a short
+/// buffer refused with nothing written.
+#[test]
+fn digester_known_answers_into_caller_buffers() {
+    let default = module("default");
+    for (algorithm, expected) in [
+        (
+            Algorithm::Sha224,
+            "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7",
+        ),
+        (
+            Algorithm::Sha256,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        ),
+        (
+            Algorithm::Sha384,
+            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed\
+             8086072ba1e7cc2358baeca134c825a7",
+        ),
+        (
+            Algorithm::Sha512,
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a\
+             2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+        ),
+        (
+            Algorithm::Sm3,
+            "66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0",
+        ),
+        (Algorithm::Md5, "900150983cd24fb0d6963f7d28e17f72"),
+    ] {
+        let expected = unhex(expected);
+        let digester = default.digester(algorithm).unwrap();
+        assert_eq!(digester.output_len(), expected.len(), "{algorithm}");
+        let before = default
+            .counters()
+            .iter()
+            .find(|row| row.algorithm == algorithm && row.service == Service::Digest)
+            .map_or(0, |row| row.approved + row.not_approved);
+        let mut out = [0xeeu8; 80];
+        let served = digester.digest_into(b"abc", &mut out).unwrap();
+        assert_eq!(*served, expected.len());
+        assert_eq!(served.indicator().algorithm, algorithm);
+        assert_eq!(out[..expected.len()], expected[..], "{algorithm}");
+        assert!(out[expected.len()..].iter().all(|&byte| byte == 0xee));
+        let one_shot = default.digest(algorithm, b"abc").unwrap();
+        assert_eq!(one_shot.into_value(), expected, "{algorithm}");
+        let after = default
+            .counters()
+            .iter()
+            .find(|row| row.algorithm == algorithm && row.service == Service::Digest)
+            .map_or(0, |row| row.approved + row.not_approved);
+        assert_eq!(after, before + 2, "{algorithm}: one count per call");
+
+        let mut short = vec![0x11u8; expected.len() - 1];
+        let error = digester.digest_into(b"abc", &mut short).unwrap_err();
+        assert!(
+            matches!(&error, Error::InvalidInput { reason } if reason.contains("shorter")),
+            "{error:?}"
+        );
+        assert!(short.iter().all(|&byte| byte == 0x11), "nothing written");
+    }
+    // The policy's verdict is taken when the digester is made: MD5 is refused under FIPS rules.
+    assert!(module("fips-140-3").digester(Algorithm::Md5).is_err());
+}
+
+/// Counts made on several threads at once add up: each thread counts in its own shard (or,
+/// beyond the owned shards, in the shared one with atomic adds).
+#[test]
+fn counts_from_many_threads_add_up() {
+    let default = module("default");
+    let digester = default.digester(Algorithm::Sha256).unwrap();
+    std::thread::scope(|scope| {
+        for _ in 0..40 {
+            scope.spawn(|| {
+                let mut out = [0u8; 32];
+                for _ in 0..250 {
+                    digester.digest_into(b"m", &mut out).unwrap();
+                }
+            });
+        }
+    });
+    assert_eq!(
+        approved_count(&default, Algorithm::Sha256, Service::Digest),
+        40 * 250
+    );
+}
