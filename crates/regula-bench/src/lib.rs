@@ -37,6 +37,9 @@ pub enum Impl {
     Libcrypto,
     /// `gnutls-cli --benchmark-ciphers` (16384-byte payload only).
     Gnutls,
+    /// Tongsuo's `speed` (the cached build of `scripts/tongsuo`), AEADs in its TLS-like
+    /// `-aead` sequence.
+    Tongsuo,
 }
 
 impl Impl {
@@ -47,6 +50,7 @@ impl Impl {
             Impl::Openssl => "openssl",
             Impl::Libcrypto => "libcrypto",
             Impl::Gnutls => "gnutls",
+            Impl::Tongsuo => "tongsuo",
         }
     }
 
@@ -57,6 +61,7 @@ impl Impl {
             Impl::Openssl,
             Impl::Libcrypto,
             Impl::Gnutls,
+            Impl::Tongsuo,
         ]
         .into_iter()
         .find(|candidate| candidate.name() == name)
@@ -176,6 +181,18 @@ pub fn run(
         backend: regula::info::build_info().backend,
         ..Report::default()
     };
+    // Tongsuo is a test-time build; without it the run goes on and says why it is missing.
+    let tongsuo = if config.compare.contains(&Impl::Tongsuo) {
+        match peers::openssl::OpensslCli::locate_tongsuo() {
+            Ok(tongsuo) => Some(tongsuo),
+            Err(reason) => {
+                report.notes.push(format!("tongsuo skipped: {reason}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
     let gnutls = if config.compare.contains(&Impl::Gnutls) {
         Some(peers::gnutls::run()?)
     } else {
@@ -202,7 +219,8 @@ pub fn run(
                 .compare
                 .iter()
                 .copied()
-                .filter(|&peer| peer != Impl::Gnutls && peer != Impl::Regula),
+                .filter(|&peer| peer != Impl::Gnutls && peer != Impl::Regula)
+                .filter(|&peer| peer != Impl::Tongsuo || tongsuo.is_some()),
         )
         .collect();
     let total = plan.len() * implementations.len() * config.runs;
@@ -248,7 +266,8 @@ pub fn run(
                     progress(done, total);
                     continue;
                 }
-                match measure_one(module, openssl.as_ref(), config.duration, key) {
+                let clis = [openssl.as_ref(), tongsuo.as_ref()];
+                match measure_one(module, clis, config.duration, key) {
                     Ok(Some(rate)) => samples.entry(key).or_default().push(rate),
                     Ok(None) => {
                         skipped.insert(
@@ -382,7 +401,7 @@ fn measure_pair(
 /// One measurement; `Ok(None)` when the implementation lacks the operation.
 fn measure_one(
     module: &Module,
-    openssl: Option<&peers::openssl::OpensslCli>,
+    [openssl, tongsuo]: [Option<&peers::openssl::OpensslCli>; 2],
     duration: Duration,
     (algorithm, operation, bytes, implementation): Key,
 ) -> Result<Option<f64>, String> {
@@ -395,12 +414,17 @@ fn measure_one(
         Impl::Libcrypto => peers::libcrypto::workload(algorithm, operation, size)?,
         #[cfg(not(feature = "libcrypto"))]
         Impl::Libcrypto => None,
-        Impl::Openssl => {
-            let openssl = openssl.ok_or("openssl peer not located")?;
-            return if operation.is_throughput() {
-                openssl.symmetric(algorithm, size, duration)
+        Impl::Openssl | Impl::Tongsuo => {
+            let cli = if implementation == Impl::Openssl {
+                openssl
             } else {
-                openssl.public_key(algorithm, operation, duration)
+                tongsuo
+            };
+            let cli = cli.ok_or("peer not located")?;
+            return if operation.is_throughput() {
+                cli.symmetric(algorithm, size, duration)
+            } else {
+                cli.public_key(algorithm, operation, duration)
             };
         }
         Impl::Gnutls => None,

@@ -1,6 +1,33 @@
 //! The timing loop: run an operation for a fixed time and report its rate.
+//!
+//! Time is this thread's CPU time where the system reports it (Unix), the divisor
+//! `openssl speed` and Tongsuo's `speed` use too (their user CPU time): on a busy machine the
+//! time the scheduler gives other processes then counts against neither Regula nor the peers
+//! run as separate processes. Elsewhere it is wall time.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+/// A reading of the measurement clock (see the module documentation).
+fn now() -> Duration {
+    #[cfg(unix)]
+    {
+        let time = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+        Duration::new(
+            u64::try_from(time.tv_sec).unwrap_or(0),
+            u32::try_from(time.tv_nsec).unwrap_or(0),
+        )
+    }
+    #[cfg(not(unix))]
+    {
+        static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        START.get_or_init(std::time::Instant::now).elapsed()
+    }
+}
+
+/// Time on the measurement clock since `start`.
+fn since(start: Duration) -> Duration {
+    now().saturating_sub(start)
+}
 
 /// Runs `operation` repeatedly for about `duration` (at least once, after one warm-up call)
 /// and returns operations per second. Time is read once per batch so that the clock does not
@@ -10,20 +37,20 @@ pub fn ops_per_second(
     mut operation: impl FnMut() -> Result<(), String>,
 ) -> Result<f64, String> {
     operation()?;
-    let started = Instant::now();
+    let started = now();
     let mut operations: u64 = 0;
     let mut batch: u64 = 1;
     loop {
-        let batch_started = Instant::now();
+        let batch_started = now();
         for _ in 0..batch {
             operation()?;
         }
         operations += batch;
-        let elapsed = started.elapsed();
+        let elapsed = since(started);
         if elapsed >= duration {
             return Ok(operations as f64 / elapsed.as_secs_f64());
         }
-        if batch_started.elapsed() < Duration::from_millis(1) {
+        if since(batch_started) < Duration::from_millis(1) {
             batch *= 2;
         }
     }
@@ -41,11 +68,11 @@ pub fn paired_ops_per_second(
     let batch_size = |operation: &mut dyn FnMut() -> Result<(), String>| -> Result<u64, String> {
         let mut batch = 1u64;
         loop {
-            let started = Instant::now();
+            let started = now();
             for _ in 0..batch {
                 operation()?;
             }
-            if started.elapsed() >= Duration::from_micros(500) || batch >= 1 << 20 {
+            if since(started) >= Duration::from_micros(500) || batch >= 1 << 20 {
                 return Ok(batch);
             }
             batch *= 2;
@@ -56,17 +83,17 @@ pub fn paired_ops_per_second(
     let (mut first_time, mut second_time) = (Duration::ZERO, Duration::ZERO);
     let (mut first_count, mut second_count) = (0u64, 0u64);
     while first_time < duration || second_time < duration {
-        let started = Instant::now();
+        let started = now();
         for _ in 0..first_batch {
             first()?;
         }
-        first_time += started.elapsed();
+        first_time += since(started);
         first_count += first_batch;
-        let started = Instant::now();
+        let started = now();
         for _ in 0..second_batch {
             second()?;
         }
-        second_time += started.elapsed();
+        second_time += since(started);
         second_count += second_batch;
     }
     Ok((

@@ -13,8 +13,10 @@
 //! services call providers directly, never another recording service, so an approved primitive
 //! used inside a non-approved operation cannot make it look approved.
 
+use std::cell::{Cell, RefCell};
 use std::ops::Deref;
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use serde::Serialize;
 
@@ -134,20 +136,95 @@ impl ScopeState {
 }
 
 /// Operation counts per (algorithm, service, approval), shared by all handles of a module.
+///
+/// Counting must not slow a small operation: an atomic add is a locked instruction, which
+/// waits for the thread's earlier stores and keeps the next operation from overlapping this
+/// one (a 16-byte SHA-256 measured 0.81x raw AWS-LC with it, 1.00x without). So the counts are
+/// sharded per thread: a thread owns one shard and increments its slots with a plain load
+/// and store, which no other thread writes; threads beyond the owned shards share the last
+/// one through atomic adds. A snapshot sums the shards (each count is read atomically, so a
+/// concurrent snapshot may miss an operation in flight, never see a torn count).
 pub(crate) struct Counters {
-    counts: Box<[AtomicU64]>,
+    shards: Box<[OnceLock<Box<[AtomicU64]>>]>,
     /// Per algorithm, the smallest key size (bits) a served request named; 0: none named.
     smallest_key_bits: Box<[AtomicU32]>,
+}
+
+/// Shards per module: `SHARDS − 1` owned by one thread each, the last shared.
+const SHARDS: usize = 16;
+const SLOTS: usize = Algorithm::COUNT * Service::COUNT * 2;
+
+/// The shard this thread owns, if any: an index taken on first use and given back when the
+/// thread exits, so that thread pools that come and go keep finding owned shards.
+fn thread_shard() -> Option<usize> {
+    static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    /// Not yet asked for a shard; `SHARDS − 1`: none free, use the shared one.
+    const UNASSIGNED: usize = usize::MAX;
+
+    /// Gives the shard back when the thread exits.
+    struct Owned(usize);
+    impl Drop for Owned {
+        fn drop(&mut self) {
+            CACHED.with(|cached| cached.set(SHARDS - 1));
+            FREE.lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(self.0);
+        }
+    }
+    thread_local! {
+        // Read on every count: a constant-initialised cell is one thread-relative load.
+        static CACHED: Cell<usize> = const { Cell::new(UNASSIGNED) };
+        static OWNED: RefCell<Option<Owned>> = const { RefCell::new(None) };
+    }
+
+    let cached = CACHED.try_with(Cell::get).unwrap_or(SHARDS - 1);
+    let index = if cached != UNASSIGNED {
+        cached
+    } else {
+        let reused = FREE
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .pop();
+        let index = reused.or_else(|| {
+            NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+                (next < SHARDS - 1).then_some(next + 1)
+            })
+            .ok()
+        });
+        // Registered for release at thread exit before it is used; if the thread is already
+        // being torn down, the shard goes back at once and the shared one counts.
+        let registered = index.is_some_and(|index| {
+            OWNED
+                .try_with(|owned| *owned.borrow_mut() = Some(Owned(index)))
+                .is_ok()
+        });
+        let index = match index {
+            Some(index) if registered => index,
+            Some(index) => {
+                FREE.lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push(index);
+                SHARDS - 1
+            }
+            None => SHARDS - 1,
+        };
+        let _ = CACHED.try_with(|cell| cell.set(index));
+        index
+    };
+    (index < SHARDS - 1).then_some(index)
 }
 
 impl Counters {
     pub(crate) fn new() -> Counters {
         Counters {
-            counts: (0..Algorithm::COUNT * Service::COUNT * 2)
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            shards: (0..SHARDS).map(|_| OnceLock::new()).collect(),
             smallest_key_bits: (0..Algorithm::COUNT).map(|_| AtomicU32::new(0)).collect(),
         }
+    }
+
+    fn shard(&self, index: usize) -> &[AtomicU64] {
+        self.shards[index].get_or_init(|| (0..SLOTS).map(|_| AtomicU64::new(0)).collect())
     }
 
     pub(crate) fn note_key_bits(&self, algorithm: Algorithm, bits: u32) {
@@ -173,16 +250,33 @@ impl Counters {
     }
 
     pub(crate) fn increment(&self, algorithm: Algorithm, service: Service, approval: Approval) {
-        self.counts[Self::slot(algorithm, service, approval)].fetch_add(1, Ordering::Relaxed);
+        let slot = Self::slot(algorithm, service, approval);
+        match thread_shard() {
+            Some(owned) => {
+                // Only this thread writes its shard, so load-then-store loses no count.
+                let count = &self.shard(owned)[slot];
+                count.store(count.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            }
+            None => {
+                self.shard(SHARDS - 1)[slot].fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The count of one slot over all shards.
+    fn count(&self, slot: usize) -> u64 {
+        self.shards
+            .iter()
+            .filter_map(OnceLock::get)
+            .map(|shard| shard[slot].load(Ordering::Relaxed))
+            .sum()
     }
 
     pub(crate) fn snapshot(&self) -> Vec<CounterRow> {
         let mut rows = Vec::new();
         for algorithm in Algorithm::ALL {
             for service in Service::ALL {
-                let count = |approval| {
-                    self.counts[Self::slot(algorithm, service, approval)].load(Ordering::Relaxed)
-                };
+                let count = |approval| self.count(Self::slot(algorithm, service, approval));
                 let approved = count(Approval::Approved);
                 let not_approved = count(Approval::NotApproved);
                 if approved + not_approved > 0 {

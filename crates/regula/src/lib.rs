@@ -48,7 +48,7 @@ pub use provider::awslc_sys::{fips_service_indicator_approved, fips_service_indi
 pub use service::aead::{AeadKey, Sealed};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
-pub use service::digest::DigestContext;
+pub use service::digest::{DigestContext, Digester};
 pub use service::kem::{Encapsulated, KemPrivateKey};
 pub use service::key_exchange::{ExchangedKey, KeyExchange, KeyExchangeRole};
 pub use service::mac::{MacContext, MacKey};

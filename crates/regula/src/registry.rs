@@ -675,7 +675,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         cnsa: CNSA_NOT_SM),
     // GM/T 0105-2021 Annex B (SM3) and Annex E (SM4 CTR) generators, security level 1, seeded
     // from the operating system's entropy. Under `gm` the module's randomness (keys, nonces,
-    // IVs, certificate serials) comes from the first of these the policy approves.
+    // IVs, certificate serials) comes from the first of these the policy approves; an AEAD
+    // key's nonces are SP 800-38D §8.2.1 sequences from a starting point it draws once.
     row!(Sm3Drbg, "sm3-drbg", Random, RegulaSm, "SM3-DRBG", pct: None,
         default: APPROVED, fips: FIPS_NOT_SM, gm: APPROVED, cnsa: CNSA_NOT_SM),
     row!(Sm4CtrDrbg, "sm4-ctr-drbg", Random, RegulaSm, "SM4-CTR-DRBG", pct: None,

@@ -191,6 +191,27 @@ fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algor
         name,
         "cipher decrypt",
     );
+    let mut in_place = b"after".to_vec();
+    assert_in_error_state(
+        cipher
+            .encrypt_in_place(&encrypted.iv, &mut in_place)
+            .unwrap_err(),
+        name,
+        "cipher encrypt in place",
+    );
+    assert_eq!(in_place, b"after", "nothing encrypted in the error state");
+    let mut in_place = encrypted.ciphertext.clone();
+    assert_in_error_state(
+        cipher
+            .decrypt_in_place(&encrypted.iv, &mut in_place)
+            .unwrap_err(),
+        name,
+        "cipher decrypt in place",
+    );
+    assert_eq!(
+        in_place, encrypted.ciphertext,
+        "nothing decrypted in the error state"
+    );
     if let Some(agreement) = agreement {
         // Not even public keys leave a module in its error state.
         assert_in_error_state(

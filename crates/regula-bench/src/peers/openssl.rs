@@ -9,6 +9,7 @@
 //! key wrap or ML-DSA. Public-key figures come from `openssl speed ALG`, which
 //! measures raw sign/verify/derive without key generation. `-seconds` is whole seconds.
 
+use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
@@ -16,10 +17,17 @@ use regula::Algorithm;
 
 use crate::workload::Operation;
 
-/// The OpenSSL command-line tool found on PATH.
+/// The OpenSSL command-line tool found on PATH, or Tongsuo's (an OpenSSL 3 fork with the SM
+/// algorithms) from the build `scripts/tongsuo` caches.
 pub struct OpensslCli {
     pub version: String,
+    program: PathBuf,
+    /// Tongsuo: AEADs run in `speed -aead`'s TLS-like sequence, and SM4-GCM is measured.
+    tongsuo: bool,
 }
+
+/// Environment variable naming the Tongsuo binary, overriding the cached build.
+pub const TONGSUO_ENV: &str = "REGULA_TONGSUO";
 
 impl OpensslCli {
     /// Finds `openssl`, or explains how to install it.
@@ -29,6 +37,55 @@ impl OpensslCli {
         })?;
         Ok(OpensslCli {
             version: String::from_utf8_lossy(&output.stdout).trim().to_string(),
+            program: PathBuf::from("openssl"),
+            tongsuo: false,
+        })
+    }
+
+    /// Finds Tongsuo's command-line tool: `$REGULA_TONGSUO`, else the newest
+    /// `~/.cache/regula/tongsuo-*/bin/tongsuo` that `scripts/tongsuo` built.
+    pub fn locate_tongsuo() -> Result<OpensslCli, String> {
+        let program = match std::env::var_os(TONGSUO_ENV) {
+            Some(path) => PathBuf::from(path),
+            None => {
+                let cache = std::env::var_os("HOME")
+                    .map(|home| PathBuf::from(home).join(".cache/regula"))
+                    .ok_or("HOME is not set")?;
+                let mut builds: Vec<PathBuf> = std::fs::read_dir(&cache)
+                    .map(|entries| {
+                        entries
+                            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+                            .filter(|path| {
+                                path.file_name()
+                                    .and_then(|name| name.to_str())
+                                    .is_some_and(|name| name.starts_with("tongsuo-"))
+                            })
+                            .map(|path| path.join("bin/tongsuo"))
+                            .filter(|path| path.is_file())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                builds.sort();
+                builds.pop().ok_or_else(|| {
+                    format!(
+                        "no Tongsuo build in {}/tongsuo-*/bin (run scripts/tongsuo, or set {TONGSUO_ENV})",
+                        cache.display()
+                    )
+                })?
+            }
+        };
+        let output = Command::new(&program)
+            .arg("version")
+            .output()
+            .map_err(|error| format!("cannot run {}: {error}", program.display()))?;
+        if !output.status.success() {
+            return Err(format!("`{} version` failed", program.display()));
+        }
+        let version = String::from_utf8_lossy(&output.stdout);
+        Ok(OpensslCli {
+            version: version.lines().next().unwrap_or("").trim().to_string(),
+            program,
+            tongsuo: true,
         })
     }
 
@@ -39,7 +96,12 @@ impl OpensslCli {
         size: usize,
         duration: Duration,
     ) -> Result<Option<f64>, String> {
-        let Some(selector) = symmetric_selector(algorithm) else {
+        let selector = if self.tongsuo {
+            tongsuo_selector(algorithm)
+        } else {
+            symmetric_selector(algorithm)
+        };
+        let Some(selector) = selector else {
             return Ok(None);
         };
         let mut args = selector;
@@ -72,15 +134,16 @@ impl OpensslCli {
 
     fn speed(&self, args: &[String], duration: Duration) -> Result<String, String> {
         let seconds = duration.as_secs_f64().ceil().max(1.0) as u64;
-        let output = Command::new("openssl")
+        let output = Command::new(&self.program)
             .arg("speed")
             .args(["-seconds", &seconds.to_string(), "-mr"])
             .args(args)
             .output()
-            .map_err(|error| format!("cannot run openssl speed: {error}"))?;
+            .map_err(|error| format!("cannot run {} speed: {error}", self.program.display()))?;
         if !output.status.success() {
             return Err(format!(
-                "`openssl speed {}` failed: {}",
+                "`{} speed {}` failed: {}",
+                self.program.display(),
                 args.join(" "),
                 String::from_utf8_lossy(&output.stderr)
                     .lines()
@@ -140,6 +203,21 @@ pub fn symmetric_selector(algorithm: Algorithm) -> Option<Vec<String>> {
         Algorithm::Aes128Cmac => Some(vec!["-cmac".into(), "aes-128-cbc".into()]),
         Algorithm::Aes256Cmac => Some(vec!["-cmac".into(), "aes-256-cbc".into()]),
         _ => None,
+    }
+}
+
+/// Tongsuo's `speed` arguments: AEADs in its `-aead` sequence (a fresh IV, the AAD, the
+/// message and the tag per call, as a TLS record takes), SM4-GCM and SM4-CCM included; the rest
+/// as for OpenSSL.
+pub fn tongsuo_selector(algorithm: Algorithm) -> Option<Vec<String>> {
+    let aead = |name: &str| Some(vec!["-aead".into(), "-evp".into(), name.to_string()]);
+    match algorithm {
+        Algorithm::Sm4Gcm
+        | Algorithm::Sm4Ccm
+        | Algorithm::Aes128Gcm
+        | Algorithm::Aes256Gcm
+        | Algorithm::ChaCha20Poly1305 => aead(algorithm.name()),
+        _ => symmetric_selector(algorithm),
     }
 }
 
@@ -206,6 +284,28 @@ mod tests {
     const GCM: &str = include_str!("../../tests/data/openssl-speed-evp-aes-256-gcm-8192.txt");
     const HMAC: &str = include_str!("../../tests/data/openssl-speed-hmac-sha256-16.txt");
     const CMAC: &str = include_str!("../../tests/data/openssl-speed-cmac.txt");
+
+    #[test]
+    fn tongsuo_runs_aeads_in_its_aead_sequence() {
+        let args = |list: &[&str]| Some(list.iter().map(|arg| arg.to_string()).collect());
+        assert_eq!(
+            tongsuo_selector(Algorithm::Sm4Gcm),
+            args(&["-aead", "-evp", "sm4-gcm"])
+        );
+        assert_eq!(
+            tongsuo_selector(Algorithm::Aes256Gcm),
+            args(&["-aead", "-evp", "aes-256-gcm"])
+        );
+        assert_eq!(symmetric_selector(Algorithm::Sm4Gcm), None);
+        assert_eq!(
+            tongsuo_selector(Algorithm::Sm4Ctr),
+            symmetric_selector(Algorithm::Sm4Ctr)
+        );
+        assert_eq!(
+            tongsuo_selector(Algorithm::Sm4Ctr),
+            args(&["-evp", "sm4-ctr"])
+        );
+    }
 
     #[test]
     fn parses_symmetric_rates() {

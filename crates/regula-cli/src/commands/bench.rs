@@ -19,6 +19,9 @@ Peers (--compare):
              OpenSSL at small sizes) and `openssl speed ALG` for public-key operations
   libcrypto  the system libcrypto in-process, key set once, same AAD/tag work as Regula
   gnutls     `gnutls-cli --benchmark-ciphers` (16384-byte payload only; takes about two minutes)
+  tongsuo    Tongsuo's `speed` from the build scripts/tongsuo caches (or $REGULA_TONGSUO): AEADs
+             as `speed -aead -evp ALG` (SM4-GCM and SM4-CCM too), the rest as for openssl;
+             skipped with a note when no build is found
 Peers lacking an algorithm show —. Every Regula figure goes through the public API (policy check
 and service indicator included). Runs are interleaved and the median is reported with min–max;
 a warning flags rows whose spread exceeds 15%.
@@ -44,7 +47,7 @@ pub struct BenchArgs {
     /// Measurements per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     runs: usize,
-    /// Peers to measure beside Regula: raw, openssl, libcrypto, gnutls.
+    /// Peers to measure beside Regula: raw, openssl, libcrypto, gnutls, tongsuo.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     compare: Vec<String>,
     /// Print the rows as JSON.
@@ -85,7 +88,7 @@ pub fn run(global: &GlobalOptions, args: BenchArgs) -> Result<(), Failure> {
                 .filter(|&peer| peer != Impl::Regula)
                 .ok_or_else(|| {
                     Failure::input(format!(
-                        "unknown peer `{name}` (choose from raw, openssl, libcrypto, gnutls)"
+                        "unknown peer `{name}` (choose from raw, openssl, libcrypto, gnutls, tongsuo)"
                     ))
                 })
         })

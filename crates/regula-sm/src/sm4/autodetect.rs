@@ -43,10 +43,25 @@ impl Engine {
         }
     }
 
-    /// Runs the 32 rounds with `round_keys` over every block.
+    /// Runs the 32 rounds with `round_keys` over every block; a few blocks take the GFNI
+    /// backend's latency-optimised rounds, with the same keys as `block_keys`.
     #[inline]
-    pub(crate) fn crypt_blocks(self, round_keys: &RoundKeys, blocks: &mut [Block]) {
+    pub(crate) fn crypt_blocks(
+        self,
+        round_keys: &RoundKeys,
+        // Only the GFNI path reads these, and a soft-only build has none.
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(sm4_backend = "soft"))),
+            expect(unused_variables)
+        )]
+        block_keys: &BlockKeys,
+        blocks: &mut [Block],
+    ) {
         match self {
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::GfniAvx512(token) if blocks.len() <= gfni::FEW_BLOCKS => {
+                gfni::crypt_few(token, block_keys, blocks)
+            }
             Engine::Soft => soft::crypt_blocks(round_keys, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::crypt_blocks(token, round_keys, blocks),
@@ -127,15 +142,25 @@ impl Engine {
         }
     }
 
-    /// XORs the CTR keystream E(counter), E(counter + 1), ... into `blocks`.
+    /// XORs the CTR keystream E(counter), E(counter + 1), ... into `blocks`; a few blocks take
+    /// the GFNI backend's latency-optimised rounds, with the same keys as `block_keys`.
     #[inline]
     pub(crate) fn ctr_xor_blocks(
         self,
         round_keys: &RoundKeys,
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(sm4_backend = "soft"))),
+            expect(unused_variables)
+        )]
+        block_keys: &BlockKeys,
         counter: u128,
         blocks: &mut [Block],
     ) {
         match self {
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::GfniAvx512(token) if blocks.len() <= gfni::FEW_BLOCKS => {
+                gfni::ctr_xor_few(token, block_keys, counter, blocks)
+            }
             Engine::Soft => soft::ctr_xor_blocks(round_keys, counter, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::ctr_xor_blocks(token, round_keys, counter, blocks),

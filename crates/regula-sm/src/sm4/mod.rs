@@ -153,20 +153,26 @@ impl Sm4 {
     /// Encrypts every block in place, using the backend's parallel path for the bulk.
     #[inline]
     pub fn encrypt_blocks(&self, blocks: &mut [Block]) {
-        self.engine.crypt_blocks(&self.encrypt_keys, blocks);
+        self.engine
+            .crypt_blocks(&self.encrypt_keys, &self.encrypt_block_keys, blocks);
     }
 
     /// Decrypts every block in place, using the backend's parallel path for the bulk.
     #[inline]
     pub fn decrypt_blocks(&self, blocks: &mut [Block]) {
-        self.engine.crypt_blocks(&self.decrypt_keys, blocks);
+        self.engine
+            .crypt_blocks(&self.decrypt_keys, &self.decrypt_block_keys, blocks);
     }
 
     /// XORs the CTR keystream E(counter), E(counter + 1), ... (counter modulo 2^128) into
     /// `blocks`; the backends build the counter blocks in registers.
     pub(crate) fn ctr_xor_blocks(&self, counter: u128, blocks: &mut [Block]) {
-        self.engine
-            .ctr_xor_blocks(&self.encrypt_keys, counter, blocks);
+        self.engine.ctr_xor_blocks(
+            &self.encrypt_keys,
+            &self.encrypt_block_keys,
+            counter,
+            blocks,
+        );
     }
 
     /// CBC-encrypts `blocks` in place; `iv` is the ciphertext block before the first one. Each

@@ -1,6 +1,7 @@
 //! The few AWS-LC C functions that aws-lc-rs has no API for: AES-CCM with SP 800-38C's nonce and
 //! tag sizes, AES-256-XTS, GMAC with any nonce length, the legacy set (MD4, MD5, HMAC-MD5, RC4,
-//! DES, 3DES), and the public-key recomputation of key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from the same copy that
+//! DES, 3DES), one-shot SHA-2 into a caller's buffer, and the public-key recomputation of
+//! key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from the same copy that
 //! aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys` otherwise).
 //!
 //! Each wrapper owns its AWS-LC object and frees it on drop; AWS-LC's free functions cleanse key
@@ -30,6 +31,50 @@ fn check(result: c_int) -> Result<(), Failed> {
 
 fn c_len(len: usize) -> Result<c_int, Failed> {
     c_int::try_from(len).map_err(|_| Failed)
+}
+
+/// The SHA-2 functions whose one-shot form writes the digest straight into the caller's
+/// buffer (aws-lc-rs returns a `Digest` value, which the caller then copies).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sha2 {
+    Sha224,
+    Sha256,
+    Sha384,
+    Sha512,
+}
+
+impl Sha2 {
+    pub(crate) const fn output_len(self) -> usize {
+        match self {
+            Sha2::Sha224 => 28,
+            Sha2::Sha256 => 32,
+            Sha2::Sha384 => 48,
+            Sha2::Sha512 => 64,
+        }
+    }
+}
+
+/// Hashes `data` into `out`, which must be exactly the digest length.
+pub(crate) fn sha2_into(hash: Sha2, data: &[u8], out: &mut [u8]) -> Result<(), Failed> {
+    if out.len() != hash.output_len() {
+        return Err(Failed);
+    }
+    let (input, len, output) = (data.as_ptr(), data.len(), out.as_mut_ptr());
+    // SAFETY: `data` is readable for `len` bytes and `out` writable for exactly the digest
+    // length, which is all these functions write; neither is retained after the call.
+    let written = unsafe {
+        match hash {
+            Sha2::Sha224 => sys::SHA224(input, len, output),
+            Sha2::Sha256 => sys::SHA256(input, len, output),
+            Sha2::Sha384 => sys::SHA384(input, len, output),
+            Sha2::Sha512 => sys::SHA512(input, len, output),
+        }
+    };
+    if written.is_null() {
+        Err(Failed)
+    } else {
+        Ok(())
+    }
 }
 
 /// The EVP ciphers used through `EVP_CIPHER_CTX`.

@@ -1,6 +1,8 @@
 //! Authenticated encryption: AES-GCM, AES-CCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and
 //! SM4-CCM (regula-sm, RFC 8998's AEADs).
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
 use zeroize::{Zeroize, Zeroizing};
@@ -58,6 +60,45 @@ pub struct AeadKey {
     approval: Approval,
     backend: Backend,
     tag_len: usize,
+    /// Under a GM/T 0105 generator, the nonces this key makes (see [`NonceSequence`]);
+    /// `None` under AWS-LC's generator, which supplies each nonce itself.
+    nonce_sequence: Option<NonceSequence>,
+}
+
+/// SP 800-38D §8.2.1's deterministic construction, for keys whose module draws randomness from
+/// a GM/T 0105 generator: a 32-bit fixed field and the 64-bit invocation field's starting
+/// value both come from that generator when the key is bound; the invocation field then goes up
+/// by one per message (so a key seals at most 2^64 messages, and refuses the next). Each nonce
+/// is unique under the key, and two keys bound from the same bytes start at independent 96-bit
+/// points, so their nonces overlap only with negligible probability.
+///
+/// A GM/T 0105 request costs three SM3 compressions (or an SM4 rekeying) for at most 32 bytes,
+/// several times the cost of sealing a short message, which a random nonce per message paid.
+/// AWS-LC's generator keeps a random nonce per message: its requests are cheap, and it reseeds
+/// in a child after `fork`, which a copied counter (like a copied GM/T 0105 state) does not.
+struct NonceSequence {
+    fixed: [u8; 4],
+    start: u64,
+    /// Nonces issued so far.
+    issued: AtomicU64,
+}
+
+impl NonceSequence {
+    fn next(&self, algorithm: Algorithm) -> Result<[u8; NONCE_LEN]> {
+        let issued = self
+            .issued
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
+            .map_err(|_| {
+                Error::invalid_input(format!(
+                    "this {algorithm} key has used every nonce of its invocation field; bind a \
+                     new key"
+                ))
+            })?;
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce[..4].copy_from_slice(&self.fixed);
+        nonce[4..].copy_from_slice(&self.start.wrapping_add(issued).to_be_bytes());
+        Ok(nonce)
+    }
 }
 
 impl std::fmt::Debug for AeadKey {
@@ -138,12 +179,28 @@ impl Module {
                 }
             }
         };
+        let nonce_sequence = if matches!(
+            self.policy().random_algorithm(),
+            Algorithm::Sm3Drbg | Algorithm::Sm4CtrDrbg
+        ) {
+            let mut seed = Zeroizing::new([0u8; NONCE_LEN]);
+            self.internal_random(seed.as_mut_slice())?;
+            let (fixed, start) = seed.split_at(4);
+            Some(NonceSequence {
+                fixed: fixed.try_into().map_err(|_| Error::CryptoFailure)?,
+                start: u64::from_be_bytes(start.try_into().map_err(|_| Error::CryptoFailure)?),
+                issued: AtomicU64::new(0),
+            })
+        } else {
+            None
+        };
         Ok(AeadKey {
             module: self.clone(),
             algorithm,
             approval,
             backend,
             tag_len,
+            nonce_sequence,
         })
     }
 }
@@ -166,7 +223,10 @@ impl AeadKey {
     }
 
     /// Encrypts `in_out` in place with a nonce the module generates, appends the tag, and
-    /// returns the nonce. This is the approved way to use AES-GCM under FIPS 140-3.
+    /// returns the nonce. This is the approved way to use AES-GCM under FIPS 140-3. The nonce
+    /// is random under AWS-LC's generator; under a GM/T 0105 generator (`gm`) it follows
+    /// SP 800-38D's deterministic construction from a starting point that generator drew when
+    /// the key was bound (see `NonceSequence` in the source).
     pub fn seal_in_place(
         &self,
         aad: &[u8],
@@ -182,8 +242,7 @@ impl AeadKey {
                 .map_err(|_| Error::CryptoFailure)?
                 .as_ref(),
             _ => {
-                let mut nonce = [0u8; NONCE_LEN];
-                self.module.internal_random(&mut nonce)?;
+                let nonce = self.module_nonce()?;
                 self.seal_raw(&nonce, aad, in_out)?;
                 nonce
             }
@@ -191,6 +250,16 @@ impl AeadKey {
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, nonce))
+    }
+
+    /// A fresh nonce for a message this key seals, from the policy's generator.
+    fn module_nonce(&self) -> Result<[u8; NONCE_LEN]> {
+        if let Some(sequence) = &self.nonce_sequence {
+            return sequence.next(self.algorithm);
+        }
+        let mut nonce = [0u8; NONCE_LEN];
+        self.module.internal_random(&mut nonce)?;
+        Ok(nonce)
     }
 
     /// [`AeadKey::seal_in_place`] on a copy of `plaintext`.
@@ -379,8 +448,7 @@ impl AeadKey {
                 *nonce.as_ref()
             }
             _ => {
-                let mut nonce = [0u8; NONCE_LEN];
-                self.module.internal_random(&mut nonce)?;
+                let nonce = self.module_nonce()?;
                 self.seal_detached_raw(&nonce, aad, in_out, tag)?;
                 nonce
             }

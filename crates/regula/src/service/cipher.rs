@@ -213,175 +213,234 @@ impl CipherKey {
     /// ECB takes no IV and whole blocks only.
     pub fn encrypt(&self, iv: Option<&[u8]>, plaintext: &[u8]) -> Result<Served<Encrypted>> {
         self.module.ensure_operational()?;
-        let iv = match (iv, self.takes_iv()) {
+        let iv_len = self.iv_len();
+        let iv = match (iv, iv_len != 0) {
             (Some(_), false) => {
                 return Err(Error::invalid_input(format!(
                     "{} takes no IV",
                     self.algorithm
                 )));
             }
-            (None, false) => None,
-            (Some(iv), true) => Some(self.iv(iv)?),
+            (None, false) => Vec::new(),
+            (Some(iv), true) => iv.to_vec(),
             (None, true) => {
-                let mut iv = [0u8; IV_LEN];
-                self.module.internal_random(&mut iv[..self.iv_len()])?;
-                Some(iv)
+                let mut iv = vec![0u8; iv_len];
+                self.module.internal_random(&mut iv)?;
+                iv
             }
         };
-        if let Some(result) =
-            self.apply_other(&iv.unwrap_or_default()[..self.iv_len()], plaintext, true)
-        {
-            let ciphertext = result?;
-            let iv = iv.map_or_else(Vec::new, |iv| iv[..self.iv_len()].to_vec());
-            return Ok(self.module.serve(
-                self.algorithm,
-                Service::Encrypt,
-                self.approval,
-                Encrypted { iv, ciphertext },
-            ));
+        // Room for CBC's padding, so that encrypting in place does not reallocate.
+        let mut ciphertext = Vec::with_capacity(plaintext.len() + IV_LEN);
+        ciphertext.extend_from_slice(plaintext);
+        let ((), indicator) = self.encrypt_in_place(&iv, &mut ciphertext)?.into_parts();
+        Ok(Served::new(Encrypted { iv, ciphertext }, indicator))
+    }
+
+    /// Encrypts `in_out` where it lies, under the caller's IV (empty for ECB, RC4 and key
+    /// wrapping): the allocation-free form of [`CipherKey::encrypt`] for callers that reuse a
+    /// buffer, as aws-lc-rs's `less_safe_encrypt` does. CBC appends its PKCS#7 padding (keep
+    /// 16 bytes of spare capacity and nothing is allocated); key wrapping grows the buffer by
+    /// 8 bytes. The cipher and the policy's verdict were fixed when the key was bound, so a call
+    /// costs one check of the module state, the operation and its indicator.
+    ///
+    /// An IV of the wrong length leaves `in_out` as it was; on any other failure it is wiped
+    /// and emptied, never left half encrypted.
+    ///
+    /// ```
+    /// # use regula::{Algorithm, Module};
+    /// let module = Module::load_named("gm")?;
+    /// let key = module.cipher_key(Algorithm::Sm4Ctr, &[0x42; 16])?;
+    /// let iv = [7u8; 16];
+    /// let mut buffer = b"a TLS record, a database page".to_vec();
+    /// let served = key.encrypt_in_place(&iv, &mut buffer)?;
+    /// assert!(served.is_approved());
+    /// key.decrypt_in_place(&iv, &mut buffer)?;
+    /// assert_eq!(buffer, b"a TLS record, a database page");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn encrypt_in_place(&self, iv: &[u8], in_out: &mut Vec<u8>) -> Result<Served<()>> {
+        self.module.ensure_operational()?;
+        let iv = self.iv(iv)?;
+        let result = self.encrypt_padded_iv(&iv, in_out);
+        if result.is_err() {
+            in_out.zeroize();
+            in_out.clear();
         }
-        let context = || EncryptionContext::Iv128(FixedLength::from(iv.unwrap_or_default()));
-        let mut ciphertext = plaintext.to_vec();
+        result?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, ()))
+    }
+
+    /// Decrypts `in_out` where it lies (for CBC, checks and strips the padding): the
+    /// allocation-free form of [`CipherKey::decrypt`]. An IV or ciphertext of the wrong length
+    /// leaves `in_out` as it was; on any other failure (bad padding, a failed unwrap) it is
+    /// wiped and emptied, so no unauthenticated plaintext is released.
+    pub fn decrypt_in_place(&self, iv: &[u8], in_out: &mut Vec<u8>) -> Result<Served<()>> {
+        self.module.ensure_operational()?;
+        let iv = self.iv(iv)?;
+        let is_cbc = matches!(self.keys, Keys::Cbc(..) | Keys::Sm4(_, Sm4Mode::CbcPkcs7));
+        if is_cbc && (in_out.is_empty() || !in_out.len().is_multiple_of(IV_LEN)) {
+            return Err(Error::invalid_input(format!(
+                "CBC ciphertext must be a non-zero multiple of {IV_LEN} bytes, got {}",
+                in_out.len()
+            )));
+        }
+        let result = self.decrypt_padded_iv(&iv, in_out);
+        if result.is_err() {
+            in_out.zeroize();
+            in_out.clear();
+        }
+        result?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+    }
+
+    /// Replaces `in_out` with the output of a cipher that cannot work in place.
+    #[inline]
+    fn replace_with(&self, iv: &[u8], in_out: &mut Vec<u8>, encrypt: bool) -> Option<Result<()>> {
+        if !matches!(
+            self.keys,
+            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..)
+        ) {
+            return None;
+        }
+        let result = self.apply_other(&iv[..self.iv_len()], in_out, encrypt)?;
+        Some(result.map(|output| {
+            let output = Zeroizing::new(output);
+            in_out.zeroize();
+            in_out.clear();
+            in_out.extend_from_slice(&output);
+        }))
+    }
+
+    fn encrypt_padded_iv(&self, iv: &[u8; IV_LEN], in_out: &mut Vec<u8>) -> Result<()> {
+        if let Some(result) = self.replace_with(iv, in_out, true) {
+            return result;
+        }
+        let context = || EncryptionContext::Iv128(FixedLength::from(*iv));
+        let length_error = |len| Error::invalid_input(whole_blocks(self.algorithm, len));
         match &self.keys {
-            Keys::Ctr(key, _) => key.less_safe_encrypt(&mut ciphertext, context()).map(drop),
-            Keys::Cbc(key, _) => key.less_safe_encrypt(&mut ciphertext, context()).map(drop),
+            Keys::Ctr(key, _) => key.less_safe_encrypt(in_out, context()).map(drop),
+            Keys::Cbc(key, _) => key.less_safe_encrypt(in_out, context()).map(drop),
             Keys::AesCs3(key, _) => {
-                cbc_cs3::encrypt(key, &iv.unwrap_or_default(), &mut ciphertext)
+                cbc_cs3::encrypt(key, iv, in_out)
                     .map_err(|error| cs3_error(self.algorithm, error))?;
                 Ok(())
             }
             Keys::Sm4(cipher, mode) => {
-                let iv = iv.unwrap_or_default();
                 match mode {
-                    Sm4Mode::Ecb => {
-                        sm4_modes::ecb_encrypt(cipher, &mut ciphertext).map_err(|_| {
-                            Error::invalid_input(whole_blocks(self.algorithm, plaintext.len()))
+                    Sm4Mode::Ecb => sm4_modes::ecb_encrypt(cipher, in_out)
+                        .map_err(|_| length_error(in_out.len()))?,
+                    Sm4Mode::CbcPkcs7 => sm4_modes::cbc_encrypt_padded_in_place(cipher, iv, in_out),
+                    Sm4Mode::Ctr => sm4_modes::ctr_apply_keystream(cipher, iv, in_out),
+                    Sm4Mode::Ofb => sm4_modes::ofb_apply_keystream(cipher, iv, in_out),
+                    Sm4Mode::Cfb => sm4_modes::cfb_encrypt(cipher, iv, in_out),
+                    Sm4Mode::CbcCs3 => {
+                        sm4_modes::cbc_cs3_encrypt(cipher, iv, in_out).map_err(|error| {
+                            Error::invalid_input(format!("{}: {error}", self.algorithm))
                         })?
                     }
-                    Sm4Mode::CbcPkcs7 => {
-                        ciphertext = sm4_modes::cbc_encrypt_padded(cipher, &iv, plaintext)
-                    }
-                    Sm4Mode::Ctr => sm4_modes::ctr_apply_keystream(cipher, &iv, &mut ciphertext),
-                    Sm4Mode::Ofb => sm4_modes::ofb_apply_keystream(cipher, &iv, &mut ciphertext),
-                    Sm4Mode::Cfb => sm4_modes::cfb_encrypt(cipher, &iv, &mut ciphertext),
-                    Sm4Mode::CbcCs3 => sm4_modes::cbc_cs3_encrypt(cipher, &iv, &mut ciphertext)
-                        .map_err(|error| {
-                            Error::invalid_input(format!("{}: {error}", self.algorithm))
-                        })?,
                 }
                 Ok(())
             }
             Keys::Sm4Xts(xts) => {
-                xts.encrypt(&iv.unwrap_or_default(), &mut ciphertext)
-                    .map_err(|error| {
-                        Error::invalid_input(format!("{}: {error}", self.algorithm))
-                    })?;
+                xts.encrypt(iv, in_out).map_err(|error| {
+                    Error::invalid_input(format!("{}: {error}", self.algorithm))
+                })?;
                 Ok(())
             }
-            // Served by apply_other above.
+            // Served by replace_with above.
+            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
+                Err(aws_lc_rs::error::Unspecified)
+            }
+        }
+        .map_err(|_| Error::CryptoFailure)
+    }
+
+    fn decrypt_padded_iv(&self, iv: &[u8; IV_LEN], in_out: &mut Vec<u8>) -> Result<()> {
+        if let Some(result) = self.replace_with(iv, in_out, false) {
+            return result;
+        }
+        let context = || DecryptionContext::Iv128(FixedLength::from(*iv));
+        let plaintext_len = match &self.keys {
+            Keys::Ctr(_, key) => key.decrypt(in_out, context()).map(|plain| plain.len()),
+            Keys::Cbc(_, key) => key.decrypt(in_out, context()).map(|plain| plain.len()),
+            Keys::AesCs3(_, key) => {
+                cbc_cs3::decrypt(key, iv, in_out)
+                    .map_err(|error| cs3_error(self.algorithm, error))?;
+                Ok(in_out.len())
+            }
+            Keys::Sm4(cipher, mode) => match mode {
+                Sm4Mode::Ecb => {
+                    sm4_modes::ecb_decrypt(cipher, in_out).map_err(|_| {
+                        Error::invalid_input(whole_blocks(self.algorithm, in_out.len()))
+                    })?;
+                    Ok(in_out.len())
+                }
+                Sm4Mode::CbcPkcs7 => sm4_modes::cbc_decrypt_padded_in_place(cipher, iv, in_out)
+                    .map(|()| in_out.len())
+                    .map_err(|_| aws_lc_rs::error::Unspecified),
+                Sm4Mode::Ctr => {
+                    sm4_modes::ctr_apply_keystream(cipher, iv, in_out);
+                    Ok(in_out.len())
+                }
+                Sm4Mode::Ofb => {
+                    sm4_modes::ofb_apply_keystream(cipher, iv, in_out);
+                    Ok(in_out.len())
+                }
+                Sm4Mode::Cfb => {
+                    sm4_modes::cfb_decrypt(cipher, iv, in_out);
+                    Ok(in_out.len())
+                }
+                Sm4Mode::CbcCs3 => {
+                    sm4_modes::cbc_cs3_decrypt(cipher, iv, in_out).map_err(|error| {
+                        Error::invalid_input(format!("{}: {error}", self.algorithm))
+                    })?;
+                    Ok(in_out.len())
+                }
+            },
+            Keys::Sm4Xts(xts) => {
+                xts.decrypt(iv, in_out).map_err(|error| {
+                    Error::invalid_input(format!("{}: {error}", self.algorithm))
+                })?;
+                Ok(in_out.len())
+            }
+            // Served by replace_with above.
             Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
                 Err(aws_lc_rs::error::Unspecified)
             }
         }
         .map_err(|_| Error::CryptoFailure)?;
-        let iv = iv.map_or_else(Vec::new, |iv| iv.to_vec());
-        Ok(self.module.serve(
-            self.algorithm,
-            Service::Encrypt,
-            self.approval,
-            Encrypted { iv, ciphertext },
-        ))
+        in_out.truncate(plaintext_len);
+        Ok(())
     }
 
     /// Decrypts; for CBC, checks and strips the padding. Nothing is returned on failure. ECB
     /// takes an empty IV.
     pub fn decrypt(&self, iv: &[u8], ciphertext: &[u8]) -> Result<Served<Vec<u8>>> {
-        self.module.ensure_operational()?;
-        let iv = if self.takes_iv() {
-            self.iv(iv)?
-        } else if iv.is_empty() {
-            [0u8; IV_LEN]
-        } else {
+        let mut buffer = ciphertext.to_vec();
+        let ((), indicator) = self.decrypt_in_place(iv, &mut buffer)?.into_parts();
+        Ok(Served::new(buffer, indicator))
+    }
+
+    /// Checks the IV's length (empty for modes without one); the result is padded to 16 bytes
+    /// (DES uses the first 8).
+    #[inline]
+    fn iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
+        let iv_len = self.iv_len();
+        if iv_len == IV_LEN
+            && let Ok(iv) = <[u8; IV_LEN]>::try_from(iv)
+        {
+            return Ok(iv);
+        }
+        if iv_len == 0 && !iv.is_empty() {
             return Err(Error::invalid_input(format!(
                 "{} takes no IV",
                 self.algorithm
             )));
-        };
-        if let Some(result) = self.apply_other(&iv[..self.iv_len()], ciphertext, false) {
-            return Ok(self
-                .module
-                .serve(self.algorithm, Service::Decrypt, self.approval, result?));
         }
-        let is_cbc = matches!(self.keys, Keys::Cbc(..) | Keys::Sm4(_, Sm4Mode::CbcPkcs7));
-        if is_cbc && (ciphertext.is_empty() || !ciphertext.len().is_multiple_of(IV_LEN)) {
-            return Err(Error::invalid_input(format!(
-                "CBC ciphertext must be a non-zero multiple of {IV_LEN} bytes, got {}",
-                ciphertext.len()
-            )));
-        }
-        let context = || DecryptionContext::Iv128(FixedLength::from(iv));
-        let mut buffer = ciphertext.to_vec();
-        let plaintext_len = match &self.keys {
-            Keys::Ctr(_, key) => key.decrypt(&mut buffer, context()).map(|plain| plain.len()),
-            Keys::Cbc(_, key) => key.decrypt(&mut buffer, context()).map(|plain| plain.len()),
-            Keys::AesCs3(_, key) => {
-                cbc_cs3::decrypt(key, &iv, &mut buffer)
-                    .map_err(|error| cs3_error(self.algorithm, error))?;
-                Ok(buffer.len())
-            }
-            Keys::Sm4(cipher, mode) => match mode {
-                Sm4Mode::Ecb => {
-                    sm4_modes::ecb_decrypt(cipher, &mut buffer).map_err(|_| {
-                        Error::invalid_input(whole_blocks(self.algorithm, ciphertext.len()))
-                    })?;
-                    Ok(buffer.len())
-                }
-                Sm4Mode::CbcPkcs7 => sm4_modes::cbc_decrypt_padded(cipher, &iv, ciphertext)
-                    .map(|plain| {
-                        buffer = plain;
-                        buffer.len()
-                    })
-                    .map_err(|_| aws_lc_rs::error::Unspecified),
-                Sm4Mode::Ctr => {
-                    sm4_modes::ctr_apply_keystream(cipher, &iv, &mut buffer);
-                    Ok(buffer.len())
-                }
-                Sm4Mode::Ofb => {
-                    sm4_modes::ofb_apply_keystream(cipher, &iv, &mut buffer);
-                    Ok(buffer.len())
-                }
-                Sm4Mode::Cfb => {
-                    sm4_modes::cfb_decrypt(cipher, &iv, &mut buffer);
-                    Ok(buffer.len())
-                }
-                Sm4Mode::CbcCs3 => {
-                    sm4_modes::cbc_cs3_decrypt(cipher, &iv, &mut buffer).map_err(|error| {
-                        Error::invalid_input(format!("{}: {error}", self.algorithm))
-                    })?;
-                    Ok(buffer.len())
-                }
-            },
-            Keys::Sm4Xts(xts) => {
-                xts.decrypt(&iv, &mut buffer).map_err(|error| {
-                    Error::invalid_input(format!("{}: {error}", self.algorithm))
-                })?;
-                Ok(buffer.len())
-            }
-            // Served by apply_other above.
-            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
-                Err(aws_lc_rs::error::Unspecified)
-            }
-        }
-        .map_err(|_| Error::CryptoFailure)?;
-        buffer.truncate(plaintext_len);
-        Ok(self
-            .module
-            .serve(self.algorithm, Service::Decrypt, self.approval, buffer))
-    }
-
-    /// Checks the IV's length; the result is padded to 16 bytes (DES uses the first 8).
-    fn iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
-        let iv_len = self.iv_len();
         if iv.len() != iv_len {
             return Err(Error::invalid_input(format!(
                 "{} IV must be {iv_len} bytes, got {}",

@@ -9,7 +9,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
-use crate::provider::awslc_sys::DigestCtx;
+use crate::provider::awslc_sys::{self, DigestCtx, Sha2};
 
 /// An incremental digest computation; recorded when it finishes.
 pub struct DigestContext {
@@ -53,7 +53,114 @@ impl Hasher {
     }
 }
 
+/// A digest algorithm bound to a module, for many one-shot digests into the caller's buffers.
+/// Like a cipher key it takes the policy's verdict once, when it is made (dated rules apply as
+/// on that day); each call then costs one check of the module state, the hash and its
+/// indicator, with nothing allocated.
+///
+/// ```
+/// # use regula::{Algorithm, Module};
+/// let module = Module::load_named("default")?;
+/// let sha256 = module.digester(Algorithm::Sha256)?;
+/// let mut out = [0u8; 32];
+/// let served = sha256.digest_into(b"abc", &mut out)?;
+/// assert_eq!((*served, served.is_approved()), (32, true));
+/// assert_eq!(out[..4], [0xba, 0x78, 0x16, 0xbf]); // FIPS 180-4 example
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Digester {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    /// AWS-LC's algorithm; `None` for SM3 and the legacy digests.
+    aws: Option<&'static digest::Algorithm>,
+    /// SHA-2, hashed by AWS-LC straight into the caller's buffer.
+    sha2: Option<Sha2>,
+    output_len: usize,
+}
+
+impl std::fmt::Debug for Digester {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Digester")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Digester {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// The digest length in bytes.
+    pub fn output_len(&self) -> usize {
+        self.output_len
+    }
+
+    /// Hashes `data` into the first [`Digester::output_len`] bytes of `out` and returns that
+    /// length. A shorter `out` is an input error and nothing is written.
+    pub fn digest_into(&self, data: &[u8], out: &mut [u8]) -> Result<Served<usize>> {
+        self.module.ensure_operational()?;
+        let len = self.output_len;
+        let given = out.len();
+        let Some(out) = out.get_mut(..len) else {
+            return Err(Error::invalid_input(format!(
+                "{}: an output buffer of {given} bytes is shorter than the {len}-byte digest",
+                self.algorithm
+            )));
+        };
+        match self.aws {
+            _ if let Some(sha2) = self.sha2 => {
+                awslc_sys::sha2_into(sha2, data, out).map_err(|_| Error::CryptoFailure)?;
+            }
+            Some(aws) => out.copy_from_slice(digest::digest(aws, data).as_ref()),
+            None if self.algorithm == Algorithm::Sm3 => {
+                out.copy_from_slice(&regula_sm::sm3::sm3(data));
+            }
+            None => {
+                let legacy = awslc::legacy_digest(self.algorithm).ok_or(Error::CryptoFailure)?;
+                let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
+                context.update(data).map_err(|_| Error::CryptoFailure)?;
+                let output = context.finish().map_err(|_| Error::CryptoFailure)?;
+                out.copy_from_slice(output.get(..len).ok_or(Error::CryptoFailure)?);
+            }
+        }
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Digest, self.approval, len))
+    }
+}
+
 impl Module {
+    /// Binds a digest algorithm for many one-shot digests into caller buffers; see
+    /// [`Digester`].
+    pub fn digester(&self, algorithm: Algorithm) -> Result<Digester> {
+        let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
+        let (aws, output_len) = if awslc::legacy_digest(algorithm).is_some() {
+            (None, 16)
+        } else if algorithm == Algorithm::Sm3 {
+            (None, 32)
+        } else {
+            let aws = awslc::digest(algorithm)?;
+            (Some(aws), aws.output_len())
+        };
+        let sha2 = match algorithm {
+            Algorithm::Sha224 => Some(Sha2::Sha224),
+            Algorithm::Sha256 => Some(Sha2::Sha256),
+            Algorithm::Sha384 => Some(Sha2::Sha384),
+            Algorithm::Sha512 => Some(Sha2::Sha512),
+            _ => None,
+        };
+        Ok(Digester {
+            module: self.clone(),
+            algorithm,
+            approval,
+            aws,
+            sha2,
+            output_len,
+        })
+    }
+
     /// Hashes `data` in one call.
     pub fn digest(&self, algorithm: Algorithm, data: &[u8]) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;

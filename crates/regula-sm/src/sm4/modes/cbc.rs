@@ -30,15 +30,22 @@ pub fn cbc_decrypt(cipher: &Sm4, iv: &Block, data: &mut [u8]) -> Result<(), Erro
 
 /// Pads `plaintext` with PKCS#7 (RFC 5652, 6.3: 1..=16 bytes, each the pad length) and encrypts.
 pub fn cbc_encrypt_padded(cipher: &Sm4, iv: &Block, plaintext: &[u8]) -> Vec<u8> {
-    let pad = BLOCK_SIZE - plaintext.len() % BLOCK_SIZE;
-    let mut data = Vec::with_capacity(plaintext.len() + pad);
+    let mut data = Vec::with_capacity(plaintext.len() + BLOCK_SIZE);
     data.extend_from_slice(plaintext);
+    cbc_encrypt_padded_in_place(cipher, iv, &mut data);
+    data
+}
+
+/// [`cbc_encrypt_padded`] in the caller's buffer: appends the PKCS#7 padding to `data` and
+/// encrypts it where it lies. With 16 bytes of spare capacity nothing is allocated.
+pub fn cbc_encrypt_padded_in_place(cipher: &Sm4, iv: &Block, data: &mut Vec<u8>) {
+    let len = data.len();
+    let pad = BLOCK_SIZE - len % BLOCK_SIZE;
     // `pad` is 1..=16, so it fits in a byte.
-    data.resize(plaintext.len() + pad, pad as u8);
+    data.resize(len + pad, pad as u8);
     // The padded length is a whole number of blocks, so nothing is left over.
     let (blocks, _) = data.as_chunks_mut::<BLOCK_SIZE>();
     encrypt_chain(cipher, iv, blocks);
-    data
 }
 
 /// Decrypts and strips PKCS#7 padding.
@@ -46,27 +53,37 @@ pub fn cbc_encrypt_padded(cipher: &Sm4, iv: &Block, plaintext: &[u8]) -> Vec<u8>
 /// The padding is checked without data-dependent branches; a malformed pad gives
 /// [`Error::BadPadding`] (and no plaintext).
 pub fn cbc_decrypt_padded(cipher: &Sm4, iv: &Block, ciphertext: &[u8]) -> Result<Vec<u8>, Error> {
-    if ciphertext.is_empty() {
-        return Err(Error::InvalidLength { len: 0 });
-    }
     let mut data = ciphertext.to_vec();
-    cbc_decrypt(cipher, iv, &mut data)?;
-    let last: &Block = match data.last_chunk() {
-        Some(block) => block,
-        None => {
-            return Err(Error::InvalidLength {
-                len: ciphertext.len(),
-            });
-        }
+    cbc_decrypt_padded_in_place(cipher, iv, &mut data)?;
+    Ok(data)
+}
+
+/// [`cbc_decrypt_padded`] in the caller's buffer: decrypts `data` where it lies and truncates
+/// the padding. A length that is not a non-zero multiple of 16 leaves `data` as it was; on a
+/// malformed pad the decrypted bytes are wiped and `data` is emptied (no plaintext).
+pub fn cbc_decrypt_padded_in_place(
+    cipher: &Sm4,
+    iv: &Block,
+    data: &mut Vec<u8>,
+) -> Result<(), Error> {
+    let len = data.len();
+    if len == 0 || !len.is_multiple_of(BLOCK_SIZE) {
+        return Err(Error::InvalidLength { len });
+    }
+    cbc_decrypt(cipher, iv, data)?;
+    let pad = match data.last_chunk::<BLOCK_SIZE>() {
+        Some(last) => padding_length(last),
+        None => None,
     };
-    match padding_length(last) {
+    match pad {
         Some(pad) => {
-            data.truncate(data.len() - pad);
-            Ok(data)
+            data.truncate(len - pad);
+            Ok(())
         }
         None => {
-            // Do not leave the rejected plaintext behind in freed memory.
+            // Do not leave the rejected plaintext behind.
             data.as_mut_slice().zeroize();
+            data.clear();
             Err(Error::BadPadding)
         }
     }

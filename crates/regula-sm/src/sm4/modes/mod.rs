@@ -30,7 +30,10 @@ mod gcm;
 mod mac;
 mod xts;
 
-pub use cbc::{cbc_decrypt, cbc_decrypt_padded, cbc_encrypt, cbc_encrypt_padded};
+pub use cbc::{
+    cbc_decrypt, cbc_decrypt_padded, cbc_decrypt_padded_in_place, cbc_encrypt, cbc_encrypt_padded,
+    cbc_encrypt_padded_in_place,
+};
 pub use ccm::Sm4Ccm;
 pub use cs3::{Cs3Error, cbc_cs3_decrypt, cbc_cs3_encrypt};
 pub use ctr::{Ctr, ctr_apply_keystream};

@@ -495,6 +495,106 @@ impl BlockConstants {
     }
 }
 
+/// Most blocks [`crypt_few`] and [`ctr_xor_few`] take: one per 32-bit lane of an `xmm`.
+pub(crate) const FEW_BLOCKS: usize = 4;
+
+/// Runs the 32 rounds over 1..=[`FEW_BLOCKS`] blocks on the one-block path's latency-optimised
+/// rounds, one block per 32-bit lane (those rounds are lane-wise, so the lanes the one-block
+/// path fills with copies of a word can carry other blocks' words instead). Short messages
+/// (a CTR block, GCM's keystream block and E_K(J0)) take this instead of a 16-lane set, whose
+/// round has the longer critical path.
+pub(crate) fn crypt_few(_token: Token, keys: &BlockKeys, blocks: &mut [Block]) {
+    assert!(blocks.len() <= FEW_BLOCKS);
+    // SAFETY: a `Token` exists only after `Token::detect` saw GFNI, AVX-512F, AVX-512BW and
+    // AVX-512VL, the features `crypt_few_inner` is compiled with.
+    unsafe { crypt_few_inner(keys, blocks) }
+}
+
+/// XORs E(counter), ..., E(counter + n − 1) (counter modulo 2^128) into 1..=[`FEW_BLOCKS`]
+/// blocks, as [`crypt_few`] runs them; the keystream stays in registers.
+pub(crate) fn ctr_xor_few(_token: Token, keys: &BlockKeys, counter: u128, blocks: &mut [Block]) {
+    assert!(blocks.len() <= FEW_BLOCKS);
+    // SAFETY: as in `crypt_few`.
+    unsafe { ctr_xor_few_inner(keys, counter, blocks) }
+}
+
+/// # Safety
+/// The CPU must support GFNI, AVX-512F, AVX-512BW and AVX-512VL.
+#[target_feature(enable = "gfni,avx512f,avx512bw,avx512vl")]
+unsafe fn crypt_few_inner(keys: &BlockKeys, blocks: &mut [Block]) {
+    let c = BlockConstants::new();
+    let rows = few_rounds(load_rows(blocks), keys, &c);
+    for (row, block) in rows.iter().zip(blocks.iter_mut()) {
+        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *row) }
+    }
+}
+
+/// # Safety
+/// The CPU must support GFNI, AVX-512F, AVX-512BW and AVX-512VL.
+#[target_feature(enable = "gfni,avx512f,avx512bw,avx512vl")]
+unsafe fn ctr_xor_few_inner(keys: &BlockKeys, counter: u128, blocks: &mut [Block]) {
+    let c = BlockConstants::new();
+    // Counter blocks are public; only their encryptions, kept in registers, are keystream.
+    let mut counters = [[0u8; 16]; FEW_BLOCKS];
+    for (offset, block) in counters.iter_mut().enumerate().take(blocks.len()) {
+        *block = counter.wrapping_add(offset as u128).to_be_bytes();
+    }
+    let rows = few_rounds(load_rows(&counters), keys, &c);
+    for (row, block) in rows.iter().zip(blocks.iter_mut()) {
+        // SAFETY: `block` is 16 exclusively borrowed bytes; `loadu`/`storeu` need no alignment.
+        unsafe {
+            let data = _mm_loadu_si128(block.as_ptr().cast());
+            _mm_storeu_si128(block.as_mut_ptr().cast(), _mm_xor_si128(data, *row));
+        }
+    }
+}
+
+/// Up to [`FEW_BLOCKS`] blocks as rows of bytes; missing rows are zero.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn load_rows(blocks: &[Block]) -> [__m128i; FEW_BLOCKS] {
+    let mut rows = [_mm_setzero_si128(); FEW_BLOCKS];
+    for (row, block) in rows.iter_mut().zip(blocks) {
+        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+        *row = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+    }
+    rows
+}
+
+/// 4x4 transpose of 32-bit words; its own inverse.
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn transpose_xmm(rows: [__m128i; 4]) -> [__m128i; 4] {
+    let t0 = _mm_unpacklo_epi32(rows[0], rows[1]);
+    let t1 = _mm_unpacklo_epi32(rows[2], rows[3]);
+    let t2 = _mm_unpackhi_epi32(rows[0], rows[1]);
+    let t3 = _mm_unpackhi_epi32(rows[2], rows[3]);
+    [
+        _mm_unpacklo_epi64(t0, t1),
+        _mm_unpackhi_epi64(t0, t1),
+        _mm_unpacklo_epi64(t2, t3),
+        _mm_unpackhi_epi64(t2, t3),
+    ]
+}
+
+/// The 32 rounds over four blocks given as rows of bytes (block k in row k); returns the output
+/// blocks the same way.
+#[inline]
+#[target_feature(enable = "gfni,avx512f,avx512bw,avx512vl")]
+fn few_rounds(rows: [__m128i; 4], keys: &BlockKeys, c: &BlockConstants) -> [__m128i; 4] {
+    // Bytes into the Mx domain (byte-wise, so before or after the word byte swap alike), words
+    // to native order (GB/T 32907-2016, 5.1: big-endian), then register j holds word j of
+    // block k in lane k.
+    let words = transpose_xmm(
+        rows.map(|row| _mm_shuffle_epi8(_mm_gf2p8affine_epi64_epi8::<0>(row, c.to_aes), c.bswap)),
+    );
+    let [x32, x33, x34, x35] = block_rounds(words, keys, c);
+    // Reverse transform R: block k is (X35, X34, X33, X32) (GB/T 32907-2016, 7.1).
+    transpose_xmm([x35, x34, x33, x32])
+        .map(|row| _mm_shuffle_epi8(_mm_gf2p8affine_epi64_epi8::<0>(row, c.from_aes), c.bswap))
+}
+
 /// `a ^ b ^ c ^ d`, the first round's input.
 #[inline]
 #[target_feature(enable = "gfni,avx512f,avx512vl")]
