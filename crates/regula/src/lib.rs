@@ -24,6 +24,8 @@ pub mod algorithm;
 pub mod cbom;
 pub mod error;
 pub mod file_format;
+#[allow(unsafe_code)]
+mod fork_detect;
 pub mod fscrypt;
 pub mod identity;
 pub mod indicator;

@@ -1,7 +1,8 @@
 //! Authenticated encryption: AES-GCM, AES-CCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and
 //! SM4-CCM (regula-sm, RFC 8998's AEADs).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
@@ -9,6 +10,7 @@ use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
+use crate::fork_detect;
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
@@ -74,17 +76,62 @@ pub struct AeadKey {
 ///
 /// A GM/T 0105 request costs three SM3 compressions (or an SM4 rekeying) for at most 32 bytes,
 /// several times the cost of sealing a short message, which a random nonce per message paid.
-/// AWS-LC's generator keeps a random nonce per message: its requests are cheap, and it reseeds
-/// in a child after `fork`, which a copied counter (like a copied GM/T 0105 state) does not.
+/// AWS-LC's generator keeps a random nonce per message: its requests are cheap.
+///
+/// A child process made by `fork` inherits the key with its counter; left alone it would repeat
+/// its parent's nonces. So the starting point records the fork generation it was drawn in
+/// ([`fork_detect::generation`]), and the first nonce asked for in another process draws a new
+/// fixed field and starting value from that process's (re-instantiated) generator.
 struct NonceSequence {
-    fixed: [u8; 4],
-    start: u64,
-    /// Nonces issued so far.
+    /// The fork generation `fixed` and `start` were drawn in.
+    generation: AtomicU64,
+    fixed: AtomicU32,
+    start: AtomicU64,
+    /// Nonces issued since `start` was drawn.
     issued: AtomicU64,
+    /// Held while a new starting point is drawn.
+    redraw: Mutex<()>,
 }
 
 impl NonceSequence {
-    fn next(&self, algorithm: Algorithm) -> Result<[u8; NONCE_LEN]> {
+    fn new(module: &Module) -> Result<NonceSequence> {
+        let (fixed, start) = Self::draw(module)?;
+        Ok(NonceSequence {
+            generation: AtomicU64::new(fork_detect::generation()),
+            fixed: AtomicU32::new(fixed),
+            start: AtomicU64::new(start),
+            issued: AtomicU64::new(0),
+            redraw: Mutex::new(()),
+        })
+    }
+
+    /// A fixed field and a starting invocation value from the module's generator.
+    fn draw(module: &Module) -> Result<(u32, u64)> {
+        let mut seed = Zeroizing::new([0u8; NONCE_LEN]);
+        module.internal_random(seed.as_mut_slice())?;
+        let (fixed, start) = seed.split_at(4);
+        Ok((
+            u32::from_be_bytes(fixed.try_into().map_err(|_| Error::CryptoFailure)?),
+            u64::from_be_bytes(start.try_into().map_err(|_| Error::CryptoFailure)?),
+        ))
+    }
+
+    fn next(&self, module: &Module, algorithm: Algorithm) -> Result<[u8; NONCE_LEN]> {
+        let now = fork_detect::generation();
+        if self.generation.load(Ordering::Acquire) != now {
+            // Only in a forked child, once: a poisoned lock guards no data.
+            let _guard = self
+                .redraw
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            if self.generation.load(Ordering::Acquire) != now {
+                let (fixed, start) = Self::draw(module)?;
+                self.fixed.store(fixed, Ordering::Relaxed);
+                self.start.store(start, Ordering::Relaxed);
+                self.issued.store(0, Ordering::Relaxed);
+                self.generation.store(now, Ordering::Release);
+            }
+        }
         let issued = self
             .issued
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
@@ -95,8 +142,14 @@ impl NonceSequence {
                 ))
             })?;
         let mut nonce = [0u8; NONCE_LEN];
-        nonce[..4].copy_from_slice(&self.fixed);
-        nonce[4..].copy_from_slice(&self.start.wrapping_add(issued).to_be_bytes());
+        nonce[..4].copy_from_slice(&self.fixed.load(Ordering::Relaxed).to_be_bytes());
+        nonce[4..].copy_from_slice(
+            &self
+                .start
+                .load(Ordering::Relaxed)
+                .wrapping_add(issued)
+                .to_be_bytes(),
+        );
         Ok(nonce)
     }
 }
@@ -183,14 +236,7 @@ impl Module {
             self.policy().random_algorithm(),
             Algorithm::Sm3Drbg | Algorithm::Sm4CtrDrbg
         ) {
-            let mut seed = Zeroizing::new([0u8; NONCE_LEN]);
-            self.internal_random(seed.as_mut_slice())?;
-            let (fixed, start) = seed.split_at(4);
-            Some(NonceSequence {
-                fixed: fixed.try_into().map_err(|_| Error::CryptoFailure)?,
-                start: u64::from_be_bytes(start.try_into().map_err(|_| Error::CryptoFailure)?),
-                issued: AtomicU64::new(0),
-            })
+            Some(NonceSequence::new(self)?)
         } else {
             None
         };
@@ -255,7 +301,7 @@ impl AeadKey {
     /// A fresh nonce for a message this key seals, from the policy's generator.
     fn module_nonce(&self) -> Result<[u8; NONCE_LEN]> {
         if let Some(sequence) = &self.nonce_sequence {
-            return sequence.next(self.algorithm);
+            return sequence.next(&self.module, self.algorithm);
         }
         let mut nonce = [0u8; NONCE_LEN];
         self.module.internal_random(&mut nonce)?;

@@ -9,6 +9,7 @@ use regula_sm::drbg::{DrbgError, Mechanism, Rng, SecurityLevel};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
+use crate::fork_detect;
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::Usage;
@@ -21,9 +22,12 @@ fn personalization() -> Vec<u8> {
     p
 }
 
-/// The module's GM/T 0105 generator, instantiated on first use and shared by its threads.
+/// The module's GM/T 0105 generator, instantiated on first use and shared by its threads, with
+/// the fork generation it was instantiated in: a child process made by `fork` instantiates its
+/// own from fresh entropy instead of repeating its parent's output
+/// ([`fork_detect::generation`]).
 #[derive(Default)]
-pub(crate) struct GmRandom(Mutex<Option<Rng>>);
+pub(crate) struct GmRandom(Mutex<Option<(Rng, u64)>>);
 
 impl GmRandom {
     fn fill(&self, algorithm: Algorithm, output: &mut [u8]) -> Result<()> {
@@ -38,15 +42,21 @@ impl GmRandom {
             .0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if slot.as_ref().is_none_or(|rng| rng.mechanism() != mechanism) {
+        let generation = fork_detect::generation();
+        if slot
+            .as_ref()
+            .is_none_or(|(rng, made_in)| rng.mechanism() != mechanism || *made_in != generation)
+        {
+            // Drop (and wipe) a copied parent state before drawing the child's.
+            *slot = None;
             let entropy = Box::new(|out: &mut [u8]| {
                 getrandom::fill(out).map_err(|_| DrbgError::EntropySource)
             });
             let rng = Rng::new(mechanism, SecurityLevel::One, &personalization(), entropy)
                 .map_err(|_| Error::CryptoFailure)?;
-            *slot = Some(rng);
+            *slot = Some((rng, generation));
         }
-        let rng = slot.as_mut().ok_or(Error::CryptoFailure)?;
+        let (rng, _) = slot.as_mut().ok_or(Error::CryptoFailure)?;
         rng.fill(output).map_err(|_| Error::CryptoFailure)
     }
 }
