@@ -4,7 +4,9 @@
 //!
 //! [`load`] returns `None` (after saying so on stderr) when the variable is unset, and panics
 //! when it is set to something unloadable, or when it is unset under `CI=true`: a CI run must
-//! not pass without the peer.
+//! not pass without the peer. Set but empty says on purpose that there is no Tongsuo for this
+//! target (the aarch64 run under QEMU, where the cached library is an x86-64 one): a skip
+//! with a note, under CI too.
 
 #![allow(dead_code)]
 
@@ -156,6 +158,13 @@ pub fn load() -> Option<&'static Tongsuo> {
             );
             return None;
         };
+        if path.is_empty() {
+            eprintln!(
+                "SKIPPED: Tongsuo differential checks (REGULA_TONGSUO_LIB is empty: no Tongsuo \
+                 for this target); only the RustCrypto peer ran"
+            );
+            return None;
+        }
         // SAFETY: loading libcrypto runs only its (OpenSSL's) initialisers.
         let library = unsafe { Library::new(&path) }
             .unwrap_or_else(|e| panic!("cannot load {}: {e}", path.to_string_lossy()));
@@ -168,7 +177,11 @@ pub fn load() -> Option<&'static Tongsuo> {
             sm3,
             _library: library,
         };
-        eprintln!("peer: {} ({})", peer.version(), path.to_string_lossy());
+        eprintln!(
+            "peer: Tongsuo libcrypto, {} ({})",
+            peer.version(),
+            path.to_string_lossy()
+        );
         Some(peer)
     })
     .as_ref()
