@@ -611,6 +611,11 @@ fn sm4_xts_both_standards() {
         ("SM4-XTS-GB", XtsStandard::GbT17964, true),
         ("SM4-XTS-IEEE", XtsStandard::Ieee1619, false),
     ] {
+        if gb && peer().is_none() {
+            // RustCrypto's xts-mode follows IEEE 1619 only: GB/T 17964 has no peer here.
+            eprintln!("{name}: SKIPPED, no peer without Tongsuo");
+            continue;
+        }
         run(name, |rng, case| {
             let mut key: [u8; 32] = rng.random();
             while key[..16] == key[16..] {
