@@ -518,3 +518,51 @@ fn keys_round_trip_through_pkcs8_and_spki() {
         Err(Error::Encoding)
     );
 }
+
+/// The evp_test hooks: a 32-byte digest verifies through the any-length path exactly as through
+/// `verify_digest`; a digest with n added (e mod n unchanged) still verifies, another does
+/// not; a signature over a given digest verifies over it and no other.
+#[test]
+fn interop_hooks_for_evp_test_stanzas() {
+    use regula_sm::sm2::signature::{
+        sign_digest_for_interop_test, verify_prehash_for_interop_test,
+    };
+    // The order n of curveSM2 (GB/T 32918.5).
+    const N: [u8; 32] = hex!("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54123");
+    let key = PrivateKey::generate(&mut random).unwrap();
+    let digest: [u8; 32] = rand::random();
+    let signature = sign_digest_for_interop_test(&key, &digest, &mut random).unwrap();
+    let public = key.public_key();
+    assert_eq!(
+        regula_sm::sm2::verify_digest(public, &digest, &signature),
+        Ok(())
+    );
+    assert_eq!(
+        verify_prehash_for_interop_test(public, &digest, &signature),
+        Ok(())
+    );
+    // e + n as a 33-byte integer, and with 32 zero bytes in front (a 64-byte digest).
+    let mut sum = [0u8; 33];
+    let mut carry = 0u16;
+    for i in (0..32).rev() {
+        let total = u16::from(digest[i]) + u16::from(N[i]) + carry;
+        sum[i + 1] = total as u8;
+        carry = total >> 8;
+    }
+    sum[0] = carry as u8;
+    assert_eq!(
+        verify_prehash_for_interop_test(public, &sum, &signature),
+        Ok(())
+    );
+    let mut wide = [0u8; 64];
+    wide[32..].copy_from_slice(&digest);
+    assert_eq!(
+        verify_prehash_for_interop_test(public, &wide, &signature),
+        Ok(())
+    );
+    wide[0] = 1;
+    assert!(verify_prehash_for_interop_test(public, &wide, &signature).is_err());
+    let mut other = digest;
+    other[31] ^= 1;
+    assert!(regula_sm::sm2::verify_digest(public, &other, &signature).is_err());
+}

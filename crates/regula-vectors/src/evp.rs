@@ -385,19 +385,112 @@ fn pkey(
             });
             Ok(("sm2-sign".into(), outcome))
         }
-        "Verify" => Ok((
+        // A digest control other than SM3: the two peers differ, and each file says what its
+        // library does. Tongsuo refuses the control (`Result = PKEY_CTRL_ERROR`), as Regula's
+        // SM2 service does; OpenSSL verifies over e = the digest as an integer modulo n, which
+        // a hazmat entry of regula-sm reproduces.
+        "Verify" => {
+            let digest = digest.unwrap_or_default();
+            if stanza
+                .get("Result")
+                .is_some_and(|result| result.value.eq_ignore_ascii_case("PKEY_CTRL_ERROR"))
+            {
+                return Ok((
+                    "sm2-sign".into(),
+                    Outcome::Rejected(format!(
+                        "digest control {digest} refused: SM2 signatures hash with SM3 (GB/T 32918.2)"
+                    )),
+                ));
+            }
+            let input = bytes(label, stanza, "Input")?;
+            let signature = bytes(label, stanza, "Output")?;
+            let outcome = attempt(|| {
+                module.account(regula::Algorithm::Sm2Sign, regula::Service::Verify)?;
+                let Some(public_key) = sm2_public_key(der, *private) else {
+                    return Ok(Outcome::Rejected("not an SM2 key".into()));
+                };
+                let Ok(signature) = regula_sm::sm2::Signature::from_der(&signature) else {
+                    return Ok(Outcome::Rejected("malformed signature".into()));
+                };
+                Ok(
+                    match regula_sm::sm2::signature::verify_prehash_for_interop_test(
+                        &public_key,
+                        &input,
+                        &signature,
+                    ) {
+                        Ok(()) => Outcome::Accepted,
+                        Err(error) => Outcome::Rejected(format!(
+                            "SM2 over a {digest} digest (e = digest mod n): {error}"
+                        )),
+                    },
+                )
+            });
+            Ok(("sm2-sign".into(), outcome))
+        }
+        // Sign over a caller-supplied SM3 digest (EVP_PKEY_sign): k is random, so a signature
+        // never equals the file's (the stanza expects `KEYOP_MISMATCH`). Ours is first checked
+        // to verify over the same digest, so a wrong signature fails the stanza.
+        "Sign" if digest.as_deref().is_none_or(|digest| digest == "SM3") => {
+            let input = bytes(label, stanza, "Input")?;
+            let expected = optional(label, stanza, "Output")?;
+            let outcome = attempt(|| {
+                module.account(regula::Algorithm::Sm2Sign, regula::Service::Sign)?;
+                let Ok(digest) = <[u8; 32]>::try_from(input.as_slice()) else {
+                    return Ok(Outcome::Rejected(format!(
+                        "an SM3 digest is 32 bytes; got {}",
+                        input.len()
+                    )));
+                };
+                if !*private {
+                    return Ok(Outcome::Skip("Sign with a public key".into()));
+                }
+                let Ok(key) = regula_sm::sm2::PrivateKey::from_pkcs8_der(der) else {
+                    return Ok(Outcome::Rejected("not an SM2 private key".into()));
+                };
+                let mut random = |out: &mut [u8]| {
+                    module
+                        .fill_random(out)
+                        .map(|_| ())
+                        .map_err(|_| regula_sm::sm2::Error::Random)
+                };
+                let signature = match regula_sm::sm2::signature::sign_digest_for_interop_test(
+                    &key,
+                    &digest,
+                    &mut random,
+                ) {
+                    Ok(signature) => signature,
+                    Err(error) => return Ok(Outcome::Rejected(format!("SM2 sign: {error}"))),
+                };
+                if regula_sm::sm2::verify_digest(key.public_key(), &digest, &signature).is_err() {
+                    return Ok(Outcome::WrongOutput(
+                        "the signature does not verify over the digest".into(),
+                    ));
+                }
+                Ok(if signature.to_der() == expected {
+                    Outcome::Accepted
+                } else {
+                    Outcome::Rejected("a fresh signature (random k) differs from the file's".into())
+                })
+            });
+            Ok(("sm2-sign".into(), outcome))
+        }
+        _ => Ok((
             "sm2-sign".into(),
-            Outcome::Skip(format!(
-                "SM2 Verify with {} instead of SM3: not GB/T 32918.2 (OpenSSL accepts it, Tongsuo refuses it)",
+            Outcome::unsupported(format!(
+                "SM2 {kind} with digest {}",
                 digest.unwrap_or_default()
             )),
         )),
-        _ => Ok((
-            "sm2-sign".into(),
-            Outcome::Skip(
-                "SM2 Sign over a caller-supplied digest (EVP_PKEY_sign): Regula signs messages, computing SM3(Z_A || M) itself"
-                    .into(),
-            ),
-        )),
+    }
+}
+
+/// The SM2 public key of a PKCS#8 private key or SubjectPublicKeyInfo (DER).
+fn sm2_public_key(der: &[u8], private: bool) -> Option<regula_sm::sm2::PublicKey> {
+    if private {
+        regula_sm::sm2::PrivateKey::from_pkcs8_der(der)
+            .ok()
+            .map(|key| *key.public_key())
+    } else {
+        regula_sm::sm2::PublicKey::from_spki_der(der).ok()
     }
 }

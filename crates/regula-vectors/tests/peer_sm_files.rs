@@ -1,20 +1,11 @@
 //! OpenSSL's and Tongsuo's own SM test files (`test/recipes/30-test_evp_data/`, copies in
 //! `tests/data/{openssl,tongsuo}/`, see the README there) run whole under the default policy:
-//! no stanza may fail, and the only skips allowed are the ones listed here with their reason.
+//! no stanza may fail, and none may be skipped.
 
 use std::path::Path;
 
 use regula::{Module, Policy, Profile};
 use regula_vectors::run_path;
-
-/// Skips that remain, by reason prefix: SM2 verification with SHA-512 in place of SM3 (the two
-/// peers disagree on it: OpenSSL verifies, Tongsuo refuses), and the one `Sign` stanza over a
-/// caller-supplied digest (a signature is random, so the stanza only expects a mismatch), which
-/// Regula's message-level SM2 signing does not take.
-const ALLOWED_SKIPS: &[&str] = &[
-    "SM2 Verify with SHA512 instead of SM3",
-    "SM2 Sign over a caller-supplied digest",
-];
 
 #[test]
 fn peer_sm_files_run_whole() {
@@ -32,15 +23,11 @@ fn peer_sm_files_run_whole() {
             );
             assert_eq!(report.failed, 0, "{}: {:?}", report.path, report.failures);
             assert!(report.passed > 0, "{}", report.path);
-            for reason in report.skip_reasons.keys() {
-                assert!(
-                    ALLOWED_SKIPS
-                        .iter()
-                        .any(|allowed| reason.starts_with(allowed)),
-                    "{}: unexpected skip: {reason}",
-                    report.path
-                );
-            }
+            assert_eq!(
+                report.skipped, 0,
+                "{}: {:?}",
+                report.path, report.skip_reasons
+            );
         }
     }
 }
@@ -89,4 +76,57 @@ fn a_changed_sm2_digest_fails_verification() {
     );
     let report = regula_vectors::run_source(&module, "expected.txt", &expected_error).unwrap();
     assert_eq!(report.failed, 0, "{:?}", report.failures);
+}
+
+/// OpenSSL's SM2 Verify over a SHA-512 digest (e = the 64-byte digest modulo n) fails when a
+/// digest bit changes; Tongsuo's copy of the stanza, which expects the digest control to be
+/// refused, fails if the reader verified it instead.
+#[test]
+fn the_sha512_sm2_stanza_can_fail() {
+    let module = Module::load(Policy::builtin(Profile::Default));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let openssl = std::fs::read_to_string(dir.join("openssl/evppkey_sm2.txt")).unwrap();
+    let original = "Input = 40AA1B203C9D8EE150B21C3C7CDA8261492E5420C5F2B9F7380700E094C303B48E62F319C1DA0E32EB40D113C5F1749CC61AEB499167890AB82F2CC9BB706971";
+    assert!(openssl.contains(original));
+    let changed = original.replace("6971", "6970");
+    let report = regula_vectors::run_source(
+        &module,
+        "sha512.txt",
+        &openssl.replacen(original, &changed, 1),
+    )
+    .unwrap();
+    assert_eq!(report.failed, 1, "{:?}", report.failures);
+
+    // Tongsuo's stanza without its `Result = PKEY_CTRL_ERROR` is OpenSSL's: it verifies.
+    let tongsuo = std::fs::read_to_string(dir.join("tongsuo/evppkey_sm2.txt")).unwrap();
+    let without = tongsuo.replacen("Result = PKEY_CTRL_ERROR\n", "", 1);
+    assert_ne!(without, tongsuo);
+    let report = regula_vectors::run_source(&module, "tongsuo.txt", &without).unwrap();
+    assert_eq!(
+        (report.failed, report.skipped),
+        (0, 0),
+        "{:?}",
+        report.failures
+    );
+}
+
+/// The Sign stanza over a given digest passes only because a fresh signature differs from the
+/// file's: without the stanza's `Result = KEYOP_MISMATCH` it fails.
+#[test]
+fn the_sm2_sign_stanza_expects_a_mismatch() {
+    let module = Module::load(Policy::builtin(Profile::Default));
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/openssl/evppkey_sm2.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let without = text.replacen("Result = KEYOP_MISMATCH\n", "", 1);
+    assert_ne!(without, text);
+    let report = regula_vectors::run_source(&module, "sign.txt", &without).unwrap();
+    assert_eq!(report.failed, 1, "{:?}", report.failures);
+    assert!(
+        report
+            .failures
+            .iter()
+            .any(|failure| failure.contains("differs")),
+        "{:?}",
+        report.failures
+    );
 }

@@ -182,6 +182,54 @@ pub fn verify(
     )
 }
 
+/// Verifies `signature` over a caller-supplied digest of any length, taken (as OpenSSL's
+/// `EVP_PKEY_verify` takes it with an SM2 key and a non-SM3 `digest` control) as a big-endian
+/// integer e reduced modulo n.
+///
+/// **Not GB/T 32918.2**, whose e is SM3(Z_A ‖ M): this exists so that the peers' evp_test
+/// stanzas that verify over, say, a SHA-512 digest can be reproduced, and is never offered as
+/// a service. Variable-time: every input is public.
+#[doc(hidden)]
+pub fn verify_prehash_for_interop_test(
+    public_key: &PublicKey,
+    digest: &[u8],
+    signature: &Signature,
+) -> Result<(), Error> {
+    let e = reduce_any(digest);
+    verify_e(public_key, &e, signature)
+}
+
+/// Signs a caller-supplied 32-byte digest e (GB/T 32918.2 §6.1 from step A3) with a fresh
+/// random k, as OpenSSL's `EVP_PKEY_sign` does with an SM2 key.
+///
+/// **Hazmat, for evp_test stanzas only**: signing a digest the caller computed skips
+/// Z_A = SM3(ENTL ‖ ID ‖ …), which binds the signer's identity and key; Regula's signing
+/// service signs messages ([`sign`]).
+#[doc(hidden)]
+pub fn sign_digest_for_interop_test(
+    key: &PrivateKey,
+    digest: &[u8; 32],
+    random: &mut impl RandomSource,
+) -> Result<Signature, Error> {
+    let e = reduce(digest);
+    loop {
+        let mut k = random_scalar(random, false)?;
+        let signature = sign_digest(key, &e, &k);
+        k.zeroize();
+        if let Some(signature) = signature {
+            return Ok(signature);
+        }
+    }
+}
+
+/// A big-endian integer of any length modulo n.
+fn reduce_any(bytes: &[u8]) -> Scalar {
+    let base = Scalar::from(256u64);
+    bytes.iter().fold(Scalar::ZERO, |acc, &byte| {
+        acc * base + Scalar::from(u64::from(byte))
+    })
+}
+
 /// Verifies `signature` over `digest` = SM3(Z_A ‖ M) computed by the caller (GB/T 32918.2
 /// §7.1 from step B4; what OpenSSL's `EVP_PKEY_verify` takes for SM2). Variable-time: every
 /// input is public.
@@ -190,8 +238,13 @@ pub fn verify_digest(
     digest: &[u8; 32],
     signature: &Signature,
 ) -> Result<(), Error> {
+    verify_e(public_key, &reduce(digest), signature)
+}
+
+/// GB/T 32918.2 §7.1 from step B3, with e given.
+fn verify_e(public_key: &PublicKey, e: &Scalar, signature: &Signature) -> Result<(), Error> {
     let (r, s) = signature.scalars()?;
-    let e = reduce(digest);
+    let e = *e;
     let t = r + s;
     if bool::from(t.is_zero()) {
         return Err(Error::BadSignature);

@@ -28,6 +28,19 @@ pub fn ghash_implementation() -> &'static str {
     ghash::Implementation::active().name()
 }
 
+/// Every GHASH implementation this CPU (and build) supports, by name, slowest first: for tests
+/// that run SM4-GCM on each of them ([`Sm4Gcm::with_backends`]).
+#[doc(hidden)]
+pub fn ghash_implementations() -> Vec<&'static str> {
+    ghash::Implementation::ALL
+        .into_iter()
+        .filter(|implementation| {
+            ghash::Key::with_implementation(&[0; 16], *implementation).is_some()
+        })
+        .map(ghash::Implementation::name)
+        .collect()
+}
+
 /// Length of a full GCM tag.
 pub(crate) const TAG_SIZE: usize = 16;
 
@@ -89,6 +102,24 @@ impl Sm4Gcm {
     #[doc(hidden)]
     pub fn with_backend(key: &[u8; KEY_SIZE], backend: Backend) -> Option<Self> {
         Sm4::with_backend(key, backend).map(Self::from_cipher)
+    }
+
+    /// Expands `key` on a forced SM4 backend and GHASH implementation (a name from
+    /// [`ghash_implementations`]); `None` when this CPU (or build) lacks either.
+    #[doc(hidden)]
+    pub fn with_backends(key: &[u8; KEY_SIZE], backend: Backend, ghash: &str) -> Option<Self> {
+        let implementation = ghash::Implementation::ALL
+            .into_iter()
+            .find(|implementation| implementation.name() == ghash)?;
+        let cipher = Sm4::with_backend(key, backend)?;
+        let mut h = [0u8; BLOCK_SIZE];
+        cipher.encrypt_block(&mut h);
+        let ghash = ghash::Key::with_implementation(&h, implementation);
+        h.zeroize();
+        Some(Self {
+            cipher,
+            ghash: ghash?,
+        })
     }
 
     fn from_cipher(cipher: Sm4) -> Self {
