@@ -94,7 +94,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
         let signature = signature_path(out, args.signature.as_deref());
         return signed_report(global, &module, key, out, &signature);
     }
-    let results = module.self_test_results();
+    let results = module.run_self_tests();
     let operational = module.state() == ModuleState::Operational;
     if args.json {
         let tests: Vec<_> = results
@@ -104,6 +104,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
                     "name": result.name,
                     "result": if result.passed { "passed" } else { "failed" },
                     "micros": result.micros,
+                    "ran": result.ran.name(),
                 })
             })
             .collect();
@@ -114,7 +115,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
         });
         println!("{report:#}");
     } else {
-        for result in results {
+        for result in &results {
             let verdict = if result.passed { "passed" } else { "FAILED" };
             println!("{} self-test {verdict}", result.name);
         }
@@ -275,8 +276,8 @@ fn signed_report(
         .or_else(|_| module.digest(Algorithm::Sm3, &public_key))?;
 
     let info = regula::info::build_info();
-    let casts: Vec<Value> = module
-        .self_test_results()
+    let results = module.run_self_tests();
+    let casts: Vec<Value> = results
         .iter()
         .map(|result| {
             json!({
@@ -284,14 +285,12 @@ fn signed_report(
                 "kind": "cast",
                 "result": if result.passed { "passed" } else { "failed" },
                 "micros": result.micros,
+                "ran": result.ran.name(),
             })
         })
         .collect();
     let pcts = run_pcts(module);
-    let all_passed = module
-        .self_test_results()
-        .iter()
-        .all(|result| result.passed)
+    let all_passed = results.iter().all(|result| result.passed)
         && pcts.iter().all(|pct| pct["result"] == "passed");
     let policy = module.policy();
     let report = json!({
