@@ -16,7 +16,7 @@ use crate::input;
 
 pub const AFTER_HELP: &str = "\
 What it runs:
-  1. the power-on self-tests of the policy (as `regula selftest`)
+  1. every known-answer self-test of the policy (as `regula selftest`)
   2. the built-in vector pass: Wycheproof sets for every algorithm the policy serves
      (as `regula vectors --suite builtin`)
   3. a short benchmark of the main algorithms against raw aws-lc-rs (as `regula bench`)
