@@ -143,33 +143,47 @@ impl Module {
         self.core.failed.store(true, Ordering::Release);
     }
 
-    /// Runs the CAST covering `algorithm` unless it already ran, and for a service that draws
-    /// random bits (key generation, signing, encapsulation, key agreement and exchange, SM2
-    /// encryption), the CASTs of the random bit generators it may draw from: AWS-LC's CTR_DRBG
-    /// (when the policy serves it) and the policy's generator. This is the one place where a
-    /// CAST runs before first use; a failure enters the error state and refuses this request.
+    /// Runs the CAST covering `algorithm` unless it already ran, and for a family whose
+    /// services may draw random bits (IVs and nonces, key generation, signing, encapsulation,
+    /// key agreement and exchange, SM2 encryption), first the CASTs of the random bit
+    /// generators (see [`Module::random_source_self_test`]). This is the one place where a CAST
+    /// runs before first use; a failure enters the error state and refuses this request.
     fn self_test(&self, algorithm: Algorithm) -> Result<()> {
-        let broken = self.core.broken_test.as_deref();
-        let policy = &self.core.policy;
         let draws_random = matches!(
             algorithm.family(),
-            Family::Signature
+            Family::Aead
+                | Family::Cipher
+                | Family::Signature
                 | Family::KeyAgreement
                 | Family::Kem
                 | Family::PublicKeyEncryption
                 | Family::KeyExchange
         );
-        let generators = [Algorithm::CtrDrbg, policy.random_algorithm()];
-        let random = generators
-            .into_iter()
-            .filter(|&generator| draws_random && policy.serves(generator));
-        for covered in random.chain([algorithm]) {
-            if let selftest::Outcome::Failed(name) = self.core.casts.run_for(covered, broken) {
-                self.enter_error_state(name);
+        if draws_random {
+            self.random_source_self_test()?;
+        }
+        self.run_cast(algorithm)
+    }
+
+    /// Runs, unless they already ran, the CASTs of the random bit generators services draw
+    /// from: AWS-LC's CTR_DRBG (when the policy serves it) and the policy's own generator.
+    /// For code that draws from AWS-LC's DRBG without a service of its own (file keys, salts).
+    pub(crate) fn random_source_self_test(&self) -> Result<()> {
+        let policy = &self.core.policy;
+        for generator in [Algorithm::CtrDrbg, policy.random_algorithm()] {
+            if policy.serves(generator) {
+                self.run_cast(generator)?;
             }
-            self.ensure_operational()?;
         }
         Ok(())
+    }
+
+    fn run_cast(&self, algorithm: Algorithm) -> Result<()> {
+        let broken = self.core.broken_test.as_deref();
+        if let selftest::Outcome::Failed(name) = self.core.casts.run_for(algorithm, broken) {
+            self.enter_error_state(name);
+        }
+        self.ensure_operational()
     }
 
     /// A handle on the same module with its own indicator scope, e.g. one per request or task.

@@ -35,9 +35,9 @@ or with regula:
 
 When the self-tests run (FIPS 140-3 IG 10.3.A conditional self-tests):
   known-answer tests (CASTs, `--list`)   each runs once per process, before the first service of
-      an algorithm it covers, which waits for it; a service that draws random bits (key
-      generation, signing, key agreement, KEM, SM2 encryption) first runs the test of the random
-      bit generator too. Nothing is served before its test passed. `regula dgst -a sm3` runs
+      an algorithm it covers, which waits for it; a service of a family that may draw random
+      bits (AEAD and ciphers for IVs and nonces, signatures, key agreement, KEM, SM2) first runs
+      the tests of the random bit generators too. Nothing is served before its test passed. `regula dgst -a sm3` runs
       the SM3 test alone; the tests of unused algorithms never run. This command and `regula
       check` run every test the policy needs (JSON: \"ran\": \"first-use\" or \"requested\"); the
       C, Python and Go bindings run them all when they load a module.

@@ -6,8 +6,8 @@
 //! algorithms it uses: `regula dgst -a sm3` runs the SM3 test alone. The gate in front of every
 //! service ([`crate::Module`]'s `authorize` and `account_usage`) runs the covering CAST first;
 //! a failure puts the module in its error state, refusing that request and every later one.
-//! Services that draw random bits first also run the CAST of the random bit generator they
-//! draw from. [`crate::Module::run_self_tests`] runs every CAST the policy needs at once.
+//! Services of the families that may draw random bits first run the CASTs of the random bit
+//! generators too. [`crate::Module::run_self_tests`] runs every CAST the policy needs at once.
 //!
 //! One CAST per algorithm implementation, as FIPS 140-3 IG 10.3.A allows: e.g. the ECDSA test
 //! on P-256/SHA-256 covers P-384, because both run through the same AWS-LC code. The registry
