@@ -36,11 +36,12 @@ or with regula:
 When the self-tests run (FIPS 140-3 IG 10.3.A conditional self-tests):
   known-answer tests (CASTs, `--list`)   each runs once per process, before the first service of
       an algorithm it covers, which waits for it; a service of a family that may draw random
-      bits (AEAD and ciphers for IVs and nonces, signatures, key agreement, KEM, SM2) first runs
-      the tests of the random bit generators too. Nothing is served before its test passed. `regula dgst -a sm3` runs
-      the SM3 test alone; the tests of unused algorithms never run. This command and `regula
-      check` run every test the policy needs (JSON: \"ran\": \"first-use\" or \"requested\"); the
-      C, Python and Go bindings run them all when they load a module.
+      bits (AEAD and ciphers for IVs and nonces, signatures, key agreement, KEM, SM2) first
+      runs the tests of the random bit generators too. Nothing is served before its test
+      passed: `regula dgst -a sm3` runs the SM3 test alone, and the tests of unused algorithms
+      never run. This command and `regula check` run every test the policy needs (JSON:
+      \"ran\": \"first-use\" or \"requested\"); the C, Python and Go bindings run them all
+      when they load a module.
   pairwise consistency tests (`--list --all`)   after every key generation of a covered key.
   AWS-LC's own power-on tests (FIPS build)      when the validated module loads, as it decides.
 A failed test puts the module in its error state: the request that ran it and every later one
