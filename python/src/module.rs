@@ -37,7 +37,11 @@ impl Module {
             None => "default".to_string(),
         };
         let inner = py
-            .detach(|| regula::Module::load_named(&name))
+            .detach(|| {
+                // A library module runs every CAST its policy needs here, so that a failure
+                // shows at construction, as it always has.
+                regula::Module::load_named(&name).inspect(|module| drop(module.run_self_tests()))
+            })
             .map_err(|error| invalid_input(error.to_string()))?;
         Ok(Module { inner })
     }
@@ -79,7 +83,7 @@ impl Module {
     fn self_tests<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let rows = self
             .inner
-            .self_test_results()
+            .run_self_tests()
             .iter()
             .map(|result| (result.name, result.passed, result.micros))
             .collect::<Vec<_>>();

@@ -70,7 +70,7 @@ enum Command {
     /// CPU, and a verdict; optionally an HTML report.
     #[command(after_help = commands::check::AFTER_HELP)]
     Check(commands::check::CheckArgs),
-    /// Run the power-on self-tests of the policy and report each one.
+    /// Run every known-answer self-test of the policy and report each one.
     #[command(after_help = commands::selftest::AFTER_HELP)]
     Selftest(commands::selftest::SelftestArgs),
     /// Show versions, the linked AWS-LC (FIPS or not), CPU features and implementations.

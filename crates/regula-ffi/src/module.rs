@@ -141,6 +141,9 @@ pub unsafe extern "C" fn regula_module_load(
             unsafe { string(policy_name_or_file, "policy name") }?
         };
         let module = Module::load_named(name).map_err(|error| Fail::invalid(error.to_string()))?;
+        // Runs every CAST the policy needs now, so that a failure is reported here, as this
+        // function documents (the Rust API runs each before its algorithm's first use).
+        drop(module.run_self_tests());
         let state = module.state();
         let failed = module.failed_test().map(str::to_string);
         put_handle(out, regula_module::wrap(module));

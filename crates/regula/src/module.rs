@@ -7,7 +7,7 @@ use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::{CounterRow, Counters, Indicator, IndicatorState, ScopeState, Served};
 use crate::policy::{Approval, Policy, PolicyFileError, Usage};
-use crate::selftest::{self, Fault, SelfTestResult};
+use crate::selftest::{self, Casts, Fault, SelfTestResult, SelfTestStatus};
 
 /// Names the one self-test to corrupt, so that its failure path can be exercised end to end.
 pub const BREAK_SELFTEST_ENV: &str = "REGULA_BREAK_SELFTEST";
@@ -16,7 +16,8 @@ pub const BREAK_SELFTEST_ENV: &str = "REGULA_BREAK_SELFTEST";
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ModuleState {
-    /// Self-tests passed; services are offered as the policy allows.
+    /// No self-test has failed; services are offered as the policy allows (each algorithm's
+    /// CAST runs before its first use).
     Operational,
     /// A self-test failed; every cryptographic service is refused.
     Error,
@@ -37,7 +38,8 @@ struct Core {
     failed: AtomicBool,
     /// The first self-test that failed, kept for error messages.
     failure: OnceLock<String>,
-    self_tests: Vec<SelfTestResult>,
+    /// The policy's CASTs, each run before the first use of an algorithm it covers.
+    casts: Casts,
     counters: Counters,
     /// Value of [`BREAK_SELFTEST_ENV`] at load time.
     broken_test: Option<String>,
@@ -56,19 +58,17 @@ impl std::fmt::Debug for Module {
 }
 
 impl Module {
-    /// Loads a policy and runs the power-on self-tests for everything it can serve. The module
-    /// is always returned; check [`Module::state`]: after a failure it refuses every service.
+    /// Loads a policy. No CAST runs here: each runs before the first service of an algorithm it
+    /// covers (FIPS 140-3 IG 10.3.A), and [`Module::run_self_tests`] runs them all. The module is
+    /// always returned; check [`Module::state`]: after a self-test failure (or a break switch
+    /// naming no self-test) it refuses every service.
     pub fn load(policy: Policy) -> Module {
         // Keeps the identity record in every program that loads a module (see `identity`).
         std::hint::black_box(crate::identity::record());
         let broken_test = std::env::var(BREAK_SELFTEST_ENV)
             .ok()
             .filter(|name| !name.is_empty());
-        let self_tests = selftest::power_on(&policy, broken_test.as_deref());
         let failure = OnceLock::new();
-        if let Some(failed) = self_tests.iter().find(|result| !result.passed) {
-            let _ = failure.set(failed.name.to_string());
-        }
         // Fail closed on a typo: a break switch naming no self-test would otherwise let a
         // failure-path test pass without testing anything.
         if let Some(name) = &broken_test
@@ -80,13 +80,13 @@ impl Module {
         }
         let core = Core {
             policy_name: intern(policy.name()),
-            policy,
             failed: AtomicBool::new(failure.get().is_some()),
             failure,
-            self_tests,
+            casts: Casts::new(&policy),
             counters: Counters::new(),
             broken_test,
             gm_random: Default::default(),
+            policy,
         };
         Module {
             core: Arc::new(core),
@@ -120,9 +120,70 @@ impl Module {
         self.core.failure.get().map(String::as_str)
     }
 
-    /// Results of the power-on self-tests run at load.
-    pub fn self_test_results(&self) -> &[SelfTestResult] {
-        &self.core.self_tests
+    /// Runs every CAST the policy needs that has not run yet, then returns the result of each
+    /// (in a stable order), with what made it run. A failure puts the module in its error
+    /// state. `regula selftest` and `regula check` call this, and so do the C, Python and Go
+    /// bindings when they load a module.
+    pub fn run_self_tests(&self) -> Vec<SelfTestResult> {
+        let results = self.core.casts.run_all(self.core.broken_test.as_deref());
+        if let Some(failed) = results.iter().find(|result| !result.passed) {
+            self.enter_error_state(failed.name);
+        }
+        results
+    }
+
+    /// Each CAST the policy needs, with its result if it has run; runs nothing. Right after
+    /// load none has run; a CAST whose algorithms were never used never runs.
+    pub fn self_test_status(&self) -> Vec<SelfTestStatus> {
+        self.core.casts.status()
+    }
+
+    fn enter_error_state(&self, failed_test: &str) {
+        let _ = self.core.failure.set(failed_test.to_string());
+        self.core.failed.store(true, Ordering::Release);
+    }
+
+    /// Runs the CAST covering `algorithm` unless it already ran, and for a family whose
+    /// services may draw random bits (IVs and nonces, key generation, signing, encapsulation,
+    /// key agreement and exchange, SM2 encryption), first the CASTs of the random bit
+    /// generators (see [`Module::random_source_self_test`]). This is the one place where a CAST
+    /// runs before first use; a failure enters the error state and refuses this request.
+    fn self_test(&self, algorithm: Algorithm) -> Result<()> {
+        let draws_random = matches!(
+            algorithm.family(),
+            Family::Aead
+                | Family::Cipher
+                | Family::Signature
+                | Family::KeyAgreement
+                | Family::Kem
+                | Family::PublicKeyEncryption
+                | Family::KeyExchange
+        );
+        if draws_random {
+            self.random_source_self_test()?;
+        }
+        self.run_cast(algorithm)
+    }
+
+    /// Runs, unless they already ran, the CASTs of the random bit generators services draw
+    /// from: AWS-LC's CTR_DRBG (when the policy serves it) and the policy's own generator.
+    /// For code that draws from AWS-LC's DRBG without a service of its own (file keys, salts).
+    pub(crate) fn random_source_self_test(&self) -> Result<()> {
+        let policy = &self.core.policy;
+        for generator in [Algorithm::CtrDrbg, policy.random_algorithm()] {
+            if policy.serves(generator) {
+                self.run_cast(generator)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn run_cast(&self, algorithm: Algorithm) -> Result<()> {
+        let broken = self.core.broken_test.as_deref();
+        if let selftest::Outcome::Failed(name) = self.core.casts.run_for(algorithm, broken) {
+            self.enter_error_state(name);
+        }
+        self.ensure_operational()
     }
 
     /// A handle on the same module with its own indicator scope, e.g. one per request or task.
@@ -162,8 +223,8 @@ impl Module {
         Ok(())
     }
 
-    /// The gate in front of every service: module state, algorithm family, then the policy's
-    /// verdict for this use.
+    /// The gate in front of every service: module state, algorithm family, the policy's verdict
+    /// for this use, then the algorithm's CAST if it has not run yet.
     pub(crate) fn authorize(
         &self,
         algorithm: Algorithm,
@@ -178,6 +239,7 @@ impl Module {
             });
         }
         let approval = self.core.policy.evaluate(algorithm, usage)?;
+        self.self_test(algorithm)?;
         if let Some(bits) = usage.key_bits {
             self.core.counters.note_key_bits(algorithm, bits);
         }
@@ -229,6 +291,7 @@ impl Module {
     ) -> Result<Indicator> {
         self.ensure_operational()?;
         let approval = self.core.policy.evaluate(algorithm, usage)?;
+        self.self_test(algorithm)?;
         if let Some(bits) = usage.key_bits {
             self.core.counters.note_key_bits(algorithm, bits);
         }
@@ -251,8 +314,7 @@ impl Module {
         }
         let fault = Fault::injected(self.core.broken_test.as_deref() == Some(name));
         if test(fault).is_err() {
-            let _ = self.core.failure.set(name.to_string());
-            self.core.failed.store(true, Ordering::Release);
+            self.enter_error_state(name);
             self.ensure_operational()?;
         }
         Ok(())

@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use common::{exercise, unhex};
-use regula::selftest::{self, Runner, SelfTestKind};
+use regula::selftest::{self, Runner, SelfTestKind, Trigger};
 use regula::{
     Algorithm, BREAK_SELFTEST_ENV, Error, Family, IndicatorState, Module, ModuleState, Policy,
     Profile,
@@ -110,18 +110,58 @@ fn generate(module: &Module, algorithm: Algorithm) -> Result<(), Error> {
     }
 }
 
-fn child_cast(module: &Module, name: &str) {
+/// A CAST runs before the first use of an algorithm it covers, not at load: the module loads
+/// operational with no CAST run; the first request for a covered algorithm runs the broken
+/// CAST, fails, and from then on the module refuses everything.
+fn child_cast(module: &Module, name: &str, covered: &[Algorithm]) {
     assert_eq!(
         module.state(),
-        ModuleState::Error,
-        "CAST {name} did not fail"
+        ModuleState::Operational,
+        "CAST {name} ran at load"
     );
+    assert_eq!(module.failed_test(), None);
+    let status = module.self_test_status();
+    assert!(
+        status.iter().any(|test| test.name == name),
+        "{name} does not apply: {status:?}"
+    );
+    assert!(
+        status.iter().all(|test| test.result.is_none()),
+        "a CAST ran at load: {status:?}"
+    );
+    let algorithm = covered
+        .iter()
+        .copied()
+        .find(|&algorithm| module.policy().serves(algorithm))
+        .expect("the policy serves an algorithm the CAST covers");
+    // Key generation where there is one (`exercise` would import a shared RSA key made by
+    // another module of this process, which would fail the same CAST).
+    let first_use = match algorithm.family() {
+        Family::Signature | Family::KeyAgreement | Family::Kem | Family::PublicKeyEncryption => {
+            generate(module, algorithm).map(|()| Vec::new())
+        }
+        _ => exercise(module, algorithm),
+    };
+    match first_use {
+        Err(error) => assert_in_error_state(error, name, "the first use of a covered algorithm"),
+        Ok(indicators) => panic!("{algorithm} was served although {name} failed: {indicators:?}"),
+    }
+    assert_eq!(module.state(), ModuleState::Error);
     assert_eq!(module.failed_test(), Some(name));
-    let results = module.self_test_results();
+    let ran: Vec<_> = module
+        .self_test_status()
+        .into_iter()
+        .filter_map(|test| test.result)
+        .collect();
+    let broken: Vec<_> = ran.iter().filter(|result| !result.passed).collect();
+    assert_eq!(broken.len(), 1, "{ran:?}");
+    assert_eq!(broken[0].name, name);
+    assert_eq!(broken[0].ran, Trigger::FirstUse);
+    assert_refuses_everything(module, name);
+    let results = module.run_self_tests();
     let broken: Vec<_> = results.iter().filter(|result| !result.passed).collect();
     assert_eq!(broken.len(), 1, "{results:?}");
     assert_eq!(broken[0].name, name);
-    assert_refuses_everything(module, name);
     assert!(module.counters().is_empty());
     assert_eq!(module.indicator_state(), IndicatorState::Unset);
 }
@@ -140,12 +180,7 @@ fn child_pct(module: &Module, name: &str, algorithm: Algorithm, covered: &[Algor
         "PCT {name} at load"
     );
     assert_eq!(module.failed_test(), None);
-    assert!(
-        module
-            .self_test_results()
-            .iter()
-            .all(|result| result.passed)
-    );
+    assert!(module.run_self_tests().iter().all(|result| result.passed));
     // Services work until the PCT runs, including key generation not covered by it.
     module.digest(Algorithm::Sha256, b"abc").unwrap();
     let signature_algorithm = unrelated(Family::Signature, covered).expect("a signature");
@@ -266,6 +301,9 @@ fn child_with_broken_selftest() {
     let module = Module::load(Policy::builtin(profile));
     let algorithm = std::env::var(ENV_ALGORITHM).ok();
     if std::env::var(ENV_EXPECT).as_deref() == Ok("operational") {
+        let results = module.run_self_tests();
+        assert!(results.iter().all(|result| result.passed), "{results:?}");
+        assert!(results.iter().all(|result| result.name != name));
         assert_eq!(module.state(), ModuleState::Operational);
         assert_eq!(module.failed_test(), None);
     } else {
@@ -285,7 +323,7 @@ fn child_with_broken_selftest() {
             return;
         };
         match info.kind {
-            SelfTestKind::Cast => child_cast(&module, &name),
+            SelfTestKind::Cast => child_cast(&module, &name, &info.algorithms),
             SelfTestKind::Pct => {
                 let algorithm = algorithm
                     .as_deref()
@@ -473,7 +511,16 @@ fn no_break_is_operational_under_every_profile() {
         let elapsed = started.elapsed();
         assert_eq!(module.state(), ModuleState::Operational, "{profile}");
         assert_eq!(module.failed_test(), None);
-        let results = module.self_test_results();
+        assert!(
+            module
+                .self_test_status()
+                .iter()
+                .all(|test| test.result.is_none()),
+            "{profile}: a CAST ran at load"
+        );
+        let started = Instant::now();
+        let results = module.run_self_tests();
+        let all_casts_took = started.elapsed();
         assert!(results.iter().all(|result| result.passed), "{results:?}");
         let ran: BTreeSet<&str> = results.iter().map(|result| result.name).collect();
         assert_eq!(ran.len(), results.len(), "{profile}: a CAST ran twice");
@@ -519,8 +566,8 @@ fn no_break_is_operational_under_every_profile() {
             .map(|result| format!("{} {} µs", result.name, result.micros))
             .collect();
         println!(
-            "POST {profile}: {} CASTs, {micros} µs in the tests, {elapsed:?} for Module::load; \
-             slowest: {}",
+            "CASTs {profile}: {} CASTs, {micros} µs in the tests, {all_casts_took:?} for all, \
+             {elapsed:?} for Module::load; slowest: {}",
             results.len(),
             slowest.join(", ")
         );
@@ -571,4 +618,115 @@ fn pcts_are_run_once_per_key() {
     }
     // X25519 and SM2 keys are Regula's to test in every build.
     assert!(runs_own(Algorithm::X25519) && runs_own(Algorithm::Sm2Sign));
+}
+
+/// Which CASTs have run, and what made each run.
+fn ran(module: &Module) -> Vec<(&'static str, Trigger)> {
+    module
+        .self_test_status()
+        .into_iter()
+        .filter_map(|test| test.result)
+        .inspect(|result| assert!(result.passed, "{result:?}"))
+        .map(|result| (result.name, result.ran))
+        .collect()
+}
+
+/// Each CAST runs once, before the first use of an algorithm it covers; the CASTs of algorithms
+/// never used never run, until every self-test is asked for.
+#[test]
+fn a_cast_runs_before_first_use_and_unused_ones_never_run() {
+    if std::env::var_os(BREAK_SELFTEST_ENV).is_some() {
+        return;
+    }
+    let module = Module::load(Policy::builtin(Profile::Gm));
+    assert_eq!(ran(&module), []);
+    let applicable = module.self_test_status().len();
+    assert!(applicable > 10, "{applicable}");
+
+    // GB/T 32905 A.1: SM3("abc").
+    let digest = module.digest(Algorithm::Sm3, b"abc").unwrap().into_value();
+    assert_eq!(
+        digest,
+        unhex("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0")
+    );
+    assert_eq!(ran(&module), [("SM3", Trigger::FirstUse)]);
+    // Running once: a second use and another scope reuse the result.
+    module.scope().digest(Algorithm::Sm3, b"abc").unwrap();
+    assert_eq!(ran(&module), [("SM3", Trigger::FirstUse)]);
+
+    // SM2 signing draws random bits: the policy's generator is tested first.
+    let key = module
+        .generate_signing_key(Algorithm::Sm2Sign, None)
+        .unwrap();
+    key.sign(b"message").unwrap();
+    let after_sm2 = ran(&module);
+    for expected in [
+        ("SM3", Trigger::FirstUse),
+        ("SM2-SIGN", Trigger::FirstUse),
+        (
+            selftest_name(module.policy().random_algorithm()),
+            Trigger::FirstUse,
+        ),
+    ] {
+        assert!(
+            after_sm2.contains(&expected),
+            "{expected:?} in {after_sm2:?}"
+        );
+    }
+    assert!(
+        after_sm2.iter().all(|(name, _)| !name.starts_with("SM4")),
+        "{after_sm2:?}"
+    );
+
+    // Asking for all of them runs the rest, and keeps what made the earlier ones run.
+    let results = module.run_self_tests();
+    assert_eq!(results.len(), applicable);
+    assert!(results.iter().all(|result| result.passed));
+    let all = ran(&module);
+    assert_eq!(all.len(), applicable);
+    for (name, trigger) in &all {
+        let expected = if after_sm2.iter().any(|(earlier, _)| earlier == name) {
+            Trigger::FirstUse
+        } else {
+            Trigger::Requested
+        };
+        assert_eq!(*trigger, expected, "{name}");
+    }
+    assert_eq!(module.state(), ModuleState::Operational);
+}
+
+/// The name of the CAST covering `algorithm`, from the public self-test list.
+fn selftest_name(algorithm: Algorithm) -> &'static str {
+    selftest::list()
+        .into_iter()
+        .find(|info| info.kind == SelfTestKind::Cast && info.algorithms.contains(&algorithm))
+        .map(|info| info.name)
+        .expect("every algorithm has a CAST")
+}
+
+/// A request the policy refuses runs no CAST: the test of an algorithm is for serving it. A
+/// family that may draw random bits runs the DRBG's CAST before its own.
+#[test]
+fn a_refused_request_runs_no_cast() {
+    if std::env::var_os(BREAK_SELFTEST_ENV).is_some() {
+        return;
+    }
+    let module = Module::load(Policy::builtin(Profile::Fips1403));
+    assert!(module.digest(Algorithm::Md5, b"abc").is_err());
+    assert_eq!(ran(&module), []);
+    module.digest(Algorithm::Sha256, b"abc").unwrap();
+    assert_eq!(ran(&module), [("SHA2-256", Trigger::FirstUse)]);
+    // An AEAD key may draw its nonces from the DRBG: the DRBG's CAST runs first.
+    let key = module.aead_key(Algorithm::Aes256Gcm, &[7; 32]).unwrap();
+    key.seal(b"", b"message").unwrap();
+    let mut after = ran(&module);
+    after.sort_by_key(|(name, _)| *name);
+    assert_eq!(
+        after,
+        [
+            ("AES-GCM", Trigger::FirstUse),
+            ("CTR_DRBG", Trigger::FirstUse),
+            ("SHA2-256", Trigger::FirstUse)
+        ]
+    );
 }

@@ -16,7 +16,7 @@ use crate::input;
 
 pub const AFTER_HELP: &str = "\
 What it runs:
-  1. the power-on self-tests of the policy (as `regula selftest`)
+  1. every known-answer self-test of the policy (as `regula selftest`)
   2. the built-in vector pass: Wycheproof sets for every algorithm the policy serves
      (as `regula vectors --suite builtin`)
   3. a short benchmark of the main algorithms against raw aws-lc-rs (as `regula bench`)
@@ -119,6 +119,7 @@ pub fn run(global: &GlobalOptions, args: CheckArgs) -> Result<(), Failure> {
 }
 
 fn check(module: &Module, with_bench: bool) -> CheckResult {
+    let self_tests = module.run_self_tests();
     let info = regula::info::build_info();
     let operational = module.state() == ModuleState::Operational;
     let vectors = if operational {
@@ -177,7 +178,7 @@ fn check(module: &Module, with_bench: bool) -> CheckResult {
         fips_module_linked: info.fips_module_linked,
         fips_mode: info.fips_mode.is_ok(),
         cpu_features: info.cpu_features,
-        self_tests: module.self_test_results().to_vec(),
+        self_tests,
         vectors,
         vector_totals,
         benchmark,

@@ -91,6 +91,7 @@ pub fn run(global: &GlobalOptions, args: DgstArgs) -> Result<(), Failure> {
         algorithm,
         batched: !args.no_multi_buffer
             && std::env::var_os("REGULA_SM3_SINGLE").is_none_or(|value| value != "1"),
+        buffer: std::cell::RefCell::new(Vec::new()),
     };
     if args.check {
         return check(&hasher, &args, &files);
@@ -124,6 +125,8 @@ struct Hasher<'a> {
     algorithm: Algorithm,
     /// Small files are hashed in batches (`Module::digest_many`).
     batched: bool,
+    /// The read buffer of [`Hasher::stream`], allocated once for all files.
+    buffer: std::cell::RefCell<Vec<u8>>,
 }
 
 /// A file read whole, or why not.
@@ -204,12 +207,14 @@ impl Hasher<'_> {
             Ok(file) => file,
             Err(error) => return Read1::Failed(cannot_read(name, &error)),
         };
-        match file.metadata() {
-            Ok(metadata) if metadata.is_file() && metadata.len() <= SMALL_FILE => {}
+        let len = match file.metadata() {
+            Ok(metadata) if metadata.is_file() && metadata.len() <= SMALL_FILE => metadata.len(),
             Ok(_) => return Read1::Stream,
             Err(error) => return Read1::Failed(cannot_read(name, &error)),
-        }
-        let mut data = Vec::new();
+        };
+        // Sized from the metadata, so that a file is one read (and one at its end) rather than
+        // a probe and a read per doubling of the buffer.
+        let mut data = Vec::with_capacity(usize::try_from(len).map_or(0, |len| len + 1));
         match file.take(SMALL_FILE + 1).read_to_end(&mut data) {
             // The file grew past the limit while read: stream it instead.
             Ok(_) if data.len() as u64 > SMALL_FILE => Read1::Stream,
@@ -226,10 +231,11 @@ impl Hasher<'_> {
         } else {
             Box::new(std::fs::File::open(name).map_err(|error| cannot_read(name, &error))?)
         };
-        let mut buffer = vec![0u8; 64 * 1024];
+        let mut buffer = self.buffer.borrow_mut();
+        buffer.resize(64 * 1024, 0);
         loop {
             let read = reader
-                .read(&mut buffer)
+                .read(&mut buffer[..])
                 .map_err(|error| cannot_read(name, &error))?;
             if read == 0 {
                 break;

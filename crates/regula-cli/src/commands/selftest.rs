@@ -1,4 +1,4 @@
-//! `regula selftest`: run and report the power-on self-tests.
+//! `regula selftest`: run and report the known-answer self-tests (CASTs).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,7 +16,7 @@ use crate::input;
 pub const AFTER_HELP: &str = "\
 Signed reports (evidence for an auditor):
   regula selftest --policy fips-140-3 --json --sign key.pem --out report.json
-writes the report (module identity and build, policy, every power-on self-test and every
+writes the report (module identity and build, policy, every known-answer self-test and every
 pairwise consistency test with its time in microseconds, CPU features, time and host) to
 report.json exactly as signed, and a detached signature of those bytes to report.json.sig
 (--signature to choose). The signature algorithm follows the policy's profile: ECDSA P-384
@@ -33,11 +33,26 @@ Anyone can check a report with OpenSSL:
 or with regula:
   regula selftest --verify-report report.json --pubkey pub.pem
 
-Failure testing: REGULA_BREAK_SELFTEST=<NAME> corrupts one self-test. A name from `--list` fails at
-load, so every command then exits 4; a name from `--list --all` that is not in `--list` (a
-pairwise consistency test) fails at the next key generation of an algorithm it covers. A name
-that is no self-test at all also puts the module in its error state, so that a typo cannot pass
-for a working failure path.
+When the self-tests run (FIPS 140-3 IG 10.3.A conditional self-tests):
+  known-answer tests (CASTs, `--list`)   each runs once per process, before the first service of
+      an algorithm it covers, which waits for it; a service of a family that may draw random
+      bits (AEAD and ciphers for IVs and nonces, signatures, key agreement, KEM, SM2) first
+      runs the tests of the random bit generators too. Nothing is served before its test
+      passed: `regula dgst -a sm3` runs the SM3 test alone, and the tests of unused algorithms
+      never run. This command and `regula check` run every test the policy needs (JSON:
+      \"ran\": \"first-use\" or \"requested\"); the C, Python and Go bindings run them all
+      when they load a module.
+  pairwise consistency tests (`--list --all`)   after every key generation of a covered key.
+  AWS-LC's own power-on tests (FIPS build)      when the validated module loads, as it decides.
+A failed test puts the module in its error state: the request that ran it and every later one
+is refused (exit 4).
+
+Failure testing: REGULA_BREAK_SELFTEST=<NAME> corrupts one self-test, which fails where it runs:
+a name from `--list` at the first use of an algorithm it covers (or in this command), a name from
+`--list --all` that is not in `--list` (a pairwise consistency test) at the next key generation
+of an algorithm it covers; from then on every service exits 4. A name that is no self-test at all
+puts the module in its error state at load, so that a typo cannot pass for a working failure
+path.
 
 Exit codes:
   0  every self-test passed (with --verify-report: the signature is valid)
@@ -48,7 +63,8 @@ Exit codes:
 
 #[derive(Args)]
 pub struct SelftestArgs {
-    /// List the power-on self-tests (the known-answer tests this command runs) with the
+    /// List the known-answer self-tests (the CASTs this command runs; each otherwise runs before
+    /// the first use of its algorithms) with the
     /// algorithms each covers, without running anything.
     #[arg(long)]
     list: bool,
@@ -94,7 +110,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
         let signature = signature_path(out, args.signature.as_deref());
         return signed_report(global, &module, key, out, &signature);
     }
-    let results = module.self_test_results();
+    let results = module.run_self_tests();
     let operational = module.state() == ModuleState::Operational;
     if args.json {
         let tests: Vec<_> = results
@@ -104,6 +120,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
                     "name": result.name,
                     "result": if result.passed { "passed" } else { "failed" },
                     "micros": result.micros,
+                    "ran": result.ran.name(),
                 })
             })
             .collect();
@@ -114,7 +131,7 @@ pub fn run(global: &GlobalOptions, args: SelftestArgs) -> Result<(), Failure> {
         });
         println!("{report:#}");
     } else {
-        for result in results {
+        for result in &results {
             let verdict = if result.passed { "passed" } else { "FAILED" };
             println!("{} self-test {verdict}", result.name);
         }
@@ -149,7 +166,7 @@ fn list(json: bool, all: bool) -> Result<(), Failure> {
     }
     for test in tests {
         let kind = match (test.kind, test.runner) {
-            (SelfTestKind::Cast, _) => "power-on",
+            (SelfTestKind::Cast, _) => "first-use",
             (SelfTestKind::Pct, Runner::Regula) => "key generation",
             (SelfTestKind::Pct, Runner::AwsLcValidatedModule) => "key gen (AWS-LC)",
         };
@@ -275,8 +292,8 @@ fn signed_report(
         .or_else(|_| module.digest(Algorithm::Sm3, &public_key))?;
 
     let info = regula::info::build_info();
-    let casts: Vec<Value> = module
-        .self_test_results()
+    let results = module.run_self_tests();
+    let casts: Vec<Value> = results
         .iter()
         .map(|result| {
             json!({
@@ -284,14 +301,12 @@ fn signed_report(
                 "kind": "cast",
                 "result": if result.passed { "passed" } else { "failed" },
                 "micros": result.micros,
+                "ran": result.ran.name(),
             })
         })
         .collect();
     let pcts = run_pcts(module);
-    let all_passed = module
-        .self_test_results()
-        .iter()
-        .all(|result| result.passed)
+    let all_passed = results.iter().all(|result| result.passed)
         && pcts.iter().all(|pct| pct["result"] == "passed");
     let policy = module.policy();
     let report = json!({

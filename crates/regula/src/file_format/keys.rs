@@ -41,7 +41,8 @@ pub enum Identity<'a> {
 
 /// Random bytes from AWS-LC's DRBG: the CTR_DRBG the module approves under FIPS 140-3, and the
 /// generator the SM services draw their nonces and keys from too.
-pub(super) fn random<const N: usize>() -> Result<[u8; N], Error> {
+pub(super) fn random<const N: usize>(module: &Module) -> Result<[u8; N], Error> {
+    module.random_source_self_test()?;
     let mut bytes = [0u8; N];
     aws_lc_rs::rand::fill(&mut bytes).map_err(|_| Error::CryptoFailure)?;
     Ok(bytes)
@@ -51,7 +52,7 @@ pub(super) fn random<const N: usize>() -> Result<[u8; N], Error> {
 /// including `gm`, whose SM services draw their keys from it too).
 pub fn new_key(module: &Module) -> Result<Zeroizing<Vec<u8>>, Error> {
     module.ensure_operational()?;
-    Ok(Zeroizing::new(random::<KEY_FILE_LEN>()?.to_vec()))
+    Ok(Zeroizing::new(random::<KEY_FILE_LEN>(module)?.to_vec()))
 }
 
 /// SP 800-108r1 KBKDF in counter mode with the suite's HMAC, fixed input
@@ -210,7 +211,7 @@ pub(super) fn passphrase_stanza(
             "the passphrase is empty",
         )));
     }
-    let salt = random::<SALT_LEN>()?;
+    let salt = random::<SALT_LEN>(module)?;
     let kek = pbkdf2(
         module,
         suite.prf,
@@ -238,7 +239,7 @@ pub(super) fn key_file_stanza(
     file_key: &[u8],
 ) -> Result<Vec<u8>, FileError> {
     check_key_file(key_file)?;
-    let salt = random::<SALT_LEN>()?;
+    let salt = random::<SALT_LEN>(module)?;
     let kek = kbkdf(
         module,
         suite.prf,

@@ -275,7 +275,7 @@ impl Encryptor {
         Ok(Encryptor {
             module: module.clone(),
             suite,
-            file_key: Zeroizing::new(keys::random::<FILE_KEY_LEN>()?),
+            file_key: Zeroizing::new(keys::random::<FILE_KEY_LEN>(module)?),
             stanzas: Vec::new(),
             threads: default_threads(),
         })
@@ -345,7 +345,7 @@ impl Encryptor {
     /// [`EncryptingWriter::finish`] at the end: without it the file has no final segment and
     /// every reader rejects it as truncated.
     pub fn writer<W: Write>(self, mut out: W) -> Result<EncryptingWriter<W>, FileError> {
-        let prefix = keys::random::<PREFIX_LEN>()?;
+        let prefix = keys::random::<PREFIX_LEN>(&self.module)?;
         let authenticated = Header::encode(
             self.suite,
             prefix,

@@ -1,5 +1,13 @@
-//! Power-on known-answer self-tests (CASTs) and the pairwise consistency tests (PCTs) run after
-//! key generation.
+//! Known-answer self-tests (CASTs) and the pairwise consistency tests (PCTs) run after key
+//! generation.
+//!
+//! FIPS 140-3 IG 10.3.A lets each CAST run before the first use of its algorithm rather than
+//! all at power-on; Regula does so ([`Casts`]), so that a process pays only for the tests of the
+//! algorithms it uses: `regula dgst -a sm3` runs the SM3 test alone. The gate in front of every
+//! service ([`crate::Module`]'s `authorize` and `account_usage`) runs the covering CAST first;
+//! a failure puts the module in its error state, refusing that request and every later one.
+//! Services of the families that may draw random bits first run the CASTs of the random bit
+//! generators too. [`crate::Module::run_self_tests`] runs every CAST the policy needs at once.
 //!
 //! One CAST per algorithm implementation, as FIPS 140-3 IG 10.3.A allows: e.g. the ECDSA test
 //! on P-256/SHA-256 covers P-384, because both run through the same AWS-LC code. The registry
@@ -11,6 +19,7 @@
 mod casts;
 mod vectors;
 
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde::Serialize;
@@ -42,7 +51,8 @@ impl Fault {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SelfTestKind {
-    /// Cryptographic algorithm self-test, run at load (power-on).
+    /// Cryptographic algorithm self-test (known answer), run before the first use of an
+    /// algorithm it covers, or when every self-test is requested.
     Cast,
     /// Pairwise consistency test, run after every key generation.
     Pct,
@@ -68,12 +78,42 @@ pub struct SelfTestInfo {
     pub runner: Runner,
 }
 
-/// The outcome of one power-on self-test.
+/// The outcome of one CAST.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SelfTestResult {
     pub name: &'static str,
     pub passed: bool,
     pub micros: u64,
+    /// What made it run.
+    pub ran: Trigger,
+}
+
+/// What made a CAST run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Trigger {
+    /// The first request for an algorithm it covers, which waited for it.
+    FirstUse,
+    /// A request for every self-test ([`crate::Module::run_self_tests`]: `regula selftest`,
+    /// `regula check`, and the C, Python and Go bindings when they load a module).
+    Requested,
+}
+
+impl Trigger {
+    pub fn name(self) -> &'static str {
+        match self {
+            Trigger::FirstUse => "first-use",
+            Trigger::Requested => "requested",
+        }
+    }
+}
+
+/// A CAST that applies to a loaded module's policy, and its result once it has run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SelfTestStatus {
+    pub name: &'static str,
+    /// `None` while it has not run: no algorithm it covers has been used yet.
+    pub result: Option<SelfTestResult>,
 }
 
 /// A known-answer test: computes, lets the fault corrupt its output, compares.
@@ -143,31 +183,123 @@ pub fn list() -> Vec<SelfTestInfo> {
     tests
 }
 
-/// Runs, in order, every CAST that covers an algorithm the policy serves.
-pub(crate) fn power_on(policy: &Policy, broken_test: Option<&str>) -> Vec<SelfTestResult> {
-    // AWS-LC seeds its DRBG from the entropy source on first use (tens of milliseconds with
-    // jitter entropy). Any application pays that once; doing it here keeps it out of the
-    // timing of whichever test happens to draw randomness first. A failure here surfaces in
-    // the CTR_DRBG test.
-    let _ = aws_lc_rs::rand::fill(&mut [0u8; 1]);
-    casts::ALL_CASTS
-        .iter()
-        .filter(|cast| {
-            REGISTRY
-                .iter()
-                .any(|entry| entry.self_test == cast.name && policy.serves(entry.algorithm))
-        })
-        .map(|cast| {
+/// A policy's CASTs and what each has shown so far. Each CAST runs at most once per loaded
+/// module: before the first service of an algorithm it covers (FIPS 140-3 IG 10.3.A's
+/// conditional CASTs), or when every self-test is asked for ([`crate::Module::run_self_tests`]),
+/// whichever comes first. Concurrent first users wait for the one run; nothing is served
+/// before it passed.
+pub(crate) struct Casts {
+    slots: Vec<Slot>,
+    /// For each algorithm (by index), the slot of the CAST that covers it.
+    covering: Vec<usize>,
+}
+
+struct Slot {
+    cast: &'static Cast,
+    /// Whether the policy serves an algorithm this CAST covers; [`Casts::run_all`] runs
+    /// exactly these.
+    applies: bool,
+    result: OnceLock<SelfTestResult>,
+}
+
+impl Casts {
+    pub(crate) fn new(policy: &Policy) -> Casts {
+        let slots: Vec<Slot> = casts::ALL_CASTS
+            .iter()
+            .map(|cast| Slot {
+                cast,
+                applies: REGISTRY
+                    .iter()
+                    .any(|entry| entry.self_test == cast.name && policy.serves(entry.algorithm)),
+                result: OnceLock::new(),
+            })
+            .collect();
+        // The registry is checked against ALL_CASTS by a unit test; an entry naming no CAST
+        // would map to an out-of-range slot, which `run_for` treats as a failed self-test.
+        let covering = REGISTRY
+            .iter()
+            .map(|entry| {
+                slots
+                    .iter()
+                    .position(|slot| slot.cast.name == entry.self_test)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        Casts { slots, covering }
+    }
+
+    /// The result of the CAST covering `algorithm`, running it first if it has not run yet.
+    pub(crate) fn run_for(&self, algorithm: Algorithm, broken_test: Option<&str>) -> Outcome {
+        match self
+            .covering
+            .get(algorithm.index())
+            .and_then(|&index| self.slots.get(index))
+        {
+            Some(slot) => slot.run(broken_test, Trigger::FirstUse).into(),
+            None => Outcome::Failed(crate::registry::entry(algorithm).self_test),
+        }
+    }
+
+    /// Runs every CAST that applies to the policy and has not run yet, in the stable order;
+    /// returns the results of those that apply (and of any other that ran).
+    pub(crate) fn run_all(&self, broken_test: Option<&str>) -> Vec<SelfTestResult> {
+        self.slots
+            .iter()
+            .filter_map(|slot| {
+                if slot.applies {
+                    Some(slot.run(broken_test, Trigger::Requested).clone())
+                } else {
+                    slot.result.get().cloned()
+                }
+            })
+            .collect()
+    }
+
+    /// Every CAST that applies to the policy or has run, with its result if it ran; runs
+    /// nothing.
+    pub(crate) fn status(&self) -> Vec<SelfTestStatus> {
+        self.slots
+            .iter()
+            .filter(|slot| slot.applies || slot.result.get().is_some())
+            .map(|slot| SelfTestStatus {
+                name: slot.cast.name,
+                result: slot.result.get().cloned(),
+            })
+            .collect()
+    }
+}
+
+impl Slot {
+    fn run(&self, broken_test: Option<&str>, trigger: Trigger) -> &SelfTestResult {
+        self.result.get_or_init(|| {
             let started = Instant::now();
-            let passed = (cast.run)(Fault::injected(broken_test == Some(cast.name))).is_ok();
+            let passed =
+                (self.cast.run)(Fault::injected(broken_test == Some(self.cast.name))).is_ok();
             let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
             SelfTestResult {
-                name: cast.name,
+                name: self.cast.name,
                 passed,
                 micros,
+                ran: trigger,
             }
         })
-        .collect()
+    }
+}
+
+/// What [`Casts::run_for`] found.
+pub(crate) enum Outcome {
+    Passed,
+    Failed(&'static str),
+}
+
+impl From<&SelfTestResult> for Outcome {
+    fn from(result: &SelfTestResult) -> Outcome {
+        if result.passed {
+            Outcome::Passed
+        } else {
+            Outcome::Failed(result.name)
+        }
+    }
 }
 
 #[cfg(test)]
