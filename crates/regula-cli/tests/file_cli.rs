@@ -315,6 +315,44 @@ fn disk_full_and_unwritable_output() {
     );
 }
 
+/// The output's file system fills up in the middle of a multi-batch file: simulated with a
+/// file-size limit (`ulimit -f`, SIGXFSZ ignored, so that `write` fails with EFBIG as it would
+/// with ENOSPC). Exit 2, and neither the target nor the temporary file is left.
+#[test]
+fn output_full_in_the_middle_of_a_large_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let data: Vec<u8> = (0..5 * 1024 * 1024 + 77)
+        .map(|i: usize| (i * 13 + i / 999) as u8)
+        .collect();
+    let plain = dir.path().join("plain.bin");
+    std::fs::write(&plain, &data).unwrap();
+    let (file, key) = encrypt_key(dir.path(), &plain, "default");
+    let out = dir.path().join("out.bin");
+    for (command, input) in [("encrypt", &plain), ("decrypt", &file)] {
+        // 2 MiB (in 1024-byte blocks): two batches and a half of the file's 5 MiB.
+        let script = format!(
+            "trap '' XFSZ; ulimit -f 2048; exec \"$0\" {command} -k \"$1\" -o \"$2\" \"$3\""
+        );
+        let output = Command::new("bash")
+            .args(["-c", &script, REGULA, s(&key), s(&out), s(input)])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{command}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("cannot write"),
+            "{}",
+            stderr(&output)
+        );
+        assert_only(dir.path(), &["plain.bin", "default.key", "default.rgf"]);
+    }
+}
+
 #[test]
 fn recipients_from_keygen_to_decrypt() {
     let (dir, plain, data) = setup();

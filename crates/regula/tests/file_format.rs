@@ -497,3 +497,87 @@ fn recipients_of_every_kind_and_several_per_file() {
         Err(FileError::Module(Error::NotApproved { .. }))
     ));
 }
+
+/// A writer that accepts `limit` bytes, then fails like a full disk.
+struct FullAfter {
+    written: Vec<u8>,
+    limit: usize,
+}
+
+impl Write for FullAfter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        if self.written.len() + data.len() > self.limit {
+            return Err(std::io::Error::from_raw_os_error(28)); // ENOSPC
+        }
+        self.written.extend_from_slice(data);
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `read_to` (what `regula decrypt` uses), pipelined over several batches: a bad segment in a
+/// later batch stops it with only the earlier, authenticated batches written; a failing output
+/// stops it with an output error; in both cases the reader refuses to go on.
+#[test]
+fn read_to_stops_at_a_bad_segment_or_a_failing_output() {
+    let module = module(Profile::Default);
+    let data = plaintext(100 * SEGMENT_SIZE + 7);
+    let (file, summary) = encrypt(&module, &data);
+    for threads in [1, 2, 3] {
+        for bad in [0usize, 17, 40, 100] {
+            let mut corrupted = file.clone();
+            corrupted[segment_at(&summary, bad) + 3] ^= 0x20;
+            let mut reader = Decryptor::new(&module, corrupted.as_slice())
+                .unwrap()
+                .unlock(&Identity::KeyFile(&KEY))
+                .unwrap();
+            reader.threads(threads);
+            let mut out = Vec::new();
+            let error = reader.read_to(&mut out).unwrap_err();
+            assert!(matches!(error, FileError::Tampered(_)), "{error}");
+            // Only whole batches before the bad segment's batch (16 segments each).
+            assert_eq!(out.len() % (16 * SEGMENT_SIZE), 0, "segment {bad}");
+            assert!(out.len() <= bad * SEGMENT_SIZE, "segment {bad}");
+            assert_eq!(out, data[..out.len()]);
+            assert!(reader.read_to(&mut Vec::new()).is_err());
+        }
+        let mut reader = Decryptor::new(&module, file.as_slice())
+            .unwrap()
+            .unlock(&Identity::KeyFile(&KEY))
+            .unwrap();
+        reader.threads(threads);
+        let mut out = FullAfter {
+            written: Vec::new(),
+            limit: 50 * SEGMENT_SIZE,
+        };
+        let error = reader.read_to(&mut out).unwrap_err();
+        assert!(matches!(error, FileError::Output(_)), "{error}");
+        assert_eq!(out.written, data[..out.written.len()]);
+        assert!(reader.read(&mut [0u8; 16]).is_err());
+    }
+}
+
+/// `write_from` (what `regula encrypt` uses) into an output that fills up: an output error,
+/// and the writer refuses to finish an incomplete file.
+#[test]
+fn write_from_reports_a_failing_output() {
+    let module = module(Profile::Default);
+    let data = plaintext(100 * SEGMENT_SIZE);
+    for threads in [1, 2] {
+        let mut encryptor = Encryptor::new(&module).unwrap();
+        encryptor.add_key_file(&KEY).unwrap();
+        encryptor.threads(threads);
+        let mut writer = encryptor
+            .writer(FullAfter {
+                written: Vec::new(),
+                limit: 40 * SEALED_SEGMENT_SIZE,
+            })
+            .unwrap();
+        let error = writer.write_from(&mut data.as_slice()).unwrap_err();
+        assert!(matches!(error, FileError::Output(_)), "{error}");
+        assert!(writer.finish().is_err());
+    }
+}

@@ -265,14 +265,12 @@ fn output_failure(target: &Path, error: io::Error) -> Failure {
 }
 
 /// The input, its display name and its size when known.
-type Input = (Box<dyn Read>, String, Option<u64>);
+type Input = (Box<dyn Read + Send>, String, Option<u64>);
 
 fn open_input(file: Option<&Path>) -> Result<Input, Failure> {
     match file {
-        None => Ok((Box::new(io::stdin().lock()), "-".into(), None)),
-        Some(path) if path.as_os_str() == "-" => {
-            Ok((Box::new(io::stdin().lock()), "-".into(), None))
-        }
+        None => Ok((Box::new(io::stdin()), "-".into(), None)),
+        Some(path) if path.as_os_str() == "-" => Ok((Box::new(io::stdin()), "-".into(), None)),
         Some(path) => {
             let file = File::open(path).map_err(|error| {
                 Failure::input(format!("cannot read {}: {error}", path.display()))
@@ -306,9 +304,9 @@ fn progress(size: Option<u64>, json: bool) -> Option<ProgressBar> {
 }
 
 fn read_input_with_progress<'a>(
-    input: Box<dyn Read + 'a>,
+    input: Box<dyn Read + Send + 'a>,
     bar: &Option<ProgressBar>,
-) -> Box<dyn Read + 'a> {
+) -> Box<dyn Read + Send + 'a> {
     match bar {
         Some(bar) => Box::new(bar.wrap_read(input)),
         None => input,

@@ -13,16 +13,17 @@ use crate::module::Module;
 use crate::policy::Usage;
 use crate::service::aead::{AeadKey, NONCE_LEN};
 
-/// Segments handled per batch: 2 MiB of plaintext, split between the threads. With the sealed
-/// copy, a writer or reader holds about 4 MiB whatever the file size.
-const BATCH_SEGMENTS: usize = 32;
+/// Segments handled per batch: 1 MiB of plaintext, split between the threads. A pipelined
+/// writer holds one plaintext batch and two sealed ones, a reader one sealed batch and two
+/// plaintext ones: about 3 MiB whatever the file size.
+const BATCH_SEGMENTS: usize = 16;
 /// A batch smaller than this is sealed on the calling thread alone.
 const PARALLEL_MIN_SEGMENTS: usize = 4;
 /// STREAM's counter is 32 bits: at most 2^32 segments (256 TiB) per file.
 const MAX_SEGMENTS: u64 = 1 << 32;
 
 /// A plaintext buffer that wipes, on drop, the part that was ever written (a batch buffer is
-/// 2 MiB; a small file should not pay for wiping all of it).
+/// 1 MiB; a small file should not pay for wiping all of it).
 struct PlainBuffer {
     bytes: Vec<u8>,
     used: usize,
@@ -233,6 +234,35 @@ fn run_parallel<'a, E: Send>(
     })
 }
 
+/// One `read`, retried when interrupted.
+fn read_some(input: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match input.read(buf) {
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// Reads into `plain` from `*filled` until it is full or the input ends; returns the bytes read.
+fn fill_from(
+    plain: &mut PlainBuffer,
+    filled: &mut usize,
+    input: &mut impl Read,
+) -> Result<u64, FileError> {
+    let mut total = 0u64;
+    while *filled < plain.len() {
+        let end = plain.len();
+        let read = read_some(input, plain.writable(*filled, end)).map_err(FileError::Io)?;
+        if read == 0 {
+            break;
+        }
+        *filled += read;
+        total += read as u64;
+    }
+    Ok(total)
+}
+
 fn default_threads() -> usize {
     std::thread::available_parallelism()
         .map(usize::from)
@@ -436,18 +466,28 @@ impl<W: Write> EncryptingWriter<W> {
     }
 
     /// Reads `input` to its end and encrypts it, straight into the batch buffer.
-    pub fn write_from(&mut self, input: &mut impl Read) -> Result<u64, FileError> {
-        let mut total = 0u64;
-        loop {
-            if self.filled == self.plain.len() {
+    ///
+    /// Beyond one batch, with more than one thread, the work is pipelined: a scoped thread
+    /// reads the input and seals each batch (its segments spread over the threads) while this
+    /// thread writes the previous sealed batch, so that reading, sealing and writing (whose
+    /// kernel copies dominate on fast storage) overlap. Batches are written in order.
+    pub fn write_from(&mut self, input: &mut (impl Read + Send)) -> Result<u64, FileError> {
+        if self.failed {
+            return Err(FileError::Module(Error::invalid_input(
+                "the writer failed earlier; the file is incomplete",
+            )));
+        }
+        let mut total = fill_from(&mut self.plain, &mut self.filled, input)?;
+        if self.filled < self.plain.len() {
+            return Ok(total);
+        }
+        if self.segments.threads <= 1 {
+            // One thread: read, seal and write in turn.
+            loop {
                 // A full batch is the last one if the input ends here: look ahead before
                 // sealing it as not last.
                 let mut lookahead = [0u8; 4096];
-                let read = match input.read(&mut lookahead) {
-                    Ok(read) => read,
-                    Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(error) => return Err(FileError::Io(error)),
-                };
+                let read = read_some(input, &mut lookahead).map_err(FileError::Io)?;
                 if read == 0 {
                     return Ok(total);
                 }
@@ -457,20 +497,106 @@ impl<W: Write> EncryptingWriter<W> {
                     .copy_from_slice(&lookahead[..read]);
                 self.filled = read;
                 total += read as u64;
-                continue;
+                total += fill_from(&mut self.plain, &mut self.filled, input)?;
+                if self.filled < self.plain.len() {
+                    return Ok(total);
+                }
             }
-            let end = self.plain.len();
-            let read = match input.read(self.plain.writable(self.filled, end)) {
-                Ok(read) => read,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => return Err(FileError::Io(error)),
-            };
-            if read == 0 {
-                return Ok(total);
-            }
-            self.filled += read;
-            total += read as u64;
         }
+        self.failed = true;
+        total += self.pipeline(input)?;
+        self.failed = false;
+        Ok(total)
+    }
+
+    /// The pipelined part of [`EncryptingWriter::write_from`], entered with a full batch; leaves
+    /// the input's last batch (full or not) unsealed in `plain` for [`EncryptingWriter::finish`].
+    fn pipeline(&mut self, input: &mut (impl Read + Send)) -> Result<u64, FileError> {
+        use std::sync::mpsc::sync_channel;
+        // Two sealed buffers circulate: one being written here, one being sealed.
+        let (free_tx, free_rx) = sync_channel::<Vec<u8>>(2);
+        let (full_tx, full_rx) = sync_channel::<(Vec<u8>, usize, u64, usize)>(2);
+        free_tx
+            .send(std::mem::take(&mut self.sealed))
+            .and_then(|()| free_tx.send(Vec::new()))
+            .map_err(|_| FileError::Module(Error::invalid_input("pipeline start failed")))?;
+        let segments = &self.segments;
+        let plain = &mut self.plain;
+        let filled = &mut self.filled;
+        let first_counter = self.counter;
+        let out = &mut self.out;
+        let mut counter = self.counter;
+        let mut plaintext_bytes = self.plaintext_bytes;
+        let mut file_bytes = self.file_bytes;
+        let result = std::thread::scope(|scope| {
+            let producer = scope.spawn(move || -> Result<Option<u64>, FileError> {
+                let mut counter = first_counter;
+                let mut total = 0u64;
+                loop {
+                    let mut lookahead = [0u8; 4096];
+                    let read = read_some(input, &mut lookahead).map_err(FileError::Io)?;
+                    if read == 0 {
+                        return Ok(Some(total));
+                    }
+                    let batch = plain.get(0, *filled);
+                    let count = batch.len().div_ceil(SEGMENT_SIZE).max(1) as u64;
+                    if counter + count > MAX_SEGMENTS {
+                        return Err(FileError::Module(Error::invalid_input(
+                            "a file holds at most 2^32 segments (256 TiB)",
+                        )));
+                    }
+                    let Ok(mut sealed) = free_rx.recv() else {
+                        // The writer stopped (its error is the one reported).
+                        return Ok(None);
+                    };
+                    let (segments_sealed, sealed_len) =
+                        segments.seal_batch(batch, counter, false, &mut sealed)?;
+                    if full_tx
+                        .send((sealed, sealed_len, segments_sealed, *filled))
+                        .is_err()
+                    {
+                        return Ok(None);
+                    }
+                    counter += segments_sealed;
+                    plain.writable(0, read).copy_from_slice(&lookahead[..read]);
+                    *filled = read;
+                    total += read as u64;
+                    total += fill_from(plain, filled, input)?;
+                    if *filled < plain.len() {
+                        return Ok(Some(total));
+                    }
+                }
+            });
+            let mut written = Ok(());
+            while let Ok((sealed, sealed_len, count, plain_len)) = full_rx.recv() {
+                if let Err(error) = out.write_all(&sealed[..sealed_len]) {
+                    written = Err(FileError::Output(error));
+                    break;
+                }
+                counter += count;
+                plaintext_bytes += plain_len as u64;
+                file_bytes += sealed_len as u64;
+                // A producer that has finished no longer takes buffers back.
+                let _ = free_tx.send(sealed);
+            }
+            // Stops the producer if this side failed first.
+            drop(full_rx);
+            drop(free_tx);
+            let produced = producer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            written?;
+            match produced? {
+                Some(total) => Ok(total),
+                None => Err(FileError::Module(Error::invalid_input(
+                    "the encryption pipeline stopped early",
+                ))),
+            }
+        });
+        self.counter = counter;
+        self.plaintext_bytes = plaintext_bytes;
+        self.file_bytes = file_bytes;
+        result
     }
 
     /// Seals the last segment, flushes and returns the output with a summary.
@@ -572,21 +698,23 @@ impl<R: Read> Decryptor<R> {
             let aead = module.aead_key(suite.aead, &payload_key)?;
             let info = header.info();
             return Ok(DecryptingReader {
-                input,
-                segments: Segments {
-                    aead,
-                    prefix: header.nonce_prefix,
-                    threads: default_threads(),
+                source: Source {
+                    input,
+                    segments: Segments {
+                        aead,
+                        prefix: header.nonce_prefix,
+                        threads: default_threads(),
+                    },
+                    sealed: vec![0u8; BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1],
+                    sealed_len: 0,
+                    carry: None,
+                    counter: 0,
+                    file_bytes: info.header_len as u64,
                 },
-                sealed: vec![0u8; BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1],
-                sealed_len: 0,
                 plain: PlainBuffer::new(BATCH_SEGMENTS * SEGMENT_SIZE),
                 plain_len: 0,
                 position: 0,
-                carry: None,
-                counter: 0,
                 state: State::Reading,
-                file_bytes: info.header_len as u64,
                 plaintext_bytes: 0,
                 header: info,
             });
@@ -603,23 +731,28 @@ enum State {
     Failed,
 }
 
-/// The payload reader of [`Decryptor::unlock`]: releases a batch of plaintext only once every
-/// segment in it has authenticated, and reports end of file only after the final segment.
-pub struct DecryptingReader<R: Read> {
+/// The sealed side of a [`DecryptingReader`]: the input and the segment keys.
+struct Source<R> {
     input: R,
     segments: Segments,
     /// One batch of file bytes (and the byte after it), `sealed_len` of them current.
     sealed: Vec<u8>,
     sealed_len: usize,
+    /// The byte read past a full batch to learn that it was not the end.
+    carry: Option<u8>,
+    counter: u64,
+    file_bytes: u64,
+}
+
+/// The payload reader of [`Decryptor::unlock`]: releases a batch of plaintext only once every
+/// segment in it has authenticated, and reports end of file only after the final segment.
+pub struct DecryptingReader<R: Read> {
+    source: Source<R>,
     /// The batch's plaintext, `plain_len` bytes of it current, released from `position` on.
     plain: PlainBuffer,
     plain_len: usize,
     position: usize,
-    /// The byte read past a full batch to learn that it was not the end.
-    carry: Option<u8>,
-    counter: u64,
     state: State,
-    file_bytes: u64,
     plaintext_bytes: u64,
     header: HeaderInfo,
 }
@@ -627,12 +760,15 @@ pub struct DecryptingReader<R: Read> {
 impl<R: Read> DecryptingReader<R> {
     /// Threads that open a batch (default: the CPUs available, at most 8).
     pub fn threads(&mut self, threads: usize) -> &mut DecryptingReader<R> {
-        self.segments.threads = threads.max(1);
+        self.source.segments.threads = threads.max(1);
         self
     }
+}
 
-    /// Reads and opens the next batch into `plain`.
-    fn next_batch(&mut self) -> Result<(), FileError> {
+impl<R: Read> Source<R> {
+    /// Reads and opens the next batch into `plain`; returns its plaintext length and whether
+    /// it is the last. On failure `plain` holds nothing of the batch.
+    fn next_batch(&mut self, plain: &mut PlainBuffer) -> Result<(usize, bool), FileError> {
         let target = BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1;
         let mut filled = 0;
         if let Some(byte) = self.carry.take() {
@@ -679,24 +815,17 @@ impl<R: Read> DecryptingReader<R> {
             ));
         }
         let plain_len = filled - count as usize * TAG_LEN;
-        self.plain_len = 0;
-        self.position = 0;
         if let Err((index, error)) = self.segments.open_batch(
             &self.sealed[..filled],
             self.counter,
             last,
-            self.plain.writable(0, plain_len),
+            plain.writable(0, plain_len),
         ) {
             return Err(self.diagnose(index, last, error));
         }
-        self.plain_len = plain_len;
         self.counter += count;
         self.file_bytes += filled as u64;
-        self.plaintext_bytes += plain_len as u64;
-        if last {
-            self.state = State::Done;
-        }
-        Ok(())
+        Ok((plain_len, last))
     }
 
     /// Says why segment `index` of the batch failed: a segment that opens with the other
@@ -740,23 +869,34 @@ impl<R: Read> DecryptingReader<R> {
         };
         FileError::Tampered(reason)
     }
+}
 
+impl<R: Read> DecryptingReader<R> {
     fn fill(&mut self) -> Result<bool, FileError> {
         while self.position == self.plain_len {
             match self.state {
                 State::Done => return Ok(false),
                 State::Failed => {
                     return Err(FileError::Tampered(
-                        "an earlier segment failed; nothing more is released".into(),
+                        "decryption stopped at an earlier error; nothing more is released".into(),
                     ));
                 }
                 State::Reading => {
-                    if let Err(error) = self.next_batch() {
-                        self.state = State::Failed;
-                        self.plain.wipe();
-                        self.plain_len = 0;
-                        self.position = 0;
-                        return Err(error);
+                    self.plain_len = 0;
+                    self.position = 0;
+                    match self.source.next_batch(&mut self.plain) {
+                        Ok((plain_len, last)) => {
+                            self.plain_len = plain_len;
+                            self.plaintext_bytes += plain_len as u64;
+                            if last {
+                                self.state = State::Done;
+                            }
+                        }
+                        Err(error) => {
+                            self.state = State::Failed;
+                            self.plain.wipe();
+                            return Err(error);
+                        }
                     }
                 }
             }
@@ -766,14 +906,96 @@ impl<R: Read> DecryptingReader<R> {
 
     /// Decrypts the rest of the file into `out`, batch by batch, and returns the summary once
     /// the final segment has authenticated. On failure, `out` has received the batches that
-    /// authenticated before the failing one, and none of that one.
-    pub fn read_to<W: Write + ?Sized>(&mut self, out: &mut W) -> Result<Summary, FileError> {
+    /// authenticated before the failing one, and none of that one; the reader then refuses to
+    /// go on.
+    ///
+    /// Beyond one batch, with more than one thread, the work is pipelined: a scoped thread
+    /// reads and opens each batch (its segments spread over the threads) while this thread
+    /// writes the previous one. Batches are written in order, each once all of its segments
+    /// have authenticated.
+    pub fn read_to<W: Write + ?Sized>(&mut self, out: &mut W) -> Result<Summary, FileError>
+    where
+        R: Send,
+    {
         while self.fill()? {
-            out.write_all(self.plain.get(self.position, self.plain_len))
-                .map_err(FileError::Output)?;
+            let written = out.write_all(self.plain.get(self.position, self.plain_len));
             self.position = self.plain_len;
+            if let Err(error) = written {
+                self.state = State::Failed;
+                return Err(FileError::Output(error));
+            }
+            if self.state == State::Reading && self.source.segments.threads > 1 {
+                self.pipeline(out)?;
+                break;
+            }
         }
         Ok(self.summary())
+    }
+
+    /// The pipelined part of [`DecryptingReader::read_to`], entered between batches.
+    fn pipeline<W: Write + ?Sized>(&mut self, out: &mut W) -> Result<(), FileError>
+    where
+        R: Send,
+    {
+        use std::sync::mpsc::sync_channel;
+        // Two plaintext buffers circulate: one being written here, one being opened into.
+        let (free_tx, free_rx) = sync_channel::<PlainBuffer>(2);
+        let (full_tx, full_rx) = sync_channel::<(PlainBuffer, usize, bool)>(2);
+        let first = std::mem::replace(&mut self.plain, PlainBuffer::new(0));
+        let second = PlainBuffer::new(first.len());
+        // Until the final segment has authenticated and been written.
+        self.state = State::Failed;
+        self.plain_len = 0;
+        self.position = 0;
+        let _ = free_tx.send(first);
+        let _ = free_tx.send(second);
+        let source = &mut self.source;
+        let plaintext_bytes = &mut self.plaintext_bytes;
+        let finished = std::thread::scope(|scope| {
+            let producer = scope.spawn(move || -> Result<(), FileError> {
+                loop {
+                    let Ok(mut plain) = free_rx.recv() else {
+                        return Ok(());
+                    };
+                    // On failure the buffer, wiped, is dropped here.
+                    let (plain_len, last) = source.next_batch(&mut plain)?;
+                    if full_tx.send((plain, plain_len, last)).is_err() || last {
+                        return Ok(());
+                    }
+                }
+            });
+            let mut written = Ok(false);
+            while let Ok((plain, plain_len, last)) = full_rx.recv() {
+                if let Err(error) = out.write_all(plain.get(0, plain_len)) {
+                    written = Err(FileError::Output(error));
+                    break;
+                }
+                *plaintext_bytes += plain_len as u64;
+                if last {
+                    written = Ok(true);
+                    break;
+                }
+                // A producer that has stopped no longer takes buffers back.
+                let _ = free_tx.send(plain);
+            }
+            // Stops the producer if this side failed first.
+            drop(full_rx);
+            drop(free_tx);
+            let produced = producer
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let finished = written?;
+            produced?;
+            Ok::<bool, FileError>(finished)
+        })?;
+        if finished {
+            self.state = State::Done;
+            Ok(())
+        } else {
+            Err(FileError::Module(Error::invalid_input(
+                "the decryption pipeline stopped before the final segment",
+            )))
+        }
     }
 
     /// The summary so far (complete once [`Read::read`] has returned 0).
@@ -781,8 +1003,8 @@ impl<R: Read> DecryptingReader<R> {
         Summary {
             header: self.header.clone(),
             plaintext_bytes: self.plaintext_bytes,
-            file_bytes: self.file_bytes,
-            segments: self.counter,
+            file_bytes: self.source.file_bytes,
+            segments: self.source.counter,
         }
     }
 }
