@@ -262,14 +262,7 @@ impl CipherKey {
         self.module.ensure_operational()?;
         let iv = self.iv(iv)?;
         let result = self.encrypt_padded_iv(&iv, in_out);
-        if result.is_err() {
-            in_out.zeroize();
-            in_out.clear();
-        }
-        result?;
-        Ok(self
-            .module
-            .serve(self.algorithm, Service::Encrypt, self.approval, ()))
+        self.finish_in_place(Service::Encrypt, result, in_out)
     }
 
     /// Decrypts `in_out` where it lies (for CBC, checks and strips the padding): the
@@ -287,14 +280,25 @@ impl CipherKey {
             )));
         }
         let result = self.decrypt_padded_iv(&iv, in_out);
-        if result.is_err() {
+        self.finish_in_place(Service::Decrypt, result, in_out)
+    }
+
+    /// Ends an in-place call: a failed operation leaves `in_out` wiped and empty, never half
+    /// processed; a successful one is served with its indicator.
+    fn finish_in_place(
+        &self,
+        service: Service,
+        result: Result<()>,
+        in_out: &mut Vec<u8>,
+    ) -> Result<Served<()>> {
+        if let Err(error) = result {
             in_out.zeroize();
             in_out.clear();
+            return Err(error);
         }
-        result?;
         Ok(self
             .module
-            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+            .serve(self.algorithm, service, self.approval, ()))
     }
 
     /// Replaces `in_out` with the output of a cipher that cannot work in place.
