@@ -153,39 +153,17 @@ pub(crate) fn mul_by_generator(k: &Scalar) -> AffinePoint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sm2::{ProjectivePoint, coordinates, decode_hex32, reduce};
+    use crate::sm2::{ProjectivePoint, coordinates, test_scalars};
     use sm2::elliptic_curve::Group;
     use sm2::elliptic_curve::ff::PrimeField;
 
-    fn scalars() -> Vec<Scalar> {
-        let n_minus_1 =
-            decode_hex32("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54122");
-        let mut scalars = vec![
-            Scalar::ONE,
-            reduce(&n_minus_1),
-            reduce(&[0xff; 32]),
-            reduce(&[0x88; 32]),
-            Scalar::from(16u64),
-            Scalar::from(17u64),
-            Scalar::from(1u64 << 40),
-        ];
-        let mut state = 0x1234_5678_9abc_def1u64;
-        for _ in 0..100 {
-            let mut bytes = [0u8; 32];
-            for byte in bytes.iter_mut() {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *byte = state as u8;
-            }
-            scalars.push(reduce(&bytes));
-        }
-        scalars
-    }
-
     #[test]
     fn matches_the_crate_multiplication_on_edge_and_random_scalars() {
-        for k in scalars() {
+        // Zero, whose multiple is the identity (no coordinates), is checked last.
+        for k in test_scalars(100)
+            .into_iter()
+            .filter(|k| !bool::from(k.is_zero()))
+        {
             let expected = ProjectivePoint::mul_by_generator(&k).to_affine();
             assert_eq!(mul_by_generator(&k), expected, "{:?}", k.to_repr());
             assert_eq!(mul_by_generator_x(&k), coordinates(&expected).0);

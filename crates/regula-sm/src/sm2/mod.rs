@@ -244,6 +244,43 @@ pub(crate) const GENERATOR_Y: [u8; 32] =
     decode_hex32("BC3736A2F4F6779C59BDCEE36B692153D0A9877CC62A474002DF32E52139F0A0");
 
 /// Decodes 64 hex digits in a `const` (the crate has no hex dependency).
+/// Scalars for the unit tests of the point arithmetic: edge cases (0, 1, small window
+/// boundaries, n − 1, n − 2, repeated-byte patterns) followed by `random` reproducible
+/// pseudo-random ones (xorshift64 from a fixed seed).
+#[cfg(test)]
+pub(crate) fn test_scalars(random: usize) -> Vec<Scalar> {
+    let n_minus_1 =
+        decode_hex32("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54122");
+    let mut scalars = vec![
+        Scalar::ZERO,
+        Scalar::ONE,
+        Scalar::from(2u64),
+        Scalar::from(15u64),
+        Scalar::from(16u64),
+        Scalar::from(17u64),
+        Scalar::from(31u64),
+        Scalar::from(32u64),
+        Scalar::from(1u64 << 40),
+        reduce(&n_minus_1),
+        reduce(&n_minus_1) - Scalar::ONE,
+        reduce(&[0xff; 32]),
+        reduce(&[0x88; 32]),
+        reduce(&[0x10; 32]),
+    ];
+    let mut state = 0x1234_5678_9abc_def1u64;
+    for _ in 0..random {
+        let mut bytes = [0u8; 32];
+        for byte in bytes.iter_mut() {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            *byte = state as u8;
+        }
+        scalars.push(reduce(&bytes));
+    }
+    scalars
+}
+
 pub(crate) const fn decode_hex32(hex: &str) -> [u8; 32] {
     const fn digit(c: u8) -> u8 {
         match c {

@@ -314,7 +314,7 @@ pub(crate) fn mul_public_key(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sm2::{AffinePoint, ProjectivePoint, decode_hex32, reduce};
+    use crate::sm2::{AffinePoint, ProjectivePoint, reduce, test_scalars};
     use sm2::elliptic_curve::Group;
 
     fn from_reference(point: &ProjectivePoint) -> Projective {
@@ -334,45 +334,12 @@ mod tests {
         (!bool::from(affine.is_identity())).then(|| coordinates(&affine))
     }
 
-    fn scalars() -> Vec<Scalar> {
-        let n_minus_1 =
-            decode_hex32("FFFFFFFEFFFFFFFFFFFFFFFFFFFFFFFF7203DF6B21C6052B53BBF40939D54122");
-        let mut scalars = vec![
-            Scalar::ZERO,
-            Scalar::ONE,
-            Scalar::from(2u64),
-            Scalar::from(15u64),
-            Scalar::from(16u64),
-            Scalar::from(17u64),
-            Scalar::from(31u64),
-            Scalar::from(32u64),
-            Scalar::from(1u64 << 40),
-            reduce(&n_minus_1),
-            reduce(&n_minus_1) - Scalar::ONE,
-            reduce(&[0xff; 32]),
-            reduce(&[0x88; 32]),
-            reduce(&[0x10; 32]),
-        ];
-        let mut state = 0x1234_5678_9abc_def1u64;
-        for _ in 0..40 {
-            let mut bytes = [0u8; 32];
-            for byte in bytes.iter_mut() {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                *byte = state as u8;
-            }
-            scalars.push(reduce(&bytes));
-        }
-        scalars
-    }
-
     #[test]
     fn formulas_match_the_reference_including_identity_and_equal_points() {
         let b = b();
         let g = ProjectivePoint::GENERATOR;
         let mut points = vec![ProjectivePoint::IDENTITY, g, g.double(), -g];
-        for k in scalars().iter().take(12) {
+        for k in test_scalars(40).iter().take(12) {
             points.push(g * k);
         }
         for p in &points {
@@ -418,7 +385,7 @@ mod tests {
         ];
         for base in &bases {
             let ours = from_reference(base);
-            for k in scalars() {
+            for k in test_scalars(40) {
                 assert_eq!(
                     mul(&k, &ours).affine_coordinates(),
                     bytes_of(&(*base * k)),
@@ -431,7 +398,7 @@ mod tests {
 
     #[test]
     fn digits_recompose_the_scalar() {
-        for k in scalars() {
+        for k in test_scalars(40) {
             let mut value = Scalar::ZERO;
             for digit in recode(&k).iter().rev() {
                 assert!((-16..=15).contains(digit));
