@@ -72,11 +72,37 @@ pub struct Digester {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    /// AWS-LC's algorithm; `None` for SM3 and the legacy digests.
-    aws: Option<&'static digest::Algorithm>,
-    /// SHA-2, hashed by AWS-LC straight into the caller's buffer.
+    /// SHA-2, hashed by AWS-LC straight into the caller's buffer; the rest through
+    /// [`hash_into`].
     sha2: Option<Sha2>,
     output_len: usize,
+}
+
+/// The digest length of `algorithm` in bytes.
+fn output_len(algorithm: Algorithm) -> Result<usize> {
+    Ok(if awslc::legacy_digest(algorithm).is_some() {
+        16
+    } else if algorithm == Algorithm::Sm3 {
+        32
+    } else {
+        awslc::digest(algorithm)?.output_len()
+    })
+}
+
+/// Hashes `data` in one call into `out`, which holds exactly the digest: MD4 and MD5 through
+/// AWS-LC's legacy functions, SM3 through regula-sm, the rest through aws-lc-rs.
+fn hash_into(algorithm: Algorithm, data: &[u8], out: &mut [u8]) -> Result<()> {
+    match algorithm {
+        _ if let Some(legacy) = awslc::legacy_digest(algorithm) => {
+            let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
+            context.update(data).map_err(|_| Error::CryptoFailure)?;
+            let output = context.finish().map_err(|_| Error::CryptoFailure)?;
+            out.copy_from_slice(output.get(..out.len()).ok_or(Error::CryptoFailure)?);
+        }
+        Algorithm::Sm3 => out.copy_from_slice(&regula_sm::sm3::sm3(data)),
+        _ => out.copy_from_slice(digest::digest(awslc::digest(algorithm)?, data).as_ref()),
+    }
+    Ok(())
 }
 
 impl std::fmt::Debug for Digester {
@@ -109,21 +135,11 @@ impl Digester {
                 self.algorithm
             )));
         };
-        match self.aws {
-            _ if let Some(sha2) = self.sha2 => {
+        match self.sha2 {
+            Some(sha2) => {
                 awslc_sys::sha2_into(sha2, data, out).map_err(|_| Error::CryptoFailure)?;
             }
-            Some(aws) => out.copy_from_slice(digest::digest(aws, data).as_ref()),
-            None if self.algorithm == Algorithm::Sm3 => {
-                out.copy_from_slice(&regula_sm::sm3::sm3(data));
-            }
-            None => {
-                let legacy = awslc::legacy_digest(self.algorithm).ok_or(Error::CryptoFailure)?;
-                let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
-                context.update(data).map_err(|_| Error::CryptoFailure)?;
-                let output = context.finish().map_err(|_| Error::CryptoFailure)?;
-                out.copy_from_slice(output.get(..len).ok_or(Error::CryptoFailure)?);
-            }
+            None => hash_into(self.algorithm, data, out)?,
         }
         Ok(self
             .module
@@ -136,14 +152,7 @@ impl Module {
     /// [`Digester`].
     pub fn digester(&self, algorithm: Algorithm) -> Result<Digester> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
-        let (aws, output_len) = if awslc::legacy_digest(algorithm).is_some() {
-            (None, 16)
-        } else if algorithm == Algorithm::Sm3 {
-            (None, 32)
-        } else {
-            let aws = awslc::digest(algorithm)?;
-            (Some(aws), aws.output_len())
-        };
+        let output_len = output_len(algorithm)?;
         let sha2 = match algorithm {
             Algorithm::Sha224 => Some(Sha2::Sha224),
             Algorithm::Sha256 => Some(Sha2::Sha256),
@@ -155,7 +164,6 @@ impl Module {
             module: self.clone(),
             algorithm,
             approval,
-            aws,
             sha2,
             output_len,
         })
@@ -164,17 +172,8 @@ impl Module {
     /// Hashes `data` in one call.
     pub fn digest(&self, algorithm: Algorithm, data: &[u8]) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
-        let output = match algorithm {
-            _ if let Some(legacy) = awslc::legacy_digest(algorithm) => {
-                let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
-                context.update(data).map_err(|_| Error::CryptoFailure)?;
-                context.finish().map_err(|_| Error::CryptoFailure)?
-            }
-            Algorithm::Sm3 => regula_sm::sm3::sm3(data).to_vec(),
-            _ => digest::digest(awslc::digest(algorithm)?, data)
-                .as_ref()
-                .to_vec(),
-        };
+        let mut output = vec![0; output_len(algorithm)?];
+        hash_into(algorithm, data, &mut output)?;
         Ok(self.serve(algorithm, Service::Digest, approval, output))
     }
 
