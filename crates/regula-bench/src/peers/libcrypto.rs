@@ -2,6 +2,11 @@
 //! application would: key schedule set once, only the IV re-initialised per message, the same
 //! empty AAD and tag work as Regula's measurement. Symmetric algorithms only.
 //!
+//! AES-GCM and ChaCha20-Poly1305 draw a fresh 96-bit nonce from libcrypto's DRBG
+//! (`RAND_bytes`) for every message, as Regula's module draws its nonce for every seal (the form
+//! FIPS 140-3 approves for GCM, IG C.H): a fixed IV would leave the peer half the work at small
+//! sizes.
+//!
 //! Per algorithm: AES-CCM with the 11-byte nonce and 16-byte tag SMB 3.x uses (message length
 //! announced per message, as CCM requires); GMAC as AES-GCM over an empty plaintext with the
 //! message as AAD; AES-XTS in 4096-byte data units, as Regula's measurement; DES and 3DES without
@@ -216,11 +221,14 @@ pub fn workload(
             if matches!(algorithm, Algorithm::DesCbc | Algorithm::DesEde3Cbc) {
                 context.set_padding(false);
             }
-            let iv = vec![7u8; cipher.iv_length()];
+            let mut iv = vec![7u8; cipher.iv_length()];
             let aead = operation == Operation::Seal;
             let mut output = vec![0u8; size + cipher.block_size()];
             let mut tag = [0u8; 16];
             Box::new(move || {
+                if aead {
+                    openssl::rand::rand_bytes(&mut iv).map_err(failed)?;
+                }
                 if !iv.is_empty() {
                     context
                         .encrypt_init(None, None, Some(&iv))

@@ -17,7 +17,8 @@ Peers (--compare):
   raw        aws-lc-rs called directly: regula/raw is the cost of Regula's policy and indicator layer
   openssl    `openssl speed -evp ALG -bytes N -mr` (re-initialises GCM per message, so it understates
              OpenSSL at small sizes) and `openssl speed ALG` for public-key operations
-  libcrypto  the system libcrypto in-process, key set once, same AAD/tag work as Regula
+  libcrypto  the system libcrypto in-process, key set once, same AAD/tag work as Regula (GCM and
+             ChaCha20-Poly1305 draw a random nonce per message from RAND_bytes, as Regula does)
   gnutls     `gnutls-cli --benchmark-ciphers` (16384-byte payload only; takes about two minutes)
   tongsuo    Tongsuo's `speed` from the build scripts/tongsuo caches (or $REGULA_TONGSUO): AEADs
              as `speed -aead -evp ALG` (SM4-GCM and SM4-CCM too), the rest as for openssl;
