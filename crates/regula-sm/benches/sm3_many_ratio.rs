@@ -1,7 +1,9 @@
-//! Interleaved ratio of multi-buffer SM3 to single-stream SM3: 16 messages of 8 KiB, hashed
-//! one after another on the active single-stream backend and together on each multi-buffer
-//! backend, in alternation, `ROUNDS` times; prints the ratio per backend as median, minimum
-//! and maximum over the rounds (the spread), so that load on a shared machine hits both sides.
+//! Interleaved ratio of multi-buffer SM3 to single-stream SM3, for two workloads: 16 messages
+//! of 8 KiB, and 1,000 messages of 4 KiB (what `regula dgst` hashes over 1,000 small files,
+//! without the file I/O). Each workload is hashed one message after another on the active
+//! single-stream backend and together on each multi-buffer backend, in alternation, `ROUNDS`
+//! times; prints the ratio per backend as median, minimum and maximum over the rounds (the
+//! spread), so that load on a shared machine hits both sides.
 //!
 //! Run with `cargo bench -p regula-sm --bench sm3_many_ratio`.
 
@@ -24,7 +26,14 @@ fn time(mut work: impl FnMut()) -> f64 {
 }
 
 fn main() {
-    let messages: Vec<Vec<u8>> = (0..16u8).map(|i| vec![i; 8192]).collect();
+    for (count, size) in [(16usize, 8192usize), (1000, 4096)] {
+        workload(count, size);
+    }
+}
+
+/// Measures and prints one workload: `count` messages of `size` bytes.
+fn workload(count: usize, size: usize) {
+    let messages: Vec<Vec<u8>> = (0..count).map(|i| vec![i as u8; size]).collect();
     let refs: Vec<&[u8]> = messages.iter().map(Vec::as_slice).collect();
     let backends: Vec<_> = many_backend::available()
         .into_iter()
@@ -38,7 +47,7 @@ fn main() {
                 black_box(sm3(black_box(message)));
             }
         });
-        single_mbs.push((16 * 8192) as f64 / single / 1e6);
+        single_mbs.push((count * size) as f64 / single / 1e6);
         for (backend, ratios) in backends.iter().zip(&mut ratios) {
             let many = time(|| {
                 black_box(hash_many_with(*backend, black_box(&refs)));
@@ -55,14 +64,15 @@ fn main() {
         )
     };
     let (median, low, high) = spread(&mut single_mbs);
+    let workload = format!("{count} x {} KiB", size / 1024);
     println!(
-        "single-stream ({}): {median:.0} MB/s (min {low:.0}, max {high:.0})",
+        "{workload}: single-stream ({}): {median:.0} MB/s (min {low:.0}, max {high:.0})",
         regula_sm::sm3::backend::active()
     );
     for (backend, ratios) in backends.iter().zip(&mut ratios) {
         let (median, low, high) = spread(ratios);
         println!(
-            "{backend} / single-stream, 16 x 8 KiB: median {median:.2}x (min {low:.2}x, max {high:.2}x, {ROUNDS} interleaved rounds)"
+            "{workload}: {backend} / single-stream: median {median:.2}x (min {low:.2}x, max {high:.2}x, {ROUNDS} interleaved rounds)"
         );
     }
 }
