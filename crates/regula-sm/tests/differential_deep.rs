@@ -20,6 +20,7 @@ mod common;
 #[path = "common/tongsuo.rs"]
 mod tongsuo;
 
+use std::ffi::CStr;
 use std::time::Instant;
 
 use cipher::generic_array::GenericArray;
@@ -142,6 +143,37 @@ fn peer() -> Option<&'static Tongsuo> {
 
 const MAX: usize = 64 * 1024;
 
+/// One direction of an unpadded SM4 mode, checked in full: Tongsuo's cipher `name` must give
+/// `expected` (RustCrypto's result) from `data`, and so must `ours` on every SM4 backend, each
+/// time on a misaligned copy of `data`.
+fn check_sm4_mode(
+    rng: &mut StdRng,
+    case: usize,
+    (name, encrypt): (&CStr, bool),
+    (key, iv): (&[u8; 16], &[u8]),
+    data: &[u8],
+    expected: &[u8],
+    ours: impl Fn(&Sm4, &mut [u8]),
+) {
+    if let Some(peer) = peer() {
+        assert_eq!(
+            peer.cipher(name, encrypt, key, iv, None, data).unwrap(),
+            expected,
+            "case {case}: Tongsuo {name:?}"
+        );
+    }
+    for backend in common::backends() {
+        let cipher = sm4(key, backend);
+        let result = on_misaligned(rng, data, |d| ours(&cipher, d));
+        assert_eq!(
+            result,
+            expected,
+            "case {case}: {name:?} on {backend}, {} bytes",
+            data.len()
+        );
+    }
+}
+
 #[test]
 fn sm3_and_hmac_sm3() {
     use hmac::{Mac, digest::Digest};
@@ -238,37 +270,25 @@ fn sm4_ecb_and_cbc() {
         };
         let encrypted = reference_ecb(&key, &data, true);
         let decrypted = reference_ecb(&key, &data, false);
-        if let Some(peer) = peer() {
-            assert_eq!(
-                peer.cipher(c"SM4-ECB", true, &key, &[], None, &data)
-                    .unwrap(),
-                encrypted,
-                "case {case}"
-            );
-            assert_eq!(
-                peer.cipher(c"SM4-ECB", false, &key, &[], None, &data)
-                    .unwrap(),
-                decrypted,
-                "case {case}"
-            );
-        }
-        for backend in common::backends() {
-            let cipher = sm4(&key, backend);
-            let ours = on_misaligned(rng, &data, |d| modes::ecb_encrypt(&cipher, d).unwrap());
-            assert_eq!(
-                ours,
-                encrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-            let ours = on_misaligned(rng, &data, |d| modes::ecb_decrypt(&cipher, d).unwrap());
-            assert_eq!(
-                ours,
-                decrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-        }
+        let keys = (&key, &[][..]);
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-ECB", true),
+            keys,
+            &data,
+            &encrypted,
+            |c, d| modes::ecb_encrypt(c, d).unwrap(),
+        );
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-ECB", false),
+            keys,
+            &data,
+            &decrypted,
+            |c, d| modes::ecb_decrypt(c, d).unwrap(),
+        );
     });
     run("SM4-CBC", |rng, case| {
         let key: [u8; 16] = rng.random();
@@ -283,37 +303,25 @@ fn sm4_ecb_and_cbc() {
         let decrypted = cbc::Decryptor::<sm4::Sm4>::new(&key.into(), &iv.into())
             .decrypt_padded_vec_mut::<NoPadding>(&data)
             .unwrap();
-        if let Some(peer) = peer() {
-            assert_eq!(
-                peer.cipher(c"SM4-CBC", true, &key, &iv, None, &data)
-                    .unwrap(),
-                encrypted,
-                "case {case}"
-            );
-            assert_eq!(
-                peer.cipher(c"SM4-CBC", false, &key, &iv, None, &data)
-                    .unwrap(),
-                decrypted,
-                "case {case}"
-            );
-        }
-        for backend in common::backends() {
-            let cipher = sm4(&key, backend);
-            let ours = on_misaligned(rng, &data, |d| modes::cbc_encrypt(&cipher, &iv, d).unwrap());
-            assert_eq!(
-                ours,
-                encrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-            let ours = on_misaligned(rng, &data, |d| modes::cbc_decrypt(&cipher, &iv, d).unwrap());
-            assert_eq!(
-                ours,
-                decrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-        }
+        let keys = (&key, &iv[..]);
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-CBC", true),
+            keys,
+            &data,
+            &encrypted,
+            |c, d| modes::cbc_encrypt(c, &iv, d).unwrap(),
+        );
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-CBC", false),
+            keys,
+            &data,
+            &decrypted,
+            |c, d| modes::cbc_decrypt(c, &iv, d).unwrap(),
+        );
     });
 }
 
@@ -340,24 +348,16 @@ fn sm4_ctr_cfb_ofb() {
         };
         let mut expected = data.clone();
         ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &iv.into()).apply_keystream(&mut expected);
-        if let Some(peer) = peer() {
-            assert_eq!(
-                peer.cipher(c"SM4-CTR", true, &key, &iv, None, &data)
-                    .unwrap(),
-                expected,
-                "case {case}"
-            );
-        }
-        for backend in common::backends() {
-            let cipher = sm4(&key, backend);
-            let ours = on_misaligned(rng, &data, |d| modes::ctr_apply_keystream(&cipher, &iv, d));
-            assert_eq!(
-                ours,
-                expected,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-        }
+        let keys = (&key, &iv[..]);
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-CTR", true),
+            keys,
+            &data,
+            &expected,
+            |c, d| modes::ctr_apply_keystream(c, &iv, d),
+        );
     });
     run("SM4-CFB128", |rng, case| {
         use cipher::AsyncStreamCipher;
@@ -371,37 +371,25 @@ fn sm4_ctr_cfb_ofb() {
         cfb_mode::Encryptor::<sm4::Sm4>::new(&key.into(), &iv.into()).encrypt(&mut encrypted);
         let mut decrypted = data.clone();
         cfb_mode::Decryptor::<sm4::Sm4>::new(&key.into(), &iv.into()).decrypt(&mut decrypted);
-        if let Some(peer) = peer() {
-            assert_eq!(
-                peer.cipher(c"SM4-CFB", true, &key, &iv, None, &data)
-                    .unwrap(),
-                encrypted,
-                "case {case}"
-            );
-            assert_eq!(
-                peer.cipher(c"SM4-CFB", false, &key, &iv, None, &data)
-                    .unwrap(),
-                decrypted,
-                "case {case}"
-            );
-        }
-        for backend in common::backends() {
-            let cipher = sm4(&key, backend);
-            let ours = on_misaligned(rng, &data, |d| modes::cfb_encrypt(&cipher, &iv, d));
-            assert_eq!(
-                ours,
-                encrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-            let ours = on_misaligned(rng, &data, |d| modes::cfb_decrypt(&cipher, &iv, d));
-            assert_eq!(
-                ours,
-                decrypted,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-        }
+        let keys = (&key, &iv[..]);
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-CFB", true),
+            keys,
+            &data,
+            &encrypted,
+            |c, d| modes::cfb_encrypt(c, &iv, d),
+        );
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-CFB", false),
+            keys,
+            &data,
+            &decrypted,
+            |c, d| modes::cfb_decrypt(c, &iv, d),
+        );
     });
     run("SM4-OFB", |rng, case| {
         let key: [u8; 16] = rng.random();
@@ -412,24 +400,16 @@ fn sm4_ctr_cfb_ofb() {
         };
         let mut expected = data.clone();
         ofb::Ofb::<sm4::Sm4>::new(&key.into(), &iv.into()).apply_keystream(&mut expected);
-        if let Some(peer) = peer() {
-            assert_eq!(
-                peer.cipher(c"SM4-OFB", true, &key, &iv, None, &data)
-                    .unwrap(),
-                expected,
-                "case {case}"
-            );
-        }
-        for backend in common::backends() {
-            let cipher = sm4(&key, backend);
-            let ours = on_misaligned(rng, &data, |d| modes::ofb_apply_keystream(&cipher, &iv, d));
-            assert_eq!(
-                ours,
-                expected,
-                "case {case}: {backend}, {} bytes",
-                data.len()
-            );
-        }
+        let keys = (&key, &iv[..]);
+        check_sm4_mode(
+            rng,
+            case,
+            (c"SM4-OFB", true),
+            keys,
+            &data,
+            &expected,
+            |c, d| modes::ofb_apply_keystream(c, &iv, d),
+        );
     });
 }
 
