@@ -29,6 +29,10 @@ impl AdxToken {
     #[inline(always)]
     pub(super) fn cached() -> Option<Self> {
         use core::sync::atomic::{AtomicU8, Ordering};
+        if cfg!(all(target_feature = "bmi2", target_feature = "adx")) {
+            // Built for processors that all have them (e.g. `-C target-cpu=native` here).
+            return Some(AdxToken(()));
+        }
         /// 0: not asked yet; 1: absent; 2: present.
         static STATE: AtomicU8 = AtomicU8::new(0);
         match STATE.load(Ordering::Relaxed) {
