@@ -580,10 +580,22 @@ mod tests {
         out
     }
 
+    /// Whether `result` is a·b·2^-256 mod p, in plain big-integer arithmetic: `result` < p and
+    /// result·2^256 ≡ a·b (mod p), both sides 512-bit values reduced by long division.
+    fn is_montgomery_product(a: &[u64; 4], b: &[u64; 4], result: &[u64; 4]) -> bool {
+        use crypto_bigint::{NonZero, U256, U512};
+        let p = NonZero::<U256>::new_unwrap(U256::from_words(P));
+        let (low, high) = U256::from_words(*a).widening_mul(&U256::from_words(*b));
+        let product: U512 = low.concat_mixed(&high);
+        let shifted: U512 = U256::ZERO.concat_mixed(&U256::from_words(*result));
+        U256::from_words(*result) < *p.as_ref() && product.rem(&p) == shifted.rem(&p)
+    }
+
     /// Checks a Montgomery multiplication and squaring on raw limbs (any value below p, not
-    /// only the Montgomery forms other tests reach) against the reference computing
-    /// a·b·2^-256 mod p: every pair of edge values, each edge value with 1,000 seeded random
-    /// values, and 100,000 seeded random pairs.
+    /// only the Montgomery forms other tests reach) against two references computing
+    /// a·b·2^-256 mod p, RustCrypto's `sm2` field (fiat-crypto, Montgomery) and plain
+    /// big-integer arithmetic (`crypto-bigint`): every pair of edge values, each edge value
+    /// with 1,000 seeded random values, and 100,000 seeded random pairs.
     fn check_raw_limbs(
         mul: impl Fn(&[u64; 4], &[u64; 4]) -> [u64; 4],
         square: impl Fn(&[u64; 4]) -> [u64; 4],
@@ -607,6 +619,10 @@ mod tests {
                 bytes_of(&(ra * rb * r_inverse)),
                 "{a:02x?} * {b:02x?}"
             );
+            assert!(
+                is_montgomery_product(&x, &y, &product),
+                "{a:02x?} * {b:02x?}"
+            );
             if a == b {
                 assert_eq!(square(&x), product, "{a:02x?}²");
             }
@@ -614,7 +630,9 @@ mod tests {
         for a in edges.iter().chain(&random[..50_000]) {
             let ra = reference(a);
             let expected = bytes_of(&(ra.square() * r_inverse));
-            assert_eq!(be(square(&limbs(a))), expected, "{a:02x?}²");
+            let (x, result) = (limbs(a), square(&limbs(a)));
+            assert_eq!(be(result), expected, "{a:02x?}²");
+            assert!(is_montgomery_product(&x, &x, &result), "{a:02x?}²");
         }
     }
 
