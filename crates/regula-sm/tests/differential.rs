@@ -8,11 +8,8 @@
 mod common;
 
 use cipher::block_padding::{NoPadding, Pkcs7};
-use cipher::generic_array::GenericArray;
-use cipher::{
-    BlockDecrypt, BlockDecryptMut, BlockEncrypt, BlockEncryptMut, KeyInit, KeyIvInit, StreamCipher,
-};
-use common::{backends, cipher};
+use cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit, StreamCipher};
+use common::{backends, cipher, random_bytes, reference_ecb};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use regula_sm::sm4::backend::Backend;
@@ -28,26 +25,6 @@ type ReferenceCtr = ctr::Ctr128BE<sm4::Sm4>;
 /// Block counts: every count up to 70, around 128, and a full 4096-byte buffer.
 fn block_counts() -> impl Iterator<Item = usize> {
     (0..=70).chain(126..=130).chain([256])
-}
-
-fn random_bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
-    let mut data = vec![0u8; len];
-    rng.fill(&mut data[..]);
-    data
-}
-
-fn reference_ecb(key: &[u8; 16], data: &[u8], encrypt: bool) -> Vec<u8> {
-    let reference = sm4::Sm4::new(key.into());
-    let mut out = data.to_vec();
-    for block in out.chunks_exact_mut(16) {
-        let block = GenericArray::from_mut_slice(block);
-        if encrypt {
-            reference.encrypt_block(block);
-        } else {
-            reference.decrypt_block(block);
-        }
-    }
-    out
 }
 
 fn for_each_backend(test: impl Fn(Backend, &mut StdRng)) {

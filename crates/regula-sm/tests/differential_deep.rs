@@ -18,6 +18,7 @@
 //! from Tongsuo's SM4-CBC/ECB by the standard's definition, written here in a few lines.
 
 mod common;
+use common::{random_bytes, reference_ecb};
 #[path = "common/tongsuo.rs"]
 mod tongsuo;
 
@@ -146,12 +147,6 @@ fn length(rng: &mut StdRng, max: usize) -> usize {
     len.min(max)
 }
 
-fn bytes(rng: &mut StdRng, len: usize) -> Vec<u8> {
-    let mut out = vec![0u8; len];
-    rng.fill(&mut out[..]);
-    out
-}
-
 /// `data` copied to a random offset 0..16 of a fresh buffer: (buffer, offset).
 fn misaligned(rng: &mut StdRng, data: &[u8]) -> (Vec<u8>, usize) {
     let offset = rng.random_range(0..16);
@@ -215,7 +210,7 @@ fn sm3_and_hmac_sm3() {
     run("SM3", |rng, case| {
         let message = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let expected: [u8; 32] = sm3::Sm3::digest(&message).into();
         if let Some(peer) = peer() {
@@ -243,11 +238,11 @@ fn sm3_and_hmac_sm3() {
         // Keys around the 64-byte block: shorter ones are padded, longer ones hashed first.
         let key = {
             let len = rng.random_range(0..=160);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let message = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut reference = <hmac::Hmac<sm3::Sm3> as hmac::KeyInit>::new_from_slice(&key).unwrap();
         reference.update(&message);
@@ -276,22 +271,6 @@ fn sm3_and_hmac_sm3() {
     assert!(backends.contains(&Sm3Backend::RustCrypto));
 }
 
-/// The RustCrypto reference for ECB over whole blocks.
-fn reference_ecb(key: &[u8; 16], data: &[u8], encrypt: bool) -> Vec<u8> {
-    use cipher::BlockDecrypt;
-    let reference = sm4::Sm4::new(key.into());
-    let mut out = data.to_vec();
-    for block in out.chunks_exact_mut(16) {
-        let block = GenericArray::from_mut_slice(block);
-        if encrypt {
-            reference.encrypt_block(block);
-        } else {
-            reference.decrypt_block(block);
-        }
-    }
-    out
-}
-
 #[test]
 fn sm4_ecb_and_cbc() {
     use cipher::block_padding::NoPadding;
@@ -300,7 +279,7 @@ fn sm4_ecb_and_cbc() {
         let key: [u8; 16] = rng.random();
         let data = {
             let len = length(rng, MAX) / 16 * 16;
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let encrypted = reference_ecb(&key, &data, true);
         let decrypted = reference_ecb(&key, &data, false);
@@ -329,7 +308,7 @@ fn sm4_ecb_and_cbc() {
         let iv: [u8; 16] = rng.random();
         let data = {
             let len = length(rng, MAX) / 16 * 16;
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let encrypted = cbc::Encryptor::<sm4::Sm4>::new(&key.into(), &iv.into())
             .encrypt_padded_vec_mut::<NoPadding>(&data);
@@ -378,7 +357,7 @@ fn sm4_ctr_cfb_ofb() {
         };
         let data = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut expected = data.clone();
         ctr::Ctr128BE::<sm4::Sm4>::new(&key.into(), &iv.into()).apply_keystream(&mut expected);
@@ -399,7 +378,7 @@ fn sm4_ctr_cfb_ofb() {
         let iv: [u8; 16] = rng.random();
         let data = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut encrypted = data.clone();
         cfb_mode::Encryptor::<sm4::Sm4>::new(&key.into(), &iv.into()).encrypt(&mut encrypted);
@@ -430,7 +409,7 @@ fn sm4_ctr_cfb_ofb() {
         let iv: [u8; 16] = rng.random();
         let data = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut expected = data.clone();
         ofb::Ofb::<sm4::Sm4>::new(&key.into(), &iv.into()).apply_keystream(&mut expected);
@@ -462,7 +441,7 @@ fn sm4_gcm() {
             } else {
                 12
             };
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let aad = {
             let len = if rng.random_range(0..4) == 0 {
@@ -470,11 +449,11 @@ fn sm4_gcm() {
             } else {
                 rng.random_range(0..=40)
             };
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let plaintext = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let tag_len = [16, 16, 16, 15, 14, 13, 12, 8, 4][rng.random_range(0..9)];
 
@@ -553,7 +532,7 @@ fn sm4_ccm() {
             } else {
                 rng.random_range(7..=13)
             };
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let tag_len = if nonce.len() == 12 && rng.random_range(0..2) == 0 {
             16
@@ -566,12 +545,12 @@ fn sm4_ccm() {
             } else {
                 rng.random_range(0..=40)
             };
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         // A 13-byte nonce leaves 2 length bytes: at most 65,535 bytes of payload.
         let plaintext = {
             let len = length(rng, MAX - 1);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
 
         let mut expected: Option<(Vec<u8>, Vec<u8>)> = None;
@@ -638,7 +617,7 @@ fn sm4_xts_both_standards() {
             let tweak: [u8; 16] = rng.random();
             let plaintext = {
                 let len = length(rng, MAX).max(16);
-                bytes(rng, len)
+                random_bytes(rng, len)
             };
             let mut expected: Option<Vec<u8>> = None;
             if !gb {
@@ -709,7 +688,7 @@ fn sm4_cbc_cs3() {
         let iv: [u8; 16] = rng.random();
         let plaintext = {
             let len = length(rng, MAX).max(16);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut expected = plaintext.clone();
         if plaintext.len() > 16 {
@@ -803,7 +782,7 @@ fn sm4_macs() {
         let key: [u8; 16] = rng.random();
         let message = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut reference = <cmac::Cmac<sm4::Sm4> as KeyInit>::new(&key.into());
         reference.update(&message);
@@ -830,7 +809,7 @@ fn sm4_macs() {
         let key: [u8; 16] = rng.random();
         let message = {
             let len = length(rng, MAX).max(1);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let expected = rustcrypto_cbc_mac(&key, &message);
         if let Some(peer) = peer() {
@@ -855,7 +834,7 @@ fn sm4_macs() {
         let key: [u8; 16] = rng.random();
         let message = {
             let len = length(rng, MAX);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let reference = sm4::Sm4::new(&key.into());
         let expected = xcbc_from(
@@ -951,7 +930,7 @@ fn sm2_sign_verify_encrypt_decrypt() {
         let id_str = std::str::from_utf8(&id).unwrap();
         let message = {
             let len = length(rng, 2048);
-            bytes(rng, len)
+            random_bytes(rng, len)
         };
         let mut random = |out: &mut [u8]| {
             rng.fill(out);

@@ -19,6 +19,31 @@ pub fn backends() -> Vec<Backend> {
     available
 }
 
+/// `len` random bytes from `rng`.
+pub fn random_bytes(rng: &mut impl rand::Rng, len: usize) -> Vec<u8> {
+    let mut data = vec![0u8; len];
+    rng.fill(&mut data[..]);
+    data
+}
+
+/// SM4-ECB over whole blocks by RustCrypto's `sm4` crate, the independent reference for the
+/// block cipher itself.
+pub fn reference_ecb(key: &[u8; 16], data: &[u8], encrypt: bool) -> Vec<u8> {
+    use cipher::generic_array::GenericArray;
+    use cipher::{BlockDecrypt, BlockEncrypt, KeyInit};
+    let reference = sm4::Sm4::new(key.into());
+    let mut out = data.to_vec();
+    for block in out.chunks_exact_mut(16) {
+        let block = GenericArray::from_mut_slice(block);
+        if encrypt {
+            reference.encrypt_block(block);
+        } else {
+            reference.decrypt_block(block);
+        }
+    }
+    out
+}
+
 /// A cipher forced onto `backend`.
 pub fn cipher(key: &[u8; 16], backend: Backend) -> Sm4 {
     let cipher = Sm4::with_backend(key, backend).expect("backend listed as available");
