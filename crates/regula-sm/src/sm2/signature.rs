@@ -119,9 +119,19 @@ pub fn sign(
     random: &mut impl RandomSource,
 ) -> Result<Signature, Error> {
     let e = reduce(&message_digest(key.public_key(), id, message)?);
+    sign_with_fresh_k(key, &e, random)
+}
+
+/// Signs the reduced digest `e` with k drawn from `random` (and wiped), drawing again in the
+/// rare case a k must be replaced.
+fn sign_with_fresh_k(
+    key: &PrivateKey,
+    e: &Scalar,
+    random: &mut impl RandomSource,
+) -> Result<Signature, Error> {
     loop {
         let mut k = random_scalar(random, false)?;
-        let signature = sign_digest(key, &e, &k);
+        let signature = sign_digest(key, e, &k);
         k.zeroize();
         if let Some(signature) = signature {
             return Ok(signature);
@@ -211,15 +221,7 @@ pub fn sign_digest_for_interop_test(
     digest: &[u8; 32],
     random: &mut impl RandomSource,
 ) -> Result<Signature, Error> {
-    let e = reduce(digest);
-    loop {
-        let mut k = random_scalar(random, false)?;
-        let signature = sign_digest(key, &e, &k);
-        k.zeroize();
-        if let Some(signature) = signature {
-            return Ok(signature);
-        }
-    }
+    sign_with_fresh_k(key, &reduce(digest), random)
 }
 
 /// A big-endian integer of any length modulo n.
