@@ -110,6 +110,7 @@ const APPROVED: u8 = 1;
 const NOT_APPROVED: u8 = 2;
 
 impl ScopeState {
+    #[inline]
     pub(crate) fn record(&self, approval: Approval) {
         let value = if approval.is_approved() {
             APPROVED
@@ -154,65 +155,79 @@ pub(crate) struct Counters {
 const SHARDS: usize = 16;
 const SLOTS: usize = Algorithm::COUNT * Service::COUNT * 2;
 
+static FREE_SHARDS: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+/// Not yet asked for a shard; `SHARDS − 1`: none free, use the shared one.
+const UNASSIGNED: usize = usize::MAX;
+
+/// Gives the shard back when the thread exits.
+struct OwnedShard(usize);
+
+impl Drop for OwnedShard {
+    fn drop(&mut self) {
+        CACHED_SHARD.with(|cached| cached.set(SHARDS - 1));
+        FREE_SHARDS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(self.0);
+    }
+}
+
+thread_local! {
+    // Read on every count: a constant-initialised cell is one thread-relative load.
+    static CACHED_SHARD: Cell<usize> = const { Cell::new(UNASSIGNED) };
+    static OWNED_SHARD: RefCell<Option<OwnedShard>> = const { RefCell::new(None) };
+}
+
 /// The shard this thread owns, if any: an index taken on first use and given back when the
 /// thread exits, so that thread pools that come and go keep finding owned shards.
+#[inline]
 fn thread_shard() -> Option<usize> {
-    static FREE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
-    /// Not yet asked for a shard; `SHARDS − 1`: none free, use the shared one.
-    const UNASSIGNED: usize = usize::MAX;
-
-    /// Gives the shard back when the thread exits.
-    struct Owned(usize);
-    impl Drop for Owned {
-        fn drop(&mut self) {
-            CACHED.with(|cached| cached.set(SHARDS - 1));
-            FREE.lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .push(self.0);
-        }
-    }
-    thread_local! {
-        // Read on every count: a constant-initialised cell is one thread-relative load.
-        static CACHED: Cell<usize> = const { Cell::new(UNASSIGNED) };
-        static OWNED: RefCell<Option<Owned>> = const { RefCell::new(None) };
-    }
-
-    let cached = CACHED.try_with(Cell::get).unwrap_or(SHARDS - 1);
+    let cached = CACHED_SHARD.try_with(Cell::get).unwrap_or(SHARDS - 1);
     let index = if cached != UNASSIGNED {
         cached
     } else {
-        let reused = FREE
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .pop();
-        let index = reused.or_else(|| {
-            NEXT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
+        assign_shard()
+    };
+    (index < SHARDS - 1).then_some(index)
+}
+
+/// A thread's first count: takes a free shard (or the shared one) and caches its index. Out of
+/// line, so that the per-count path stays a leaf without register spills.
+#[cold]
+#[inline(never)]
+fn assign_shard() -> usize {
+    let reused = FREE_SHARDS
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .pop();
+    let index = reused.or_else(|| {
+        NEXT_SHARD
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |next| {
                 (next < SHARDS - 1).then_some(next + 1)
             })
             .ok()
-        });
-        // Registered for release at thread exit before it is used; if the thread is already
-        // being torn down, the shard goes back at once and the shared one counts.
-        let registered = index.is_some_and(|index| {
-            OWNED
-                .try_with(|owned| *owned.borrow_mut() = Some(Owned(index)))
-                .is_ok()
-        });
-        let index = match index {
-            Some(index) if registered => index,
-            Some(index) => {
-                FREE.lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .push(index);
-                SHARDS - 1
-            }
-            None => SHARDS - 1,
-        };
-        let _ = CACHED.try_with(|cell| cell.set(index));
-        index
+    });
+    // Registered for release at thread exit before it is used; if the thread is already being
+    // torn down, the shard goes back at once and the shared one counts.
+    let registered = index.is_some_and(|index| {
+        OWNED_SHARD
+            .try_with(|owned| *owned.borrow_mut() = Some(OwnedShard(index)))
+            .is_ok()
+    });
+    let index = match index {
+        Some(index) if registered => index,
+        Some(index) => {
+            FREE_SHARDS
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .push(index);
+            SHARDS - 1
+        }
+        None => SHARDS - 1,
     };
-    (index < SHARDS - 1).then_some(index)
+    let _ = CACHED_SHARD.try_with(|cell| cell.set(index));
+    index
 }
 
 impl Counters {
@@ -223,6 +238,7 @@ impl Counters {
         }
     }
 
+    #[inline]
     fn shard(&self, index: usize) -> &[AtomicU64] {
         self.shards[index].get_or_init(|| (0..SLOTS).map(|_| AtomicU64::new(0)).collect())
     }
@@ -249,6 +265,7 @@ impl Counters {
             + usize::from(approval.is_approved())
     }
 
+    #[inline]
     pub(crate) fn increment(&self, algorithm: Algorithm, service: Service, approval: Approval) {
         let slot = Self::slot(algorithm, service, approval);
         match thread_shard() {

@@ -213,14 +213,22 @@ impl Module {
         self.core.counters.snapshot()
     }
 
-    /// Refuses everything once a self-test has failed.
+    /// Refuses everything once a self-test has failed. Inlined into every service call: one
+    /// load and a predicted branch, the error built out of line.
+    #[inline]
     pub(crate) fn ensure_operational(&self) -> Result<()> {
         if self.core.failed.load(Ordering::Acquire) {
-            return Err(Error::ModuleInErrorState {
-                failed_test: self.failed_test().unwrap_or("unknown").to_string(),
-            });
+            return Err(self.error_state());
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn error_state(&self) -> Error {
+        Error::ModuleInErrorState {
+            failed_test: self.failed_test().unwrap_or("unknown").to_string(),
+        }
     }
 
     /// The gate in front of every service: module state, algorithm family, the policy's verdict
@@ -253,6 +261,7 @@ impl Module {
     }
 
     /// Records a completed operation and wraps its result.
+    #[inline]
     pub(crate) fn serve<T>(
         &self,
         algorithm: Algorithm,

@@ -260,8 +260,9 @@ impl CipherKey {
     /// ```
     pub fn encrypt_in_place(&self, iv: &[u8], in_out: &mut Vec<u8>) -> Result<Served<()>> {
         self.module.ensure_operational()?;
-        let iv = self.iv(iv)?;
-        let result = self.encrypt_padded_iv(&iv, in_out);
+        let mut padded = [0u8; IV_LEN];
+        let iv = self.iv(iv, &mut padded)?;
+        let result = self.encrypt_padded_iv(iv, in_out);
         self.finish_in_place(Service::Encrypt, result, in_out)
     }
 
@@ -271,7 +272,8 @@ impl CipherKey {
     /// wiped and emptied, so no unauthenticated plaintext is released.
     pub fn decrypt_in_place(&self, iv: &[u8], in_out: &mut Vec<u8>) -> Result<Served<()>> {
         self.module.ensure_operational()?;
-        let iv = self.iv(iv)?;
+        let mut padded = [0u8; IV_LEN];
+        let iv = self.iv(iv, &mut padded)?;
         let is_cbc = matches!(self.keys, Keys::Cbc(..) | Keys::Sm4(_, Sm4Mode::CbcPkcs7));
         if is_cbc && (in_out.is_empty() || !in_out.len().is_multiple_of(IV_LEN)) {
             return Err(Error::invalid_input(format!(
@@ -279,12 +281,13 @@ impl CipherKey {
                 in_out.len()
             )));
         }
-        let result = self.decrypt_padded_iv(&iv, in_out);
+        let result = self.decrypt_padded_iv(iv, in_out);
         self.finish_in_place(Service::Decrypt, result, in_out)
     }
 
     /// Ends an in-place call: a failed operation leaves `in_out` wiped and empty, never half
     /// processed; a successful one is served with its indicator.
+    #[inline]
     fn finish_in_place(
         &self,
         service: Service,
@@ -292,37 +295,28 @@ impl CipherKey {
         in_out: &mut Vec<u8>,
     ) -> Result<Served<()>> {
         if let Err(error) = result {
-            in_out.zeroize();
-            in_out.clear();
-            return Err(error);
+            return Err(wipe_and_fail(in_out, error));
         }
         Ok(self
             .module
             .serve(self.algorithm, service, self.approval, ()))
     }
 
-    /// Replaces `in_out` with the output of a cipher that cannot work in place.
-    #[inline]
-    fn replace_with(&self, iv: &[u8], in_out: &mut Vec<u8>, encrypt: bool) -> Option<Result<()>> {
-        if !matches!(
-            self.keys,
-            Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..)
-        ) {
-            return None;
-        }
-        let result = self.apply_other(&iv[..self.iv_len()], in_out, encrypt)?;
-        Some(result.map(|output| {
-            let output = Zeroizing::new(output);
-            in_out.zeroize();
-            in_out.clear();
-            in_out.extend_from_slice(&output);
-        }))
+    /// Replaces `in_out` with the output of a cipher that cannot work in place (CFB8, key
+    /// wrapping, the AWS-LC C interface). Out of line: the in-place ciphers' calls stay short.
+    #[inline(never)]
+    fn replace_with(&self, iv: &[u8], in_out: &mut Vec<u8>, encrypt: bool) -> Result<()> {
+        let Some(result) = self.apply_other(&iv[..self.iv_len()], in_out, encrypt) else {
+            return Err(Error::CryptoFailure);
+        };
+        let output = Zeroizing::new(result?);
+        in_out.zeroize();
+        in_out.clear();
+        in_out.extend_from_slice(&output);
+        Ok(())
     }
 
     fn encrypt_padded_iv(&self, iv: &[u8; IV_LEN], in_out: &mut Vec<u8>) -> Result<()> {
-        if let Some(result) = self.replace_with(iv, in_out, true) {
-            return result;
-        }
         let context = || EncryptionContext::Iv128(FixedLength::from(*iv));
         let length_error = |len| Error::invalid_input(whole_blocks(self.algorithm, len));
         match &self.keys {
@@ -355,18 +349,14 @@ impl CipherKey {
                 })?;
                 Ok(())
             }
-            // Served by replace_with above.
             Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
-                Err(aws_lc_rs::error::Unspecified)
+                return self.replace_with(iv, in_out, true);
             }
         }
         .map_err(|_| Error::CryptoFailure)
     }
 
     fn decrypt_padded_iv(&self, iv: &[u8; IV_LEN], in_out: &mut Vec<u8>) -> Result<()> {
-        if let Some(result) = self.replace_with(iv, in_out, false) {
-            return result;
-        }
         let context = || DecryptionContext::Iv128(FixedLength::from(*iv));
         let plaintext_len = match &self.keys {
             Keys::Ctr(_, key) => key.decrypt(in_out, context()).map(|plain| plain.len()),
@@ -411,9 +401,8 @@ impl CipherKey {
                 })?;
                 Ok(in_out.len())
             }
-            // Served by replace_with above.
             Keys::Cfb8(..) | Keys::Wrap { .. } | Keys::Evp(..) => {
-                Err(aws_lc_rs::error::Unspecified)
+                return self.replace_with(iv, in_out, false);
             }
         }
         .map_err(|_| Error::CryptoFailure)?;
@@ -429,16 +418,24 @@ impl CipherKey {
         Ok(Served::new(buffer, indicator))
     }
 
-    /// Checks the IV's length (empty for modes without one); the result is padded to 16 bytes
-    /// (DES uses the first 8).
+    /// Checks the IV's length (empty for modes without one). A 16-byte IV is used where it
+    /// lies; a shorter one is copied into `padded`, zero-filled to 16 bytes (DES uses the
+    /// first 8).
     #[inline]
-    fn iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
-        let iv_len = self.iv_len();
-        if iv_len == IV_LEN
-            && let Ok(iv) = <[u8; IV_LEN]>::try_from(iv)
+    fn iv<'a>(&self, iv: &'a [u8], padded: &'a mut [u8; IV_LEN]) -> Result<&'a [u8; IV_LEN]> {
+        if let Ok(iv) = <&[u8; IV_LEN]>::try_from(iv)
+            && self.iv_len() == IV_LEN
         {
             return Ok(iv);
         }
+        *padded = self.short_iv(iv)?;
+        Ok(padded)
+    }
+
+    /// [`CipherKey::iv`] for modes with a shorter IV or none, and its errors.
+    #[inline(never)]
+    fn short_iv(&self, iv: &[u8]) -> Result<[u8; IV_LEN]> {
+        let iv_len = self.iv_len();
         if iv_len == 0 && !iv.is_empty() {
             return Err(Error::invalid_input(format!(
                 "{} takes no IV",
@@ -456,6 +453,15 @@ impl CipherKey {
         padded[..iv_len].copy_from_slice(iv);
         Ok(padded)
     }
+}
+
+/// Wipes and empties a buffer whose processing failed; out of line, off the per-call path.
+#[cold]
+#[inline(never)]
+fn wipe_and_fail(in_out: &mut Vec<u8>, error: Error) -> Error {
+    in_out.zeroize();
+    in_out.clear();
+    error
 }
 
 /// AES-CFB8 through aws-lc-rs's streaming interface, keyed for this one message.
