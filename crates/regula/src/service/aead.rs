@@ -1,21 +1,18 @@
 //! Authenticated encryption: AES-GCM, AES-CCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and
 //! SM4-CCM (regula-sm, RFC 8998's AEADs).
 
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-
 use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
-use crate::fork_detect;
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
 use crate::provider::awslc_sys::{self, EvpCipher};
+use crate::service::nonce_sequence::NonceSequence;
 
 /// The nonce the module generates, and the only one most AEADs here take: 96 bits
 /// (SP 800-38D §8.2, RFC 8439 §2.8, RFC 8998 §4). AES-CCM takes 7 to 13 bytes (SP 800-38C).
@@ -65,93 +62,6 @@ pub struct AeadKey {
     /// Under a GM/T 0105 generator, the nonces this key makes (see [`NonceSequence`]);
     /// `None` under AWS-LC's generator, which supplies each nonce itself.
     nonce_sequence: Option<NonceSequence>,
-}
-
-/// SP 800-38D §8.2.1's deterministic construction, for keys whose module draws randomness from
-/// a GM/T 0105 generator: a 32-bit fixed field and the 64-bit invocation field's starting
-/// value both come from that generator when the key is bound; the invocation field then goes up
-/// by one per message (so a key seals at most 2^64 messages, and refuses the next). Each nonce
-/// is unique under the key, and two keys bound from the same bytes start at independent 96-bit
-/// points, so their nonces overlap only with negligible probability.
-///
-/// A GM/T 0105 request costs three SM3 compressions (or an SM4 rekeying) for at most 32 bytes,
-/// several times the cost of sealing a short message, which a random nonce per message paid.
-/// AWS-LC's generator keeps a random nonce per message: its requests are cheap.
-///
-/// A child process made by `fork` inherits the key with its counter; left alone it would repeat
-/// its parent's nonces. So the starting point records the fork generation it was drawn in
-/// ([`fork_detect::generation`]), and the first nonce asked for in another process draws a new
-/// fixed field and starting value from that process's (re-instantiated) generator.
-struct NonceSequence {
-    /// The fork generation `fixed` and `start` were drawn in.
-    generation: AtomicU64,
-    fixed: AtomicU32,
-    start: AtomicU64,
-    /// Nonces issued since `start` was drawn.
-    issued: AtomicU64,
-    /// Held while a new starting point is drawn.
-    redraw: Mutex<()>,
-}
-
-impl NonceSequence {
-    fn new(module: &Module) -> Result<NonceSequence> {
-        let (fixed, start) = Self::draw(module)?;
-        Ok(NonceSequence {
-            generation: AtomicU64::new(fork_detect::generation()),
-            fixed: AtomicU32::new(fixed),
-            start: AtomicU64::new(start),
-            issued: AtomicU64::new(0),
-            redraw: Mutex::new(()),
-        })
-    }
-
-    /// A fixed field and a starting invocation value from the module's generator.
-    fn draw(module: &Module) -> Result<(u32, u64)> {
-        let mut seed = Zeroizing::new([0u8; NONCE_LEN]);
-        module.internal_random(seed.as_mut_slice())?;
-        let (fixed, start) = seed.split_at(4);
-        Ok((
-            u32::from_be_bytes(fixed.try_into().map_err(|_| Error::CryptoFailure)?),
-            u64::from_be_bytes(start.try_into().map_err(|_| Error::CryptoFailure)?),
-        ))
-    }
-
-    fn next(&self, module: &Module, algorithm: Algorithm) -> Result<[u8; NONCE_LEN]> {
-        let now = fork_detect::generation();
-        if self.generation.load(Ordering::Acquire) != now {
-            // Only in a forked child, once: a poisoned lock guards no data.
-            let _guard = self
-                .redraw
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            if self.generation.load(Ordering::Acquire) != now {
-                let (fixed, start) = Self::draw(module)?;
-                self.fixed.store(fixed, Ordering::Relaxed);
-                self.start.store(start, Ordering::Relaxed);
-                self.issued.store(0, Ordering::Relaxed);
-                self.generation.store(now, Ordering::Release);
-            }
-        }
-        let issued = self
-            .issued
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_add(1))
-            .map_err(|_| {
-                Error::invalid_input(format!(
-                    "this {algorithm} key has used every nonce of its invocation field; bind a \
-                     new key"
-                ))
-            })?;
-        let mut nonce = [0u8; NONCE_LEN];
-        nonce[..4].copy_from_slice(&self.fixed.load(Ordering::Relaxed).to_be_bytes());
-        nonce[4..].copy_from_slice(
-            &self
-                .start
-                .load(Ordering::Relaxed)
-                .wrapping_add(issued)
-                .to_be_bytes(),
-        );
-        Ok(nonce)
-    }
 }
 
 impl std::fmt::Debug for AeadKey {

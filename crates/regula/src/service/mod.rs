@@ -10,6 +10,7 @@ pub mod kdf;
 pub mod kem;
 pub mod key_exchange;
 pub mod mac;
+pub(crate) mod nonce_sequence;
 pub mod pke;
 pub mod random;
 pub mod signature;
