@@ -165,7 +165,8 @@ impl Sm4Gcm {
             counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
             ghash.update_padded(chunk);
         }
-        let keystream = FinalKeystream::new(&self.cipher, &mut counter, last.len(), &j0);
+        let mut keystream = FinalKeystream::EMPTY;
+        keystream.fill(&self.cipher, &mut counter, last.len(), &j0);
         keystream.apply(last);
         ghash.update_padded(last);
         let mut full = finish(ghash, keystream.mask(), aad.len(), text_len);
@@ -199,7 +200,8 @@ impl Sm4Gcm {
         // keystream, not plaintext) and wiped when it goes out of scope.
         let mut body_counter = Counter::after(&j0);
         let mut last_counter = body_counter.skipping(body.len() / BLOCK_SIZE);
-        let keystream = FinalKeystream::new(&self.cipher, &mut last_counter, last.len(), &j0);
+        let mut keystream = FinalKeystream::EMPTY;
+        keystream.fill(&self.cipher, &mut last_counter, last.len(), &j0);
         let mut expected = finish(ghash, keystream.mask(), aad.len(), text_len);
         let matches = constant_time_eq(&expected[..tag.len()], tag);
         expected.zeroize();
@@ -261,21 +263,24 @@ struct FinalKeystream {
 }
 
 impl FinalKeystream {
+    /// An empty keystream; [`FinalKeystream::fill`] makes it. Two steps, because Rust does
+    /// not promise to build a returned value in the caller's frame: a constructor returning
+    /// `Self` copied the 1 KiB array on every message.
+    const EMPTY: FinalKeystream = FinalKeystream {
+        blocks: [[0u8; BLOCK_SIZE]; FINAL_BLOCKS],
+        len: 0,
+    };
+
     /// Keystream for `text_len` ≤ [`final_len`] bytes from `counter` on, and E_K(`j0`).
-    fn new(cipher: &Sm4, counter: &mut Counter, text_len: usize, j0: &Block) -> Self {
+    fn fill(&mut self, cipher: &Sm4, counter: &mut Counter, text_len: usize, j0: &Block) {
         let len = text_len.div_ceil(BLOCK_SIZE);
-        // Built in place (not moved into `Self` at the end), so the 1 KiB array is not copied.
-        let mut this = Self {
-            blocks: [[0u8; BLOCK_SIZE]; FINAL_BLOCKS],
-            len,
-        };
-        for block in &mut this.blocks[..len] {
+        self.len = len;
+        for block in &mut self.blocks[..len] {
             *block = counter.block();
             counter.low = counter.low.wrapping_add(1);
         }
-        this.blocks[len] = *j0;
-        cipher.encrypt_blocks(&mut this.blocks[..=len]);
-        this
+        self.blocks[len] = *j0;
+        cipher.encrypt_blocks(&mut self.blocks[..=len]);
     }
 
     /// XORs the keystream into `data` (at most the `text_len` bytes it was made for).
@@ -436,7 +441,8 @@ mod tests {
             j0[12..].copy_from_slice(&(u32::MAX - 3).to_be_bytes());
             for text_len in [0, 1, 16, 17, 100, 16 * 63, 16 * 62 + 15, final_len(10_001)] {
                 let mut counter = Counter::after(&j0);
-                let keystream = FinalKeystream::new(&cipher, &mut counter, text_len, &j0);
+                let mut keystream = FinalKeystream::EMPTY;
+                keystream.fill(&cipher, &mut counter, text_len, &j0);
                 let mut data = vec![0u8; text_len];
                 keystream.apply(&mut data);
 
