@@ -13,6 +13,7 @@ use crate::policy::{Approval, Usage};
 use crate::provider::awslc;
 use crate::provider::awslc_sys::{self, EvpCipher};
 use crate::service::nonce_sequence::NonceSequence;
+use crate::service::wipe_and_fail;
 
 /// The nonce the module generates, and the only one most AEADs here take: 96 bits
 /// (SP 800-38D §8.2, RFC 8439 §2.8, RFC 8998 §4). AES-CCM takes 7 to 13 bytes (SP 800-38C).
@@ -209,6 +210,7 @@ impl AeadKey {
     }
 
     /// A fresh nonce for a message this key seals, from the policy's generator.
+    #[inline]
     fn module_nonce(&self) -> Result<[u8; NONCE_LEN]> {
         if let Some(sequence) = &self.nonce_sequence {
             return sequence.next(&self.module, self.algorithm);
@@ -265,15 +267,13 @@ impl AeadKey {
 
     /// Encrypts and appends the tag, with a nonce already checked or generated. On failure
     /// `in_out` is wiped and emptied.
+    #[inline]
     fn seal_raw(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
-        let result = self.seal_raw_inner(nonce, aad, in_out);
-        if result.is_err() {
-            in_out.zeroize();
-            in_out.clear();
-        }
-        result
+        self.seal_raw_inner(nonce, aad, in_out)
+            .map_err(|error| wipe_and_fail(in_out, error))
     }
 
+    #[inline]
     fn seal_raw_inner(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
         let plaintext_len = in_out.len();
         in_out.resize(plaintext_len + self.tag_len, 0);
@@ -509,7 +509,7 @@ impl AeadKey {
                 .map_err(|_| Error::CryptoFailure);
         }
         let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        let sealed_tag = match &self.backend {
+        let sealed = match &self.backend {
             Backend::AwsLc { caller_nonce, .. } => {
                 let sealed_tag = caller_nonce
                     .seal_in_place_separate_tag(
@@ -520,12 +520,12 @@ impl AeadKey {
                     .map_err(|_| Error::CryptoFailure)?;
                 return copy_tag(sealed_tag.as_ref(), tag);
             }
-            Backend::Sm4Gcm(key) => key.encrypt(nonce, aad, in_out),
-            Backend::Sm4Ccm(key) => key.encrypt(nonce, aad, in_out),
+            // The tag goes straight into the caller's slot (its length checked when bound).
+            Backend::Sm4Gcm(key) => key.encrypt_with_tag_len(nonce, aad, in_out, tag),
+            Backend::Sm4Ccm(key) => key.encrypt_with_tag_len(nonce, aad, in_out, tag),
             Backend::AesCcm { .. } => return Err(Error::CryptoFailure),
         };
-        let sealed_tag = sealed_tag.map_err(|error| Error::invalid_input(error.to_string()))?;
-        copy_tag(&sealed_tag, tag)
+        sealed.map_err(|error| Error::invalid_input(error.to_string()))
     }
 
     /// [`AeadKey::open_in_place`] on a slice with the tag apart: checks `tag` and decrypts

@@ -21,7 +21,7 @@ use crate::policy::{Approval, Usage};
 use crate::provider::awslc::{self, CipherMode, EvpCipherSpec};
 use crate::provider::awslc_sys;
 use crate::provider::sm::{self, Sm4Mode};
-use crate::service::cbc_cs3;
+use crate::service::{cbc_cs3, wipe_and_fail};
 
 /// AES and SM4 block size; the IV (CBC, CFB8), initial counter block (CTR) or tweak (XTS) has
 /// this length. DES and 3DES take 8-byte IVs; see [`CipherKey::iv_len`].
@@ -453,15 +453,6 @@ impl CipherKey {
         padded[..iv_len].copy_from_slice(iv);
         Ok(padded)
     }
-}
-
-/// Wipes and empties a buffer whose processing failed; out of line, off the per-call path.
-#[cold]
-#[inline(never)]
-fn wipe_and_fail(in_out: &mut Vec<u8>, error: Error) -> Error {
-    in_out.zeroize();
-    in_out.clear();
-    error
 }
 
 /// AES-CFB8 through aws-lc-rs's streaming interface, keyed for this one message.

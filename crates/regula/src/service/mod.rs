@@ -15,7 +15,7 @@ pub mod pke;
 pub mod random;
 pub mod signature;
 
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
@@ -29,4 +29,14 @@ pub(crate) fn fixed_size_key<const N: usize>(
     key.try_into().map(Zeroizing::new).map_err(|_| {
         Error::invalid_key(algorithm, format!("expected {N} bytes, got {}", key.len()))
     })
+}
+
+/// Wipes and empties a buffer whose processing failed, so that no partial output is released;
+/// out of line, off the per-call path.
+#[cold]
+#[inline(never)]
+pub(crate) fn wipe_and_fail(in_out: &mut Vec<u8>, error: Error) -> Error {
+    in_out.zeroize();
+    in_out.clear();
+    error
 }
