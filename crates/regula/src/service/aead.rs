@@ -276,7 +276,10 @@ impl AeadKey {
     #[inline]
     fn seal_raw_inner(&self, nonce: &[u8], aad: &[u8], in_out: &mut Vec<u8>) -> Result<()> {
         let plaintext_len = in_out.len();
-        in_out.resize(plaintext_len + self.tag_len, 0);
+        // The tag slot (at most 16 bytes, checked when bound) as one fixed-size store, then cut
+        // to the tag's length: a zero fill of a variable length was a libc memset call.
+        in_out.extend_from_slice(&[0u8; TAG_LEN]);
+        in_out.truncate(plaintext_len + self.tag_len);
         let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
         self.seal_detached_raw(nonce, aad, ciphertext, tag)
     }
