@@ -524,10 +524,7 @@ pub(crate) fn ctr_xor_few(_token: Token, keys: &BlockKeys, counter: u128, blocks
 unsafe fn crypt_few_inner(keys: &BlockKeys, blocks: &mut [Block]) {
     let c = BlockConstants::new();
     let rows = few_rounds(load_rows(blocks), keys, &c);
-    for (row, block) in rows.iter().zip(blocks.iter_mut()) {
-        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
-        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *row) }
-    }
+    store_rows(&rows, blocks);
 }
 
 /// # Safety
@@ -550,16 +547,54 @@ unsafe fn ctr_xor_few_inner(keys: &BlockKeys, counter: u128, blocks: &mut [Block
     }
 }
 
-/// Up to [`FEW_BLOCKS`] blocks as rows of bytes; missing rows are zero.
+// `load_rows` and `store_rows` spell out one arm per block count.
+const _: () = assert!(FEW_BLOCKS == 4);
+
+/// Up to [`FEW_BLOCKS`] blocks as rows of bytes; missing rows are zero. One arm per count:
+/// a loop over the slice compiled to a libc `memcpy` call into a stack array.
 #[inline]
 #[target_feature(enable = "avx512f,avx512vl")]
 fn load_rows(blocks: &[Block]) -> [__m128i; FEW_BLOCKS] {
-    let mut rows = [_mm_setzero_si128(); FEW_BLOCKS];
-    for (row, block) in rows.iter_mut().zip(blocks) {
-        // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
-        *row = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+    // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+    let load = |block: &Block| unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+    let zero = _mm_setzero_si128();
+    match blocks {
+        [] => [zero; FEW_BLOCKS],
+        [a] => [load(a), zero, zero, zero],
+        [a, b] => [load(a), load(b), zero, zero],
+        [a, b, c] => [load(a), load(b), load(c), zero],
+        [a, b, c, d, ..] => [load(a), load(b), load(c), load(d)],
     }
-    rows
+}
+
+/// Stores the first `blocks.len()` ≤ [`FEW_BLOCKS`] rows into `blocks`, one arm per count as
+/// in [`load_rows`].
+#[inline]
+#[target_feature(enable = "avx512f,avx512vl")]
+fn store_rows(rows: &[__m128i; FEW_BLOCKS], blocks: &mut [Block]) {
+    // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+    let store = |block: &mut Block, row: __m128i| unsafe {
+        _mm_storeu_si128(block.as_mut_ptr().cast(), row)
+    };
+    match blocks {
+        [] => {}
+        [a] => store(a, rows[0]),
+        [a, b] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+        }
+        [a, b, c] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+        }
+        [a, b, c, d, ..] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+            store(d, rows[3]);
+        }
+    }
 }
 
 /// 4x4 transpose of 32-bit words; its own inverse.
