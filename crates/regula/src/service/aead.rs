@@ -60,8 +60,9 @@ pub struct AeadKey {
     approval: Approval,
     backend: Backend,
     tag_len: usize,
-    /// Under a GM/T 0105 generator, the nonces this key makes (see [`NonceSequence`]);
-    /// `None` under AWS-LC's generator, which supplies each nonce itself.
+    /// The nonces this key makes (see [`NonceSequence`]): for SM4-GCM and SM4-CCM under every
+    /// generator, for every AEAD under a GM/T 0105 generator. `None`: AES-GCM's nonce comes
+    /// from AWS-LC (inside its boundary), ChaCha20-Poly1305's from AWS-LC's generator.
     nonce_sequence: Option<NonceSequence>,
 }
 
@@ -143,10 +144,15 @@ impl Module {
                 }
             }
         };
-        let nonce_sequence = if matches!(
+        // A random nonce per message costs a generator request (AWS-LC's: a CTR_DRBG step
+        // with RDRAND input, several times an SM4-GCM seal of 16 bytes); regula-sm's AEADs, whose
+        // sealing runs in this module, take the deterministic construction instead.
+        let own_aead = matches!(backend, Backend::Sm4Gcm(_) | Backend::Sm4Ccm(_));
+        let gm_generator = matches!(
             self.policy().random_algorithm(),
             Algorithm::Sm3Drbg | Algorithm::Sm4CtrDrbg
-        ) {
+        );
+        let nonce_sequence = if own_aead || gm_generator {
             Some(NonceSequence::new(self)?)
         } else {
             None
@@ -180,10 +186,11 @@ impl AeadKey {
     }
 
     /// Encrypts `in_out` in place with a nonce the module generates, appends the tag, and
-    /// returns the nonce. This is the approved way to use AES-GCM under FIPS 140-3. The nonce
-    /// is random under AWS-LC's generator; under a GM/T 0105 generator (`gm`) it follows
-    /// SP 800-38D's deterministic construction from a starting point that generator drew when
-    /// the key was bound (see `NonceSequence` in the source).
+    /// returns the nonce. This is the approved way to use AES-GCM under FIPS 140-3. AES-GCM's
+    /// and ChaCha20-Poly1305's nonces are random under AWS-LC's generator; SM4-GCM's and
+    /// SM4-CCM's, and every AEAD's under a GM/T 0105 generator (`gm`), follow SP 800-38D's
+    /// deterministic construction from a starting point the module's generator drew when the
+    /// key was bound (see `NonceSequence` in the source).
     pub fn seal_in_place(
         &self,
         aad: &[u8],

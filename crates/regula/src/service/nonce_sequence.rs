@@ -1,5 +1,6 @@
-//! The nonces an AEAD key makes itself under a GM/T 0105 generator (SP 800-38D §8.2.1's
-//! deterministic construction).
+//! The nonces an AEAD key makes itself by SP 800-38D §8.2.1's deterministic construction:
+//! SM4-GCM and SM4-CCM keys under every profile, and every AEAD key whose module draws from a
+//! GM/T 0105 generator (`gm`).
 //!
 //! A 32-bit fixed field and the 64-bit invocation field's starting value both come from the
 //! module's generator when the key is bound; each message then takes the next invocation value
@@ -7,9 +8,10 @@
 //! the key, and two keys bound from the same bytes start at independent 96-bit points, so their
 //! nonces overlap only with negligible probability.
 //!
-//! A GM/T 0105 request costs three SM3 compressions (or an SM4 rekeying) for at most 32 bytes,
-//! several times the cost of sealing a short message, which a random nonce per message paid.
-//! AWS-LC's generator keeps a random nonce per message: its requests are cheap.
+//! A random nonce per message would cost a generator request per seal: under GM/T 0105 three
+//! SM3 compressions (or an SM4 rekeying), under AWS-LC a CTR_DRBG step with RDRAND input —
+//! either several times an SM4-GCM seal of a short message. AES-GCM keeps AWS-LC's random nonce,
+//! generated inside its validated boundary (IG C.H).
 //!
 //! **Per-thread blocks.** Taking each invocation value from the key's shared counter would cost
 //! a locked read-modify-write per message: it waits for the thread's earlier stores (the last
