@@ -43,6 +43,9 @@ struct Core {
     counters: Counters,
     /// Value of [`BREAK_SELFTEST_ENV`] at load time.
     broken_test: Option<String>,
+    /// The policy's random bit generator when no date can change it: asking the policy reads
+    /// the clock, a cost on every nonce and IV. `None`: asked per request.
+    fixed_generator: Option<Algorithm>,
     /// The GM/T 0105 generator, instantiated on first use when the policy's random algorithm
     /// is one (see [`Policy::random_algorithm`]).
     gm_random: crate::service::random::GmRandom,
@@ -85,6 +88,8 @@ impl Module {
             casts: Casts::new(&policy),
             counters: Counters::new(),
             broken_test,
+            fixed_generator: (!policy.random_algorithm_is_dated())
+                .then(|| policy.random_algorithm()),
             gm_random: Default::default(),
             policy,
         };
@@ -170,7 +175,7 @@ impl Module {
     /// For code that draws from AWS-LC's DRBG without a service of its own (file keys, salts).
     pub(crate) fn random_source_self_test(&self) -> Result<()> {
         let policy = &self.core.policy;
-        for generator in [Algorithm::CtrDrbg, policy.random_algorithm()] {
+        for generator in [Algorithm::CtrDrbg, self.random_algorithm()] {
             if policy.serves(generator) {
                 self.run_cast(generator)?;
             }
@@ -211,6 +216,15 @@ impl Module {
     /// Module-wide operation counts, over all scopes.
     pub fn counters(&self) -> Vec<CounterRow> {
         self.core.counters.snapshot()
+    }
+
+    /// The random bit generator the module's keys, nonces and IVs come from
+    /// ([`Policy::random_algorithm`], today).
+    #[inline]
+    pub(crate) fn random_algorithm(&self) -> Algorithm {
+        self.core
+            .fixed_generator
+            .unwrap_or_else(|| self.core.policy.random_algorithm())
     }
 
     /// Refuses everything once a self-test has failed. Inlined into every service call: one
@@ -343,4 +357,30 @@ fn intern(name: &str) -> &'static str {
     let leaked: &'static str = Box::leak(name.to_string().into_boxed_str());
     names.push(leaked);
     leaked
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+
+    /// The generator a module fixes at load is the one its policy names, in every profile;
+    /// profiles whose generator rows have no dated transition fix it.
+    #[test]
+    fn the_fixed_generator_is_the_policys() {
+        for profile in Profile::ALL {
+            let module = Module::load(Policy::builtin(profile));
+            let policy = &module.core.policy;
+            assert_eq!(
+                module.random_algorithm(),
+                policy.random_algorithm(),
+                "{profile:?}"
+            );
+            assert_eq!(
+                module.core.fixed_generator.is_some(),
+                !policy.random_algorithm_is_dated(),
+                "{profile:?}"
+            );
+        }
+    }
 }

@@ -413,6 +413,14 @@ impl Transition {
 }
 
 /// Today's date (UTC), from the system clock.
+/// The random bit generators a policy can draw from, in order of preference (see
+/// [`Policy::random_algorithm`]).
+const GENERATORS: [Algorithm; 3] = [
+    Algorithm::CtrDrbg,
+    Algorithm::Sm3Drbg,
+    Algorithm::Sm4CtrDrbg,
+];
+
 fn today_utc() -> Date {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -651,16 +659,20 @@ impl Policy {
     /// AWS-LC's CTR_DRBG and the GM/T 0105 SM3 and SM4 generators that the policy approves,
     /// else the first it serves (the services then say it is not approved or refuse).
     pub fn random_algorithm(&self) -> Algorithm {
-        const GENERATORS: [Algorithm; 3] = [
-            Algorithm::CtrDrbg,
-            Algorithm::Sm3Drbg,
-            Algorithm::Sm4CtrDrbg,
-        ];
         GENERATORS
             .into_iter()
             .find(|&g| self.approves(g))
             .or_else(|| GENERATORS.into_iter().find(|&g| self.serves(g)))
             .unwrap_or(Algorithm::CtrDrbg)
+    }
+
+    /// Whether [`Policy::random_algorithm`] can change with the date: a dated transition on a
+    /// generator's row and no fixed evaluation day. When it cannot, a module asks once.
+    pub fn random_algorithm_is_dated(&self) -> bool {
+        self.as_of.is_none()
+            && GENERATORS
+                .into_iter()
+                .any(|generator| !self.rule(generator).transitions.is_empty())
     }
 
     /// Decides one request: approved, served but not approved, or refused.

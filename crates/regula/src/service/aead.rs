@@ -149,7 +149,7 @@ impl Module {
         // sealing runs in this module, take the deterministic construction instead.
         let own_aead = matches!(backend, Backend::Sm4Gcm(_) | Backend::Sm4Ccm(_));
         let gm_generator = matches!(
-            self.policy().random_algorithm(),
+            self.random_algorithm(),
             Algorithm::Sm3Drbg | Algorithm::Sm4CtrDrbg
         );
         let nonce_sequence = if own_aead || gm_generator {

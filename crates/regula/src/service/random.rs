@@ -64,7 +64,7 @@ impl GmRandom {
 impl Module {
     /// Fills `output` from the policy's random bit generator.
     pub fn fill_random(&self, output: &mut [u8]) -> Result<Served<()>> {
-        self.fill_random_with(self.policy().random_algorithm(), output)
+        self.fill_random_with(self.random_algorithm(), output)
     }
 
     /// Fills `output` from a named generator (`ctr-drbg`, `sm3-drbg`, `sm4-ctr-drbg`), as the
@@ -85,7 +85,7 @@ impl Module {
     /// Randomness for the module's own use (private keys, nonces, IVs) from the policy's
     /// generator; the service that uses it carries the indicator.
     pub(crate) fn internal_random(&self, output: &mut [u8]) -> Result<()> {
-        self.random_into(self.policy().random_algorithm(), output)
+        self.random_into(self.random_algorithm(), output)
     }
 
     fn random_into(&self, algorithm: Algorithm, output: &mut [u8]) -> Result<()> {
