@@ -299,12 +299,8 @@ impl AeadKey {
         aad: &[u8],
         in_out: &mut Vec<u8>,
     ) -> Result<Served<()>> {
-        let result = self.open_in_place_inner(nonce, aad, in_out);
-        if result.is_err() {
-            in_out.zeroize();
-            in_out.clear();
-        }
-        result
+        self.open_in_place_inner(nonce, aad, in_out)
+            .map_err(|error| wipe_and_fail(in_out, error))
     }
 
     fn open_in_place_inner(

@@ -197,18 +197,6 @@ impl CipherKey {
         }
     }
 
-    /// Encrypts or decrypts with the ciphers that need more than aws-lc-rs's one-shot keys:
-    /// CFB8, key wrapping and the AWS-LC C interface. `None` for the others.
-    fn apply_other(&self, iv: &[u8], input: &[u8], encrypt: bool) -> Option<Result<Vec<u8>>> {
-        let algorithm = self.algorithm;
-        Some(match &self.keys {
-            Keys::Cfb8(aws_algorithm, key) => cfb8(aws_algorithm, key, iv, input, encrypt),
-            Keys::Wrap { padded, key } => key_wrap(algorithm, *padded, key, input, encrypt),
-            Keys::Evp(spec, key) => evp_cipher(algorithm, spec, key, iv, input, encrypt),
-            _ => return None,
-        })
-    }
-
     /// Encrypts with the given IV, or with a random one from the module's DRBG when `None`.
     /// ECB takes no IV and whole blocks only.
     pub fn encrypt(&self, iv: Option<&[u8]>, plaintext: &[u8]) -> Result<Served<Encrypted>> {
@@ -302,14 +290,20 @@ impl CipherKey {
             .serve(self.algorithm, service, self.approval, ()))
     }
 
-    /// Replaces `in_out` with the output of a cipher that cannot work in place (CFB8, key
-    /// wrapping, the AWS-LC C interface). Out of line: the in-place ciphers' calls stay short.
+    /// Replaces `in_out` with the output of a cipher that cannot work in place: CFB8 (aws-lc-rs's
+    /// streaming interface), key wrapping and the AWS-LC C interface. Out of line: the in-place
+    /// ciphers' calls stay short.
     #[inline(never)]
     fn replace_with(&self, iv: &[u8], in_out: &mut Vec<u8>, encrypt: bool) -> Result<()> {
-        let Some(result) = self.apply_other(&iv[..self.iv_len()], in_out, encrypt) else {
-            return Err(Error::CryptoFailure);
+        let (algorithm, iv) = (self.algorithm, &iv[..self.iv_len()]);
+        let output = match &self.keys {
+            Keys::Cfb8(aws_algorithm, key) => cfb8(aws_algorithm, key, iv, in_out, encrypt),
+            Keys::Wrap { padded, key } => key_wrap(algorithm, *padded, key, in_out, encrypt),
+            Keys::Evp(spec, key) => evp_cipher(algorithm, spec, key, iv, in_out, encrypt),
+            // The in-place ciphers never come here (see the mode matches).
+            _ => Err(Error::CryptoFailure),
         };
-        let output = Zeroizing::new(result?);
+        let output = Zeroizing::new(output?);
         in_out.zeroize();
         in_out.clear();
         in_out.extend_from_slice(&output);

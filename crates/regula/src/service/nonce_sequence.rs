@@ -186,19 +186,17 @@ impl NonceSequence {
                      new key"
                 ))
             })?;
-        let first_value = self.start.load(Ordering::Relaxed).wrapping_add(first);
-        let fixed = self.fixed.load(Ordering::Relaxed);
-        let count = first.saturating_add(BLOCK) - first;
-        let fresh = Block {
-            sequence: Cell::new(self.id),
-            generation: Cell::new(generation),
-            fixed: Cell::new(fixed),
-            next: Cell::new(first_value),
-            remaining: Cell::new(count),
+        let fill = |block: &Block| {
+            block.sequence.set(self.id);
+            block.generation.set(generation);
+            block.fixed.set(self.fixed.load(Ordering::Relaxed));
+            block
+                .next
+                .set(self.start.load(Ordering::Relaxed).wrapping_add(first));
+            block.remaining.set(first.saturating_add(BLOCK) - first);
         };
-        let nonce = fresh.issue();
-        // A thread being torn down issues the block's first nonce and keeps no cache.
-        let _ = BLOCKS.try_with(|blocks| {
+        // Cached in this key's entry, or else in the next victim's.
+        let cached = BLOCKS.try_with(|blocks| {
             let slot = blocks
                 .iter()
                 .position(|cached| cached.sequence.get() == self.id)
@@ -211,12 +209,14 @@ impl NonceSequence {
                         })
                         .unwrap_or(0)
                 });
-            let cached = &blocks[slot];
-            cached.sequence.set(self.id);
-            cached.generation.set(generation);
-            cached.fixed.set(fixed);
-            cached.next.set(fresh.next.get());
-            cached.remaining.set(fresh.remaining.get());
+            fill(&blocks[slot]);
+            blocks[slot].issue()
+        });
+        // A thread being torn down issues the block's first nonce and keeps no cache.
+        let nonce = cached.unwrap_or_else(|_| {
+            let block = Block::empty();
+            fill(&block);
+            block.issue()
         });
         Ok(nonce)
     }
