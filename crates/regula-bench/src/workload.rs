@@ -139,6 +139,8 @@ pub const WRAPPED_KEY_LEN: usize = 32;
 pub const KBKDF_LABEL: &[u8] = b"SMB2AESCMAC\0";
 pub const KBKDF_CONTEXT: &[u8] = b"SmbSign\0";
 pub const KBKDF_OUTPUT_LEN: usize = 16;
+/// The SMB session key KBKDF derives from (MS-SMB2 §3.3.5.5.3: 16 bytes).
+const KBKDF_SESSION_KEY_LEN: usize = 16;
 
 /// The KBKDF fixed input `Label ‖ 0x00 ‖ Context ‖ [L]₃₂` (SP 800-108r1 §4) for the benchmark's
 /// label, context and output length, for the peers that take the fixed input whole.
@@ -175,35 +177,17 @@ fn key_bits(algorithm: Algorithm) -> Option<u32> {
     algorithm.name().starts_with("rsa-").then_some(RSA_BITS)
 }
 
+/// The key the benchmark uses, sized from the algorithm's registry row: its fixed key length,
+/// 16 bytes where the row admits a range containing it (RC4), SMB's 16-byte session key for
+/// KBKDF, and 32 bytes for HMAC keys and other secrets of any length.
 pub(crate) fn key_len(algorithm: Algorithm) -> usize {
-    match algorithm {
-        Algorithm::DesCbc => 8,
-        Algorithm::DesEde3Cbc => 24,
-        Algorithm::Aes256Xts => 64,
-        Algorithm::Aes128Gcm
-        | Algorithm::Aes128Ccm
-        | Algorithm::Aes128Gmac
-        | Algorithm::Aes128Cfb8
-        | Algorithm::Aes128Kw
-        | Algorithm::Aes128Kwp
-        | Algorithm::Rc4
-        // SMB's session key.
-        | Algorithm::KbkdfCtrHmacSha256
-        | Algorithm::KbkdfCtrHmacSha384
-        | Algorithm::KbkdfCtrHmacSha512
-        | Algorithm::Aes128Ctr
-        | Algorithm::Aes128Cbc
-        | Algorithm::Aes128Cmac
-        | Algorithm::Sm4Ecb
-        | Algorithm::Sm4Cbc
-        | Algorithm::Sm4Ctr
-        | Algorithm::Sm4CbcCs3
-        | Algorithm::Sm4Gcm
-        | Algorithm::Sm4Ccm
-        | Algorithm::Sm4Cmac
-        | Algorithm::Sm4XcbcMac
-        | Algorithm::Sm4CbcMac => 16,
-        _ => 32,
+    if is_kbkdf(algorithm) {
+        return KBKDF_SESSION_KEY_LEN;
+    }
+    match algorithm.entry().sizes.key {
+        Some(lengths) if lengths.min != lengths.max && lengths.contains(16) => 16,
+        Some(lengths) => lengths.max,
+        None => 32,
     }
 }
 

@@ -1,8 +1,9 @@
 //! The algorithms Regula serves, and the service families they belong to.
 //!
-//! An [`Algorithm`] is a plain identifier. Everything known about it — its CLI name, family,
-//! provider, self-test and the rule each profile applies to it — lives in one row of
-//! [`crate::registry::REGISTRY`].
+//! An [`Algorithm`] is a plain identifier. Everything known about it — its names, family,
+//! backend, sizes, identifiers in other worlds (OID, OpenSSL, PKCS#11, ACVP), self-test and the
+//! rule each profile applies to it — lives in one row of [`crate::registry::REGISTRY`], which
+//! also provides [`Algorithm::name`], [`Algorithm::family`] and [`Algorithm::from_name`].
 
 use std::fmt;
 
@@ -227,24 +228,6 @@ impl Algorithm {
     /// Position in [`Algorithm::ALL`] and in the registry.
     pub const fn index(self) -> usize {
         self as usize
-    }
-
-    /// The lowercase, hyphenated name used by the CLI and policy files (`aes-256-gcm`).
-    pub fn name(self) -> &'static str {
-        crate::registry::entry(self).name
-    }
-
-    /// The service family this algorithm belongs to.
-    pub fn family(self) -> Family {
-        crate::registry::entry(self).family
-    }
-
-    /// Looks an algorithm up by its CLI / policy-file name (case-insensitive).
-    pub fn from_name(name: &str) -> Option<Algorithm> {
-        crate::registry::REGISTRY
-            .iter()
-            .find(|entry| entry.name.eq_ignore_ascii_case(name))
-            .map(|entry| entry.algorithm)
     }
 }
 

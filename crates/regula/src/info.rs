@@ -26,11 +26,13 @@ pub struct BuildInfo {
     pub implementations: Vec<Implementation>,
 }
 
-/// Who serves one algorithm.
+/// Who serves one algorithm, with the facts of its registry row.
 #[derive(Clone, Debug, Serialize)]
 pub struct Implementation {
     pub algorithm: Algorithm,
     pub implementation: String,
+    /// Its registry row: names, sizes, OID, OpenSSL names, PKCS#11 mechanisms, ACVP identity.
+    pub row: &'static registry::Entry,
 }
 
 /// CPU features that select code paths inside AWS-LC and, later, regula-sm.
@@ -86,6 +88,7 @@ pub fn build_info() -> BuildInfo {
                     Provider::AwsLc => backend.clone(),
                     Provider::RegulaSm => sm::implementation(algorithm),
                 },
+                row: registry::entry(algorithm),
             })
             .collect(),
         backend,

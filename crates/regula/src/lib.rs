@@ -33,7 +33,6 @@ pub mod info;
 pub mod module;
 pub mod policy;
 mod provider;
-pub mod registry;
 pub mod selftest;
 pub mod service;
 
@@ -41,6 +40,7 @@ pub use algorithm::{Algorithm, Family, Service};
 pub use error::{Error, ErrorKind, Result};
 pub use indicator::{CounterRow, Indicator, IndicatorState, Served};
 pub use module::{BREAK_SELFTEST_ENV, Module, ModuleState};
+pub use policy::registry;
 pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 /// AWS-LC's own service indicator in the FIPS build, for tests that check Regula's indicator
 /// agrees with the validated module's.

@@ -27,7 +27,9 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Limits, Mode, Policy, Profile, Status};
+use super::profile::{Mode, Profile};
+use super::resolved::Policy;
+use super::rules::{Limits, Status};
 use crate::algorithm::Algorithm;
 
 /// A policy that could not be loaded, with the place in the file where that was noticed.
@@ -314,6 +316,16 @@ fn line_and_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
     (line, before[line_start..].chars().count() + 1)
+}
+
+impl Policy {
+    /// A built-in profile by name, or else a TOML policy file at that path.
+    pub fn load(name_or_path: &str) -> Result<Policy, PolicyFileError> {
+        match Profile::from_name(name_or_path) {
+            Some(profile) => Ok(Policy::builtin(profile)),
+            None => load(Path::new(name_or_path)),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::{Policy, Usage};
+use super::resolved::Policy;
+use super::rules::{Approval, Status, Usage};
 use crate::algorithm::Algorithm;
 use crate::error::Error;
 
@@ -138,11 +139,9 @@ impl Policy {
         sets.iter()
             .map(|set| {
                 let (verdict, reason) = match self.evaluate(set.algorithm, &set.request) {
-                    Ok(super::Approval::Approved) => ("approved", None),
+                    Ok(Approval::Approved) => ("approved", None),
                     // Permissive: served and flagged; say why it is not approved.
-                    Ok(super::Approval::NotApproved) => {
-                        ("not-approved", self.reason_not_approved(set))
-                    }
+                    Ok(Approval::NotApproved) => ("not-approved", self.reason_not_approved(set)),
                     Err(Error::NotApproved { reason, .. }) => ("refused", Some(reason)),
                     Err(other) => ("refused", Some(other.to_string())),
                 };
@@ -159,7 +158,7 @@ impl Policy {
     fn reason_not_approved(&self, set: &ParameterSet) -> Option<String> {
         let rule = self.rule(set.algorithm);
         match rule.status {
-            super::Status::NotApproved { reason, .. } | super::Status::Flagged { reason, .. } => {
+            Status::NotApproved { reason, .. } | Status::Flagged { reason, .. } => {
                 Some(reason.to_string())
             }
             _ => rule.limits.check(&set.request).err(),

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::Profile;
+use super::profile::Profile;
 
 /// Protocol-level TLS rules.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

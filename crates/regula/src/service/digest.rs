@@ -78,15 +78,16 @@ pub struct Digester {
     output_len: usize,
 }
 
-/// The digest length of `algorithm` in bytes.
+/// The digest length of `algorithm` in bytes, from its registry row.
 fn output_len(algorithm: Algorithm) -> Result<usize> {
-    Ok(if awslc::legacy_digest(algorithm).is_some() {
-        16
-    } else if algorithm == Algorithm::Sm3 {
-        32
-    } else {
-        awslc::digest(algorithm)?.output_len()
-    })
+    let entry = crate::registry::entry(algorithm);
+    match (entry.family, entry.sizes.output) {
+        (Family::Digest, Some(len)) => Ok(len),
+        _ => Err(Error::WrongFamily {
+            algorithm,
+            expected: Family::Digest,
+        }),
+    }
 }
 
 /// Hashes `data` in one call into `out`, which holds exactly the digest: MD4 and MD5 through
