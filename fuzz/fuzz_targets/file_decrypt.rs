@@ -11,6 +11,7 @@
 //! file.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use std::io::{Read, Write};
 use std::sync::OnceLock;

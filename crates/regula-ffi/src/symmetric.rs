@@ -54,7 +54,11 @@ pub unsafe extern "C" fn regula_digest(
     indicator: *mut regula_indicator,
 ) -> c_int {
     guard(|| {
-        // SAFETY (all blocks in this function): the caller's promise on each argument.
+        // SAFETY: `regula_digest`'s caller promises (regula.h) that `module` is NULL or a live
+        // module handle, `algorithm_name` NULL or NUL-terminated, `data` NULL or `data_len`
+        // readable bytes, `out` NULL or `out_cap` writable bytes, and `out_len` and `indicator`
+        // NULL or writable: what `with_output`, `handle`, `algorithm`, `input` and `report`
+        // require; each checks NULL and impossible lengths itself.
         unsafe {
             with_output(out, out_cap, out_len, |buffer| {
                 let module = handle(module, "module")?;

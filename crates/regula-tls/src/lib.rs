@@ -17,6 +17,8 @@
 //! key-schedule step, key exchange and signature passes the module's gate: it counts in the
 //! service indicator and counters, and is refused once the module is in its error state.
 
+#![forbid(unsafe_code)]
+
 pub mod accounting;
 pub mod catalog;
 pub mod certgen;

@@ -13,6 +13,7 @@
 //!   flip makes decryption fail, and another key cannot decrypt.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use std::sync::LazyLock;
 

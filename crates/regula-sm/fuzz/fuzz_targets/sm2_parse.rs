@@ -15,6 +15,7 @@
 //!   message with one bit flipped.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use std::sync::LazyLock;
 

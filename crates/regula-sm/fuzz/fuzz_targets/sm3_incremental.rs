@@ -9,6 +9,7 @@
 //!   and agrees across backends.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use libfuzzer_sys::fuzz_target;
 use regula_sm::sm3::{HmacSm3, Sm3, backend, sm3};

@@ -13,6 +13,7 @@
 //!   bit flip in ciphertext, tag or AAD makes open fail, and both backends agree on the output.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use libfuzzer_sys::fuzz_target;
 use regula_sm::Error;

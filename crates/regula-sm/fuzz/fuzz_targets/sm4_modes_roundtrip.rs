@@ -16,6 +16,7 @@
 //!   CBC, and for whole-block lengths the output is CBC with the last two blocks swapped.
 
 #![no_main]
+#![forbid(unsafe_code)]
 
 use libfuzzer_sys::fuzz_target;
 use regula_sm::sm4::backend::Backend;

@@ -2,6 +2,8 @@
 //! deterministically (short inputs give zero-filled or empty fields, never a skipped run), and a
 //! deterministic random source so that every run is reproducible from its input alone.
 
+#![forbid(unsafe_code)]
+
 use regula_sm::sm2;
 use regula_sm::sm3::sm3;
 
