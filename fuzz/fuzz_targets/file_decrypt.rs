@@ -17,8 +17,8 @@ use std::io::{Read, Write};
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use regula::file_format::{Decryptor, Encryptor, Identity};
 use regula::{Module, Policy, Profile};
+use regula_files::file_format::{Decryptor, Encryptor, Identity};
 
 const KEY: [u8; 32] = [0x42; 32];
 

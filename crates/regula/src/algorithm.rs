@@ -69,7 +69,7 @@ pub enum Algorithm {
     KbkdfCtrHmacSha384,
     KbkdfCtrHmacSha512,
     /// HKDF-SHA512 as the Linux fscrypt v2 key hierarchy uses it (served only by
-    /// [`crate::fscrypt`]).
+    /// [`crate::Module::fscrypt_hkdf_sha512`], for `regula-files`' fscrypt).
     FscryptHkdfSha512,
     // Signatures.
     EcdsaP256,

@@ -79,6 +79,16 @@ impl<T> Served<T> {
     pub fn into_parts(self) -> (T, Indicator) {
         (self.value, self.indicator)
     }
+
+    /// Transforms the result and keeps its indicator, for code built on the module that
+    /// reshapes what a service returned (a layout, a truncation) without any cryptography of
+    /// its own; an indicator can only come from the service that made it.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Served<U> {
+        Served {
+            value: f(self.value),
+            indicator: self.indicator,
+        }
+    }
 }
 
 impl<T> Deref for Served<T> {

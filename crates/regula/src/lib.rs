@@ -15,7 +15,9 @@
 //! ```
 //!
 //! The primitives come from AWS-LC through aws-lc-rs (the FIPS 140-3 validated module when built
-//! with the `fips` feature). Regula implements none of them.
+//! with the `fips` feature). Regula implements none of them. Applications of the module — the
+//! encrypted-file format and Linux fscrypt — live in the `regula-files` crate and use only this
+//! crate's public API.
 
 // The one exception is `provider::awslc_sys`: AWS-LC's own C functions where aws-lc-rs has no API.
 #![deny(unsafe_code)]
@@ -23,10 +25,8 @@
 pub mod algorithm;
 pub mod cbom;
 pub mod error;
-pub mod file_format;
 #[allow(unsafe_code)]
 mod fork_detect;
-pub mod fscrypt;
 pub mod identity;
 pub mod indicator;
 pub mod info;
@@ -47,7 +47,7 @@ pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 #[cfg(feature = "fips")]
 #[doc(hidden)]
 pub use provider::awslc_sys::{fips_service_indicator_approved, fips_service_indicator_counter};
-pub use service::aead::{AeadKey, Sealed};
+pub use service::aead::{AeadKey, Sealed, StreamPrefix};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
 pub use service::digest::{DigestContext, Digester};

@@ -227,10 +227,11 @@ impl Module {
             .unwrap_or_else(|| self.core.policy.random_algorithm())
     }
 
-    /// Refuses everything once a self-test has failed. Inlined into every service call: one
-    /// load and a predicted branch, the error built out of line.
+    /// Refuses everything once a self-test has failed ([`Error::ModuleInErrorState`]). Inlined
+    /// into every service call: one load and a predicted branch, the error built out of line.
+    /// Applications built on the module call it before work that uses no service yet.
     #[inline]
-    pub(crate) fn ensure_operational(&self) -> Result<()> {
+    pub fn ensure_operational(&self) -> Result<()> {
         if self.core.failed.load(Ordering::Acquire) {
             return Err(self.error_state());
         }

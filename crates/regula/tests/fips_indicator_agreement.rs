@@ -405,49 +405,57 @@ fn regula_fips_indicator_agrees_with_aws_lc() {
         }
     }
 
-    // fscrypt v2 (regula::fscrypt): the kernel's HKDF-SHA512 key hierarchy, AES-256-XTS data
-    // units, AES-256-CBC-CS3 file names.
-    let master = regula::fscrypt::MasterKey::new(&module, &[23; 64]).unwrap();
+    // fscrypt v2 (the module's calls under `regula_files::fscrypt`): the kernel's HKDF-SHA512
+    // key hierarchy, AES-256-XTS data units, AES-256-CBC-CS3 file names.
+    let master = [23u8; 64];
     t.measure(
         Algorithm::FscryptHkdfSha512,
         "key identifier",
         "derive",
-        || master.key_identifier(),
+        || module.fscrypt_hkdf_sha512(&master, 1, &[], 16),
     );
-    t.measure(
+    let per_file = t.measure(
         Algorithm::FscryptHkdfSha512,
         "per-file key",
         "derive",
-        || master.per_file_key(&[24; 16], 64),
+        || module.fscrypt_hkdf_sha512(&master, 2, &[24; 16], 64),
     );
-    let contents = master
-        .contents_key(regula::fscrypt::ContentsMode::Aes256Xts, &[24; 16])
+    let contents = module
+        .cipher_key(Algorithm::Aes256Xts, &per_file.expect("per-file key"))
         .unwrap();
+    // Data unit 7: the index little-endian in a 16-byte tweak.
+    let mut tweak = [0u8; 16];
+    tweak[..8].copy_from_slice(&7u64.to_le_bytes());
     let block = [25u8; 4096];
     let encrypted = t.measure(Algorithm::Aes256Xts, "fscrypt data unit", "encrypt", || {
-        contents.encrypt(7, 4096, &block)
+        contents.encrypt(Some(&tweak), &block)
     });
     if let Some(encrypted) = encrypted {
         t.measure(Algorithm::Aes256Xts, "fscrypt data unit", "decrypt", || {
-            contents.decrypt(7, 4096, &encrypted)
+            contents.decrypt(&tweak, &encrypted.ciphertext)
         });
     }
-    let names = master
-        .filenames_key(regula::fscrypt::FilenamesMode::Aes256Cts, &[26; 16])
+    let names_key = module
+        .fscrypt_hkdf_sha512(&master, 2, &[26; 16], 32)
         .unwrap();
-    let padding = regula::fscrypt::NamePadding::DEFAULT;
+    let names = module
+        .cipher_key(Algorithm::Aes256CbcCs3, &names_key)
+        .unwrap();
+    // A 15-byte name zero-padded to 32 bytes (FSCRYPT_POLICY_FLAGS_PAD_32), zero IV.
+    let mut padded = b"a-file-name.txt".to_vec();
+    padded.resize(32, 0);
     let stored = t.measure(
         Algorithm::Aes256CbcCs3,
         "fscrypt name, pad 32",
         "encrypt",
-        || names.encrypt(b"a-file-name.txt", padding),
+        || names.encrypt(Some(&[0; 16]), &padded),
     );
     if let Some(stored) = stored {
         t.measure(
             Algorithm::Aes256CbcCs3,
             "fscrypt name, pad 32",
             "decrypt",
-            || names.decrypt(&stored),
+            || names.decrypt(&[0; 16], &stored.ciphertext),
         );
     }
 

@@ -8,11 +8,11 @@ use std::time::Instant;
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use regula::file_format::{
+use regula::{Family, IndicatorState, Module};
+use regula_files::file_format::{
     DEFAULT_ITERATIONS, Decryptor, Encryptor, FileError, Identity, Recipient, RecipientIdentity,
     RecipientKind, Suite, Summary,
 };
-use regula::{Family, IndicatorState, Module};
 use serde::Serialize;
 use zeroize::Zeroizing;
 
@@ -377,7 +377,7 @@ fn read_key_file(path: &Path) -> Result<Zeroizing<Vec<u8>>, Failure> {
 
 /// Writes a fresh key (module randomness) to a new owner-only file, as 64 hex digits.
 fn new_key_file(module: &Module, path: &Path) -> Result<Zeroizing<Vec<u8>>, Failure> {
-    let key = regula::file_format::new_key(module).map_err(Failure::from)?;
+    let key = regula_files::file_format::new_key(module).map_err(Failure::from)?;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]

@@ -1,9 +1,9 @@
 //! `regula fscrypt`: the Linux fscrypt v2 key hierarchy, contents and file names, for scripts
-//! that read or write what the kernel stores (see `regula::fscrypt`).
+//! that read or write what the kernel stores (see `regula_files::fscrypt`).
 
 use clap::{Args, Subcommand};
-use regula::fscrypt::{ContentsMode, FilenamesMode, MasterKey, NamePadding};
 use regula::{Indicator, Module};
+use regula_files::fscrypt::{ContentsMode, FilenamesMode, MasterKey, NamePadding};
 use serde_json::json;
 use zeroize::Zeroizing;
 

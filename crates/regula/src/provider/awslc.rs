@@ -222,8 +222,8 @@ pub(crate) fn kdf(algorithm: Algorithm) -> Result<KdfAlgorithm> {
         Algorithm::KbkdfCtrHmacSha512 => kbkdf(KbkdfCtrHmacAlgorithmId::Sha512),
         // Its rule (served flagged under `gm`) holds for the kernel's key hierarchy only.
         Algorithm::FscryptHkdfSha512 => Err(Error::invalid_input(
-            "fscrypt-hkdf-sha512 is served only through regula::fscrypt (`regula fscrypt`); \
-             use hkdf-sha512 for other HKDF-SHA512 derivations",
+            "fscrypt-hkdf-sha512 is served only through Module::fscrypt_hkdf_sha512 \
+             (`regula fscrypt`); use hkdf-sha512 for other HKDF-SHA512 derivations",
         )),
         other => Err(wrong(other, Family::Kdf)),
     }

@@ -26,6 +26,47 @@ const TAG_LEN: usize = 16;
 /// SP 800-38C §A.1: CCM nonces of 7 to 13 bytes; the message length field gets the rest.
 const CCM_NONCE_LENS: std::ops::RangeInclusive<usize> = 7..=13;
 
+/// Length of the random prefix of a STREAM nonce ([`StreamPrefix`]).
+pub const STREAM_PREFIX_LEN: usize = 7;
+
+/// The random prefix of the nonces of one stream in the STREAM construction (Hoang,
+/// Reyhanitabar, Rogaway, Vizár, "Online Authenticated-Encryption and its Nonce-Reuse
+/// Misuse-Resistance", CRYPTO 2015): segment *i* is sealed under
+/// `prefix(7) ‖ i (32-bit big-endian) ‖ last-segment flag (1)` ([`stream_nonce`]).
+///
+/// Only [`Module::stream_prefix`] makes one, from the module's DRBG, so that
+/// [`AeadKey::seal_stream_segment_into`] seals under a nonce the module built (SP 800-38D
+/// §8.2.1's deterministic construction: a random fixed field, then an invocation field). The
+/// encrypted-file format (`regula_files::file_format`) stores it in its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamPrefix([u8; STREAM_PREFIX_LEN]);
+
+impl StreamPrefix {
+    pub fn bytes(&self) -> [u8; STREAM_PREFIX_LEN] {
+        self.0
+    }
+}
+
+/// The nonce of segment `counter` of a stream: `prefix ‖ counter (32-bit big-endian) ‖ 0x01`
+/// for the last segment, else `0x00`. A reader rebuilds it from the stored prefix to open the
+/// segment with [`AeadKey::open_into`].
+pub fn stream_nonce(prefix: &[u8; STREAM_PREFIX_LEN], counter: u32, last: bool) -> [u8; NONCE_LEN] {
+    let mut nonce = [0u8; NONCE_LEN];
+    nonce[..STREAM_PREFIX_LEN].copy_from_slice(prefix);
+    nonce[STREAM_PREFIX_LEN..NONCE_LEN - 1].copy_from_slice(&counter.to_be_bytes());
+    nonce[NONCE_LEN - 1] = u8::from(last);
+    nonce
+}
+
+impl Module {
+    /// A fresh random [`StreamPrefix`] from AWS-LC's DRBG (see [`Module::fill_key_material`]).
+    pub fn stream_prefix(&self) -> Result<StreamPrefix> {
+        let mut prefix = [0u8; STREAM_PREFIX_LEN];
+        self.fill_key_material(&mut prefix)?;
+        Ok(StreamPrefix(prefix))
+    }
+}
+
 /// Ciphertext with the nonce the module chose for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sealed {
@@ -460,14 +501,28 @@ impl AeadKey {
             .serve(self.algorithm, Service::Encrypt, approval, ()))
     }
 
-    /// Seals `plaintext` into `out` (`ciphertext ‖ tag`, exactly `plaintext.len() + tag_len()`
-    /// bytes) with a nonce the module built itself by SP 800-38D §8.2.1's deterministic
-    /// construction: a fixed field it generated at random for a fresh key, then an invocation
-    /// field it never repeats under that key. The file format's STREAM segments use it
-    /// ([`crate::file_format`]); unlike [`AeadKey::seal_with_nonce_into`] no caller chooses the
-    /// nonce, so the approval is that of a module-generated IV (IG C.H). AES-GCM and
-    /// ChaCha20-Poly1305 read the plaintext where it lies. On failure `out` is wiped.
-    pub(crate) fn seal_into_constructed_nonce(
+    /// Seals `plaintext`, segment `counter` of the stream with `prefix` (the last one when
+    /// `last`), into `out` (`ciphertext ‖ tag`, exactly `plaintext.len() + tag_len()` bytes),
+    /// under [`stream_nonce`]: SP 800-38D §8.2.1's deterministic construction, a fixed field
+    /// the module generated at random ([`Module::stream_prefix`]), then an invocation field.
+    /// Unlike [`AeadKey::seal_with_nonce_into`] no caller chooses the nonce, so the approval is
+    /// that of a module-generated IV (IG C.H); the caller seals each counter of a prefix once,
+    /// and uses a prefix with one key only (the file format derives a fresh key per file).
+    /// AES-GCM and ChaCha20-Poly1305 read the plaintext where it lies. On failure `out` is
+    /// wiped.
+    pub fn seal_stream_segment_into(
+        &self,
+        prefix: &StreamPrefix,
+        counter: u32,
+        last: bool,
+        plaintext: &[u8],
+        out: &mut [u8],
+    ) -> Result<Served<()>> {
+        self.seal_into_constructed_nonce(&stream_nonce(&prefix.0, counter, last), plaintext, out)
+    }
+
+    /// [`AeadKey::seal_stream_segment_into`] with its nonce built.
+    fn seal_into_constructed_nonce(
         &self,
         nonce: &[u8; NONCE_LEN],
         plaintext: &[u8],

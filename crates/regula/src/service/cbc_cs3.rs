@@ -14,7 +14,7 @@
 //!
 //! Checked against RFC 3962's AES-CTS vectors (a CS3 profile: the last two blocks are always
 //! swapped) in a unit test and the `AES-CBC-CS3` self-test, and against the Linux kernel's
-//! fscrypt file names (`tests/fscrypt.rs`).
+//! fscrypt file names (`crates/regula-files/tests/fscrypt.rs`).
 
 use aws_lc_rs::cipher::{DecryptingKey, DecryptionContext, EncryptingKey, EncryptionContext};
 use aws_lc_rs::iv::FixedLength;

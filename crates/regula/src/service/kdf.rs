@@ -22,6 +22,15 @@ impl hkdf::KeyType for OutputLen {
     }
 }
 
+/// The HKDF info prefix of every fscrypt v2 derivation (Linux fs/crypto/hkdf.c).
+const FSCRYPT_INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
+/// The kernel extracts with an empty salt. As an HMAC key that is the same as SP 800-56C Rev. 2
+/// §4.1's default salt, an all-zero string of the hash's input-block length (128 bytes for
+/// SHA-512; RFC 5869's HashLen zeros too): HMAC pads every key shorter than a block with zeros.
+/// The non-empty form is the one AWS-LC's validated module flags as approved (its HKDF refuses
+/// to count an empty salt), and the output is bit for bit the kernel's.
+const FSCRYPT_DEFAULT_SALT: [u8; 128] = [0; 128];
+
 fn len_u32(len: usize) -> Option<u32> {
     Some(u32::try_from(len).unwrap_or(u32::MAX))
 }
@@ -99,6 +108,86 @@ impl Module {
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
         pbkdf2::derive(*pbkdf2_algorithm, iterations, salt, password, &mut output);
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// PBKDF2 (SP 800-132, RFC 8018 §5.2) with HMAC-SM3 as its PRF: `len` bytes from
+    /// `password` and `salt` with `iterations` rounds. The registry has no PBKDF2-HMAC-SM3 row:
+    /// the construction runs over regula-sm's HMAC-SM3 once the policy authorizes `hmac-sm3`,
+    /// and counts as one `hmac-sm3` key derivation.
+    pub fn pbkdf2_hmac_sm3(
+        &self,
+        password: &[u8],
+        salt: &[u8],
+        iterations: u32,
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let algorithm = Algorithm::HmacSm3;
+        let approval = self.authorize(algorithm, Family::Mac, &Usage::default())?;
+        if iterations == 0 {
+            return Err(Error::invalid_input("PBKDF2 needs at least one iteration"));
+        }
+        let keyed = regula_sm::sm3::HmacSm3::new(password)
+            .map_err(|error| Error::invalid_input(error.to_string()))?;
+        let mut output = Zeroizing::new(Vec::with_capacity(len + 32));
+        let mut block_index = 1u32;
+        while output.len() < len {
+            let mut first = keyed.clone();
+            first.update(salt);
+            first.update(&block_index.to_be_bytes());
+            let mut u = Zeroizing::new(first.finalize());
+            let mut t = u.clone();
+            for _ in 1..iterations {
+                let mut next = keyed.clone();
+                next.update(&*u);
+                *u = next.finalize();
+                t.iter_mut().zip(u.iter()).for_each(|(t, u)| *t ^= u);
+            }
+            output.extend_from_slice(&*t);
+            block_index = block_index
+                .checked_add(1)
+                .ok_or_else(|| Error::invalid_input("PBKDF2 output too long"))?;
+        }
+        output.truncate(len);
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// The Linux fscrypt v2 key hierarchy's derivation (fs/crypto/hkdf.c): HKDF-SHA512 with the
+    /// kernel's empty salt and `info = "fscrypt\0" ‖ context ‖ extra`, `len` bytes (1 to 255·64)
+    /// from the master key, as `fscrypt-hkdf-sha512`: approved under `default` and
+    /// `fips-140-3`, served flagged under `gm`, where the kernel's HKDF-SHA512 is not a GM/T
+    /// algorithm but SM4 fscrypt policies cannot do without it. The `fscrypt\0` prefix is built
+    /// here, so this serves the kernel's hierarchy only; other HKDF-SHA512 derivations go
+    /// through [`Module::hkdf`] with `hkdf-sha512`.
+    pub fn fscrypt_hkdf_sha512(
+        &self,
+        master_key: &[u8],
+        context: u8,
+        extra: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let algorithm = Algorithm::FscryptHkdfSha512;
+        let usage = Usage {
+            secret_bytes: len_u32(master_key.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let max = 255 * 64;
+        if len == 0 || len > max {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..={max} bytes, got {len}"
+            )));
+        }
+        let mut info = Vec::with_capacity(FSCRYPT_INFO_PREFIX.len() + 1 + extra.len());
+        info.extend_from_slice(FSCRYPT_INFO_PREFIX);
+        info.push(context);
+        info.extend_from_slice(extra);
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        hkdf::Salt::new(hkdf::HKDF_SHA512, &FSCRYPT_DEFAULT_SALT)
+            .extract(master_key)
+            .expand(&[&info], OutputLen(len))
+            .and_then(|okm| okm.fill(&mut output))
+            .map_err(|_| Error::CryptoFailure)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 

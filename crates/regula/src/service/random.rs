@@ -82,6 +82,18 @@ impl Module {
         Ok(Served::new(output, indicator))
     }
 
+    /// Random bytes from AWS-LC's DRBG for keys and salts that an application built on the
+    /// module feeds to its services (the encrypted-file format's file keys, salts, nonce
+    /// prefixes and key files): the CASTs of the random sources run first (see
+    /// [`Module::random_source_self_test`]); the draw itself is no service and does not count,
+    /// the services the bytes go to carry the indicator. The generator is AWS-LC's under every
+    /// profile.
+    pub fn fill_key_material(&self, output: &mut [u8]) -> Result<()> {
+        self.ensure_operational()?;
+        self.random_source_self_test()?;
+        aws_lc_rs::rand::fill(output).map_err(|_| Error::CryptoFailure)
+    }
+
     /// Randomness for the module's own use (private keys, nonces, IVs) from the policy's
     /// generator; the service that uses it carries the indicator.
     pub(crate) fn internal_random(&self, output: &mut [u8]) -> Result<()> {

@@ -113,9 +113,9 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
         }
         Family::Kdf => {
             if algorithm == Algorithm::FscryptHkdfSha512 {
-                // Served only through the fscrypt key hierarchy.
-                let master = regula::fscrypt::MasterKey::new(module, &[0x42; 64])?;
-                indicators.push(master.key_identifier()?.indicator());
+                // Served only for the fscrypt key hierarchy: a key identifier (context 1).
+                let identifier = module.fscrypt_hkdf_sha512(&[0x42; 64], 1, &[], 16)?;
+                indicators.push(identifier.indicator());
                 return Ok(indicators);
             }
             let served = match algorithm {

@@ -205,7 +205,7 @@ pub(super) const AES_CBC_CS3: Rule = Rule::not_approved(
 
 /// The Linux kernel derives every fscrypt v2 key (key identifier, per-file keys) with HKDF-SHA512
 /// (fs/crypto/hkdf.c); SM4 fscrypt policies cannot be read or written without it, so `gm` serves it
-/// flagged, only through `regula::fscrypt`.
+/// flagged, only through `Module::fscrypt_hkdf_sha512` (the fscrypt key hierarchy of `regula-files`).
 pub(super) const GM_FSCRYPT_HKDF: Rule = Rule::flagged(
     "HKDF-SHA512 is not a GM/T algorithm; the Linux kernel derives every fscrypt v2 key with it, \
      SM4 policies included, so it is served, never approved, for fscrypt only",

@@ -1444,7 +1444,7 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         cnsa_2_0: Rule::approved(AT_LEAST_112_BIT_SECRET),
     },
     // fscrypt v2 (Linux fs/crypto/hkdf.c): HKDF-SHA512, empty salt, info "fscrypt\0" ‖ context
-    // ‖ extra; an SP 800-56C Rev. 2 HKDF, served only by `regula::fscrypt`.
+    // ‖ extra; an SP 800-56C Rev. 2 HKDF, served only by `Module::fscrypt_hkdf_sha512`.
     Entry {
         algorithm: Algorithm::FscryptHkdfSha512,
         name: "fscrypt-hkdf-sha512",

@@ -14,8 +14,8 @@
 //!
 //! ```
 //! use std::io::{Read, Write};
-//! use regula::file_format::{Decryptor, Encryptor, Identity};
 //! use regula::{Module, Policy, Profile};
+//! use regula_files::file_format::{Decryptor, Encryptor, Identity};
 //!
 //! let module = Module::load(Policy::builtin(Profile::Fips1403));
 //! let mut encryptor = Encryptor::new(&module).unwrap();
@@ -41,9 +41,7 @@ mod stream;
 
 use std::fmt;
 
-use crate::algorithm::Algorithm;
-use crate::error::{Error, ErrorKind};
-use crate::policy::Policy;
+use regula::{Algorithm, Error, ErrorKind, Policy};
 
 pub use header::{HeaderInfo, StanzaInfo};
 pub use keys::{Identity, KEY_FILE_LEN, new_key};
@@ -226,6 +224,13 @@ fn names(algorithms: &[Algorithm]) -> String {
         .map(|algorithm| algorithm.name())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// [`Error::InvalidInput`] with `reason`.
+fn invalid_input(reason: impl Into<String>) -> Error {
+    Error::InvalidInput {
+        reason: reason.into(),
+    }
 }
 
 /// Why reading or writing an encrypted file failed.

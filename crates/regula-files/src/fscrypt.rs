@@ -27,8 +27,8 @@
 //! AWS-LC's CBC) or `sm4-cbc-cs3`.
 //!
 //! ```
-//! use regula::fscrypt::{ContentsMode, MasterKey};
 //! use regula::{Module, Policy, Profile};
+//! use regula_files::fscrypt::{ContentsMode, MasterKey};
 //!
 //! let module = Module::load(Policy::builtin(Profile::Default));
 //! let master = MasterKey::new(&module, &[0x42; 64])?;
@@ -42,15 +42,8 @@
 
 use std::fmt;
 
-use aws_lc_rs::hkdf;
+use regula::{Algorithm, CipherKey, Error, Module, Result, Served};
 use zeroize::Zeroizing;
-
-use crate::algorithm::{Algorithm, Family, Service};
-use crate::error::{Error, Result};
-use crate::indicator::Served;
-use crate::module::Module;
-use crate::policy::Usage;
-use crate::service::cipher::CipherKey;
 
 /// Length of a key identifier (`FSCRYPT_KEY_IDENTIFIER_SIZE`).
 pub const KEY_IDENTIFIER_LEN: usize = 16;
@@ -66,18 +59,23 @@ pub const MIN_ENCRYPTED_NAME_LEN: usize = 16;
 /// Data-unit sizes the kernel allows: 512 bytes (`SECTOR_SIZE`) to 64 KiB, powers of two.
 pub const DATA_UNIT_SIZES: std::ops::RangeInclusive<usize> = 512..=65536;
 
-/// The HKDF info prefix of every fscrypt v2 derivation (fs/crypto/hkdf.c).
-const INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
-/// The kernel extracts with an empty salt. As an HMAC key that is the same as SP 800-56C Rev. 2
-/// §4.1's default salt, an all-zero string of the hash's input-block length (128 bytes for
-/// SHA-512; RFC 5869's HashLen zeros too): HMAC pads every key shorter than a block with zeros.
-/// The non-empty form is the one AWS-LC's validated module flags as approved (its HKDF refuses
-/// to count an empty salt), and the output is bit for bit the kernel's.
-const DEFAULT_SALT: [u8; 128] = [0; 128];
 /// `HKDF_CONTEXT_KEY_IDENTIFIER` (fs/crypto/fscrypt_private.h).
 const CONTEXT_KEY_IDENTIFIER: u8 = 1;
 /// `HKDF_CONTEXT_PER_FILE_ENC_KEY`.
 const CONTEXT_PER_FILE_ENC_KEY: u8 = 2;
+
+fn invalid_input(reason: impl Into<String>) -> Error {
+    Error::InvalidInput {
+        reason: reason.into(),
+    }
+}
+
+fn invalid_key(algorithm: Algorithm, reason: impl Into<String>) -> Error {
+    Error::InvalidKey {
+        algorithm,
+        reason: reason.into(),
+    }
+}
 
 /// A contents encryption mode (`FSCRYPT_MODE_*` in include/uapi/linux/fscrypt.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -200,7 +198,7 @@ impl NamePadding {
     pub fn new(bytes: usize) -> Result<NamePadding> {
         match bytes {
             4 | 8 | 16 | 32 => Ok(NamePadding(bytes as u8)),
-            other => Err(Error::invalid_input(format!(
+            other => Err(invalid_input(format!(
                 "fscrypt file-name padding is 4, 8, 16 or 32 bytes, got {other}"
             ))),
         }
@@ -244,22 +242,13 @@ impl fmt::Debug for MasterKey {
     }
 }
 
-/// Output length for aws-lc-rs's HKDF expand.
-struct OutputLen(usize);
-
-impl hkdf::KeyType for OutputLen {
-    fn len(&self) -> usize {
-        self.0
-    }
-}
-
 impl MasterKey {
     /// Takes a raw master key of 16 to 64 bytes (what `fscrypt` / `fscryptctl add_key` feed the
     /// kernel).
     pub fn new(module: &Module, secret: &[u8]) -> Result<MasterKey> {
         module.ensure_operational()?;
         if !MASTER_KEY_LEN.contains(&secret.len()) {
-            return Err(Error::invalid_key(
+            return Err(invalid_key(
                 Algorithm::FscryptHkdfSha512,
                 format!(
                     "an fscrypt master key is {} to {} bytes, got {}",
@@ -283,39 +272,22 @@ impl MasterKey {
         self.secret.is_empty()
     }
 
-    /// HKDF-SHA512 with the kernel's empty salt (as [`DEFAULT_SALT`]) and
-    /// `info = "fscrypt\0" ‖ context ‖ extra`, through the module's gate as `fscrypt-hkdf-sha512`.
+    /// HKDF-SHA512 with the kernel's empty salt and `info = "fscrypt\0" ‖ context ‖ extra`,
+    /// through the module as `fscrypt-hkdf-sha512` ([`Module::fscrypt_hkdf_sha512`]).
     fn derive(&self, context: u8, extra: &[u8], len: usize) -> Result<Served<Zeroizing<Vec<u8>>>> {
-        let algorithm = Algorithm::FscryptHkdfSha512;
-        let usage = Usage {
-            secret_bytes: Some(u32::try_from(self.secret.len()).unwrap_or(u32::MAX)),
-            ..Usage::default()
-        };
-        let approval = self.module.authorize(algorithm, Family::Kdf, &usage)?;
-        let mut info = Vec::with_capacity(INFO_PREFIX.len() + 1 + extra.len());
-        info.extend_from_slice(INFO_PREFIX);
-        info.push(context);
-        info.extend_from_slice(extra);
-        let mut output = Zeroizing::new(vec![0u8; len]);
-        hkdf::Salt::new(hkdf::HKDF_SHA512, &DEFAULT_SALT)
-            .extract(&self.secret)
-            .expand(&[&info], OutputLen(len))
-            .and_then(|okm| okm.fill(&mut output))
-            .map_err(|_| Error::CryptoFailure)?;
-        Ok(self
-            .module
-            .serve(algorithm, Service::KeyDerivation, approval, output))
+        self.module
+            .fscrypt_hkdf_sha512(&self.secret, context, extra, len)
     }
 
     /// The key identifier (`HKDF_CONTEXT_KEY_IDENTIFIER`, 16 bytes): how the kernel and
     /// `fscrypt` name a v2 master key.
     pub fn key_identifier(&self) -> Result<Served<[u8; KEY_IDENTIFIER_LEN]>> {
-        let (derived, indicator) = self
-            .derive(CONTEXT_KEY_IDENTIFIER, &[], KEY_IDENTIFIER_LEN)?
-            .into_parts();
-        let mut identifier = [0u8; KEY_IDENTIFIER_LEN];
-        identifier.copy_from_slice(&derived);
-        Ok(Served::new(identifier, indicator))
+        let derived = self.derive(CONTEXT_KEY_IDENTIFIER, &[], KEY_IDENTIFIER_LEN)?;
+        Ok(derived.map(|derived| {
+            let mut identifier = [0u8; KEY_IDENTIFIER_LEN];
+            identifier.copy_from_slice(&derived);
+            identifier
+        }))
     }
 
     /// A file's (or, for names, a directory's) encryption key of `len` bytes, from its 16-byte
@@ -323,7 +295,7 @@ impl MasterKey {
     pub fn per_file_key(&self, nonce: &[u8], len: usize) -> Result<Served<Zeroizing<Vec<u8>>>> {
         let nonce = file_nonce(nonce)?;
         if len == 0 || len > MASTER_KEY_LEN.end() * 2 {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "an fscrypt per-file key is 1 to 128 bytes, got {len}"
             )));
         }
@@ -347,7 +319,7 @@ impl MasterKey {
     /// fs/crypto/keysetup.c: the master key must be at least as long as the mode's key.
     fn check_long_enough(&self, key_len: usize, mode: &str) -> Result<()> {
         if self.secret.len() < key_len {
-            return Err(Error::invalid_key(
+            return Err(invalid_key(
                 Algorithm::FscryptHkdfSha512,
                 format!(
                     "{mode} needs a master key of at least {key_len} bytes (the kernel refuses a \
@@ -362,7 +334,7 @@ impl MasterKey {
 
 fn file_nonce(nonce: &[u8]) -> Result<[u8; FILE_NONCE_LEN]> {
     nonce.try_into().map_err(|_| {
-        Error::invalid_input(format!(
+        invalid_input(format!(
             "an fscrypt file nonce is {FILE_NONCE_LEN} bytes, got {}",
             nonce.len()
         ))
@@ -418,14 +390,14 @@ impl ContentsKey {
         encrypt: bool,
     ) -> Result<Served<Vec<u8>>> {
         if !data_unit_size.is_power_of_two() || !DATA_UNIT_SIZES.contains(&data_unit_size) {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "an fscrypt data unit is a power of two from {} to {} bytes, got {data_unit_size}",
                 DATA_UNIT_SIZES.start(),
                 DATA_UNIT_SIZES.end()
             )));
         }
         if data.is_empty() || !data.len().is_multiple_of(data_unit_size) {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "fscrypt encrypts whole data units: {} bytes is not a non-zero multiple of \
                  {data_unit_size}",
                 data.len()
@@ -433,28 +405,28 @@ impl ContentsKey {
         }
         let units = (data.len() / data_unit_size) as u64;
         if first_index.checked_add(units - 1).is_none() {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "data units {first_index} + {units} overflow the 64-bit data-unit index"
             )));
         }
         let mut output = Vec::with_capacity(data.len());
-        let mut indicator = None;
+        let mut last = None;
         for (offset, unit) in data.chunks(data_unit_size).enumerate() {
             let tweak = tweak(first_index + offset as u64);
             let served = if encrypt {
-                let (encrypted, indicator) = self.cipher.encrypt(Some(&tweak), unit)?.into_parts();
+                let encrypted = self.cipher.encrypt(Some(&tweak), unit)?;
                 output.extend_from_slice(&encrypted.ciphertext);
-                indicator
+                encrypted.map(drop)
             } else {
-                let (plaintext, indicator) = self.cipher.decrypt(&tweak, unit)?.into_parts();
+                let plaintext = self.cipher.decrypt(&tweak, unit)?;
                 output.extend_from_slice(&plaintext);
-                indicator
+                plaintext.map(drop)
             };
-            indicator = Some(served);
+            last = Some(served);
         }
         // Every unit went through the same key and rule, so the last indicator speaks for all.
-        let indicator = indicator.ok_or(Error::CryptoFailure)?;
-        Ok(Served::new(output, indicator))
+        let last = last.ok_or(Error::CryptoFailure)?;
+        Ok(last.map(|()| output))
     }
 }
 
@@ -489,20 +461,22 @@ impl FilenamesKey {
     /// Encrypts a file name (1 to 255 bytes, no NUL byte) as the kernel stores it.
     pub fn encrypt(&self, name: &[u8], padding: NamePadding) -> Result<Served<Vec<u8>>> {
         if name.is_empty() || name.len() > NAME_MAX {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "a file name is 1 to {NAME_MAX} bytes, got {}",
                 name.len()
             )));
         }
         if name.contains(&0) {
-            return Err(Error::invalid_input(
+            return Err(invalid_input(
                 "a file name cannot contain a NUL byte (fscrypt pads names with NULs)",
             ));
         }
         let mut padded = name.to_vec();
         padded.resize(padding.encrypted_len(name.len()), 0);
-        let (encrypted, indicator) = self.cipher.encrypt(Some(&[0; 16]), &padded)?.into_parts();
-        Ok(Served::new(encrypted.ciphertext, indicator))
+        Ok(self
+            .cipher
+            .encrypt(Some(&[0; 16]), &padded)?
+            .map(|encrypted| encrypted.ciphertext))
     }
 
     /// Decrypts a stored name (16 to 255 bytes) and strips its NUL padding, as the kernel does
@@ -510,18 +484,19 @@ impl FilenamesKey {
     /// garbage, not an error.
     pub fn decrypt(&self, encrypted: &[u8]) -> Result<Served<Vec<u8>>> {
         if !(MIN_ENCRYPTED_NAME_LEN..=NAME_MAX).contains(&encrypted.len()) {
-            return Err(Error::invalid_input(format!(
+            return Err(invalid_input(format!(
                 "an encrypted file name is {MIN_ENCRYPTED_NAME_LEN} to {NAME_MAX} bytes, got {}",
                 encrypted.len()
             )));
         }
-        let (mut name, indicator) = self.cipher.decrypt(&[0; 16], encrypted)?.into_parts();
-        let end = name
-            .iter()
-            .position(|&byte| byte == 0)
-            .unwrap_or(name.len());
-        name.truncate(end);
-        Ok(Served::new(name, indicator))
+        Ok(self.cipher.decrypt(&[0; 16], encrypted)?.map(|mut name| {
+            let end = name
+                .iter()
+                .position(|&byte| byte == 0)
+                .unwrap_or(name.len());
+            name.truncate(end);
+            name
+        }))
     }
 }
 

@@ -14,14 +14,12 @@
 
 use zeroize::Zeroizing;
 
+use regula::policy::Usage;
+use regula::service::aead::NONCE_LEN;
+use regula::{Algorithm, CiphertextFormat, Error, Module, Policy};
+
 use super::keys::{FILE_KEY_LEN, kbkdf, unwrap, wrap};
 use super::{FileError, Suite, aead_key_len};
-use crate::algorithm::Algorithm;
-use crate::error::Error;
-use crate::module::Module;
-use crate::policy::{Policy, Usage};
-use crate::service::aead::NONCE_LEN;
-use crate::service::pke::CiphertextFormat;
 
 const WRAP_LEN: usize = NONCE_LEN + FILE_KEY_LEN + super::TAG_LEN;
 const MLKEM768_EK: usize = 1184;

@@ -4,10 +4,10 @@
 
 use std::io::{Read, Write};
 
-use regula::file_format::{
+use regula::{Algorithm, Error, ErrorKind, Module, Policy, Profile};
+use regula_files::file_format::{
     Decryptor, Encryptor, FileError, Identity, Prf, SEALED_SEGMENT_SIZE, SEGMENT_SIZE, Summary,
 };
-use regula::{Algorithm, Error, ErrorKind, Module, Policy, Profile};
 
 const KEY: [u8; 32] = [7u8; 32];
 const OTHER_KEY: [u8; 32] = [8u8; 32];
@@ -422,7 +422,7 @@ fn mutated_files_never_panic_or_decrypt_wrongly() {
 
 #[test]
 fn recipients_of_every_kind_and_several_per_file() {
-    use regula::file_format::{Recipient, RecipientIdentity, RecipientKind};
+    use regula_files::file_format::{Recipient, RecipientIdentity, RecipientKind};
     for (profile, preferred) in [
         (Profile::Default, RecipientKind::MlKem768X25519),
         (Profile::Fips1403, RecipientKind::MlKem1024),

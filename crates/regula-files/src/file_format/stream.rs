@@ -5,13 +5,13 @@ use std::io::{self, Read, Write};
 use serde::Serialize;
 use zeroize::{Zeroize, Zeroizing};
 
+use regula::policy::Usage;
+use regula::service::aead::{NONCE_LEN, stream_nonce};
+use regula::{AeadKey, Error, Module, StreamPrefix};
+
 use super::header::{Header, HeaderInfo, PREFIX_LEN, Stanza};
 use super::keys::{self, FILE_KEY_LEN, Identity};
-use super::{FileError, SEALED_SEGMENT_SIZE, SEGMENT_SIZE, Suite, TAG_LEN};
-use crate::error::Error;
-use crate::module::Module;
-use crate::policy::Usage;
-use crate::service::aead::{AeadKey, NONCE_LEN};
+use super::{FileError, SEALED_SEGMENT_SIZE, SEGMENT_SIZE, Suite, TAG_LEN, invalid_input};
 
 /// Segments handled per batch: 1 MiB of plaintext, split between the threads. A pipelined
 /// writer holds one plaintext batch and two sealed ones, a reader one sealed batch and two
@@ -76,19 +76,21 @@ pub struct Summary {
 struct Segments {
     aead: AeadKey,
     prefix: [u8; PREFIX_LEN],
+    /// The writer's prefix as the module drew it, which lets it seal; `None` for a reader.
+    sealing: Option<StreamPrefix>,
     threads: usize,
+}
+
+/// STREAM's counter of segment `counter`: 32 bits.
+fn segment_counter(counter: u64) -> Result<u32, Error> {
+    u32::try_from(counter)
+        .map_err(|_| invalid_input("a file holds at most 2^32 segments (256 TiB)"))
 }
 
 impl Segments {
     /// `prefix ‖ counter (32-bit big-endian) ‖ 0x01 for the last segment, else 0x00`.
     fn nonce(&self, counter: u64, last: bool) -> Result<[u8; NONCE_LEN], Error> {
-        let counter = u32::try_from(counter)
-            .map_err(|_| Error::invalid_input("a file holds at most 2^32 segments (256 TiB)"))?;
-        let mut nonce = [0u8; NONCE_LEN];
-        nonce[..PREFIX_LEN].copy_from_slice(&self.prefix);
-        nonce[PREFIX_LEN..NONCE_LEN - 1].copy_from_slice(&counter.to_be_bytes());
-        nonce[NONCE_LEN - 1] = u8::from(last);
-        Ok(nonce)
+        Ok(stream_nonce(&self.prefix, segment_counter(counter)?, last))
     }
 
     /// How many segments each thread takes in a batch of `count`.
@@ -117,10 +119,12 @@ impl Segments {
             sealed.resize(sealed_len, 0);
         }
         let sealed = &mut sealed[..sealed_len];
+        let prefix = self.sealing.as_ref().ok_or(Error::CryptoFailure)?;
         let seal_one = |index: usize, input: &[u8], output: &mut [u8]| -> Result<(), Error> {
-            let nonce = self.nonce(first + index as u64, last_is_final && index + 1 == count)?;
+            let counter = segment_counter(first + index as u64)?;
+            let last = last_is_final && index + 1 == count;
             self.aead
-                .seal_into_constructed_nonce(&nonce, input, output)
+                .seal_stream_segment_into(prefix, counter, last, input, output)
                 .map(drop)
         };
         if plain.is_empty() {
@@ -375,7 +379,8 @@ impl Encryptor {
     /// [`EncryptingWriter::finish`] at the end: without it the file has no final segment and
     /// every reader rejects it as truncated.
     pub fn writer<W: Write>(self, mut out: W) -> Result<EncryptingWriter<W>, FileError> {
-        let prefix = keys::random::<PREFIX_LEN>(&self.module)?;
+        let stream_prefix = self.module.stream_prefix()?;
+        let prefix = stream_prefix.bytes();
         let authenticated = Header::encode(
             self.suite,
             prefix,
@@ -406,6 +411,7 @@ impl Encryptor {
             segments: Segments {
                 aead,
                 prefix,
+                sealing: Some(stream_prefix),
                 threads: self.threads,
             },
             plain: PlainBuffer::new(BATCH_SEGMENTS * SEGMENT_SIZE),
@@ -439,7 +445,7 @@ pub struct EncryptingWriter<W: Write> {
 impl<W: Write> EncryptingWriter<W> {
     fn seal_pending(&mut self, last: bool) -> Result<(), FileError> {
         if self.failed {
-            return Err(FileError::Module(Error::invalid_input(
+            return Err(FileError::Module(invalid_input(
                 "the writer failed earlier; the file is incomplete",
             )));
         }
@@ -447,7 +453,7 @@ impl<W: Write> EncryptingWriter<W> {
         let plain = self.plain.get(0, self.filled);
         let count = plain.len().div_ceil(SEGMENT_SIZE).max(1) as u64;
         if self.counter + count > MAX_SEGMENTS {
-            return Err(FileError::Module(Error::invalid_input(
+            return Err(FileError::Module(invalid_input(
                 "a file holds at most 2^32 segments (256 TiB)",
             )));
         }
@@ -473,7 +479,7 @@ impl<W: Write> EncryptingWriter<W> {
     /// kernel copies dominate on fast storage) overlap. Batches are written in order.
     pub fn write_from(&mut self, input: &mut (impl Read + Send)) -> Result<u64, FileError> {
         if self.failed {
-            return Err(FileError::Module(Error::invalid_input(
+            return Err(FileError::Module(invalid_input(
                 "the writer failed earlier; the file is incomplete",
             )));
         }
@@ -519,7 +525,7 @@ impl<W: Write> EncryptingWriter<W> {
         free_tx
             .send(std::mem::take(&mut self.sealed))
             .and_then(|()| free_tx.send(Vec::new()))
-            .map_err(|_| FileError::Module(Error::invalid_input("pipeline start failed")))?;
+            .map_err(|_| FileError::Module(invalid_input("pipeline start failed")))?;
         let segments = &self.segments;
         let plain = &mut self.plain;
         let filled = &mut self.filled;
@@ -541,7 +547,7 @@ impl<W: Write> EncryptingWriter<W> {
                     let batch = plain.get(0, *filled);
                     let count = batch.len().div_ceil(SEGMENT_SIZE).max(1) as u64;
                     if counter + count > MAX_SEGMENTS {
-                        return Err(FileError::Module(Error::invalid_input(
+                        return Err(FileError::Module(invalid_input(
                             "a file holds at most 2^32 segments (256 TiB)",
                         )));
                     }
@@ -588,7 +594,7 @@ impl<W: Write> EncryptingWriter<W> {
             written?;
             match produced? {
                 Some(total) => Ok(total),
-                None => Err(FileError::Module(Error::invalid_input(
+                None => Err(FileError::Module(invalid_input(
                     "the encryption pipeline stopped early",
                 ))),
             }
@@ -646,7 +652,7 @@ pub struct Decryptor<R: Read> {
 impl<R: Read> Decryptor<R> {
     /// Reads the header and checks that the policy serves the file's algorithms: a file whose
     /// AEAD or PRF the policy does not approve is refused here, with
-    /// [`crate::Error::NotApproved`], before any key is tried.
+    /// [`regula::Error::NotApproved`], before any key is tried.
     pub fn new(module: &Module, mut input: R) -> Result<Decryptor<R>, FileError> {
         module.ensure_operational()?;
         let header = Header::read(&mut input)?;
@@ -703,6 +709,7 @@ impl<R: Read> Decryptor<R> {
                     segments: Segments {
                         aead,
                         prefix: header.nonce_prefix,
+                        sealing: None,
                         threads: default_threads(),
                     },
                     sealed: vec![0u8; BATCH_SEGMENTS * SEALED_SEGMENT_SIZE + 1],
@@ -992,7 +999,7 @@ impl<R: Read> DecryptingReader<R> {
             self.state = State::Done;
             Ok(())
         } else {
-            Err(FileError::Module(Error::invalid_input(
+            Err(FileError::Module(invalid_input(
                 "the decryption pipeline stopped before the final segment",
             )))
         }

@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use regula::file_format::{Decryptor, FileError, Identity, RecipientIdentity};
 use regula::{Error, Module, Policy, Profile};
+use regula_files::file_format::{Decryptor, FileError, Identity, RecipientIdentity};
 use serde_json::Value;
 
 fn vectors_dir() -> PathBuf {

@@ -7,13 +7,13 @@ use serde::Serialize;
 use super::keys::{KEY_FILE_BODY_LEN, KIND_KEY_FILE, KIND_PASSPHRASE, PASSPHRASE_BODY_LEN};
 use super::recipients::RecipientKind;
 use super::{FileError, Prf, SEGMENT_SIZE, Suite, VERSION, aead_from_id, aead_id};
-use crate::algorithm::Algorithm;
+use regula::Algorithm;
 
 /// The first eight bytes of every file: a non-ASCII byte, then "RGF", CR LF, Ctrl-Z, LF, so that
 /// a file mangled by a text-mode transfer is recognised as such (the PNG signature's idea).
 pub const MAGIC: [u8; 8] = *b"\x89RGF\r\n\x1a\n";
 /// Bytes of the nonce prefix; with the 32-bit counter and the flag byte, a 96-bit nonce.
-pub(super) const PREFIX_LEN: usize = 7;
+pub(super) const PREFIX_LEN: usize = regula::service::aead::STREAM_PREFIX_LEN;
 /// Segment size, as a power of two, written in the header (version 1 knows only 2^16).
 const SEGMENT_LOG2: u8 = 16;
 /// Limits that keep a hostile header small.

@@ -1,4 +1,4 @@
-//! Linux fscrypt v2 compatibility (`regula::fscrypt`).
+//! Linux fscrypt v2 compatibility (`regula_files::fscrypt`).
 //!
 //! Expected values come only from outside Regula:
 //!
@@ -13,10 +13,10 @@
 
 use cipher::generic_array::GenericArray;
 use cipher::{KeyInit, KeyIvInit};
-use regula::fscrypt::{
+use regula::{Algorithm, Approval, Error, Module, Policy, Profile};
+use regula_files::fscrypt::{
     ContentsKey, ContentsMode, FilenamesKey, FilenamesMode, MasterKey, NamePadding,
 };
-use regula::{Algorithm, Approval, Error, Module, Policy, Profile};
 
 const VECTORS: &str = include_str!(concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -2,13 +2,11 @@
 
 use zeroize::Zeroizing;
 
+use regula::service::aead::NONCE_LEN;
+use regula::{Algorithm, Error, Module};
+
 use super::recipients::{self, RecipientIdentity, RecipientKind};
-use super::{FileError, MAX_ITERATIONS, MIN_ITERATIONS, Prf, Suite, aead_key_len};
-use crate::algorithm::{Algorithm, Family, Service};
-use crate::error::Error;
-use crate::module::Module;
-use crate::policy::Usage;
-use crate::service::aead::NONCE_LEN;
+use super::{FileError, MAX_ITERATIONS, MIN_ITERATIONS, Prf, Suite, aead_key_len, invalid_input};
 
 /// The file key: 256 random bits, never stored in clear.
 pub(super) const FILE_KEY_LEN: usize = 32;
@@ -39,12 +37,11 @@ pub enum Identity<'a> {
     Recipient(&'a RecipientIdentity),
 }
 
-/// Random bytes from AWS-LC's DRBG: the CTR_DRBG the module approves under FIPS 140-3, and the
-/// generator the SM services draw their nonces and keys from too.
+/// Random bytes from AWS-LC's DRBG, the CTR_DRBG the module approves under FIPS 140-3
+/// ([`Module::fill_key_material`]).
 pub(super) fn random<const N: usize>(module: &Module) -> Result<[u8; N], Error> {
-    module.random_source_self_test()?;
     let mut bytes = [0u8; N];
-    aws_lc_rs::rand::fill(&mut bytes).map_err(|_| Error::CryptoFailure)?;
+    module.fill_key_material(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -91,8 +88,8 @@ pub(super) fn kbkdf(
 }
 
 /// PBKDF2 (SP 800-132, RFC 8018 §5.2) with the suite's HMAC: AWS-LC's for the SHA-2 PRFs; for
-/// HMAC-SM3 the construction runs here over regula-sm's HMAC-SM3, once authorized by the
-/// policy as one HMAC-SM3 service.
+/// HMAC-SM3 the module's [`Module::pbkdf2_hmac_sm3`], authorized by the policy as one
+/// HMAC-SM3 service.
 pub(super) fn pbkdf2(
     module: &Module,
     prf: Prf,
@@ -111,29 +108,9 @@ pub(super) fn pbkdf2(
             .pbkdf2(pbkdf2, passphrase, salt, iterations, len)?
             .into_value());
     }
-    let approval = module.authorize(prf.mac(), Family::Mac, &Usage::default())?;
-    let keyed = regula_sm::sm3::HmacSm3::new(passphrase)
-        .map_err(|error| Error::invalid_input(error.to_string()))?;
-    let mut output = Zeroizing::new(Vec::with_capacity(len + 32));
-    let mut block_index = 1u32;
-    while output.len() < len {
-        let mut first = keyed.clone();
-        first.update(salt);
-        first.update(&block_index.to_be_bytes());
-        let mut u = Zeroizing::new(first.finalize());
-        let mut t = u.clone();
-        for _ in 1..iterations {
-            let mut next = keyed.clone();
-            next.update(&*u);
-            *u = next.finalize();
-            t.iter_mut().zip(u.iter()).for_each(|(t, u)| *t ^= u);
-        }
-        output.extend_from_slice(&*t);
-        block_index += 1;
-    }
-    output.truncate(len);
-    module.serve(prf.mac(), Service::KeyDerivation, approval, ());
-    Ok(output)
+    Ok(module
+        .pbkdf2_hmac_sm3(passphrase, salt, iterations, len)?
+        .into_value())
 }
 
 /// The key of the header MAC.
@@ -207,9 +184,7 @@ pub(super) fn passphrase_stanza(
     file_key: &[u8],
 ) -> Result<Vec<u8>, FileError> {
     if passphrase.is_empty() {
-        return Err(FileError::Module(Error::invalid_input(
-            "the passphrase is empty",
-        )));
+        return Err(FileError::Module(invalid_input("the passphrase is empty")));
     }
     let salt = random::<SALT_LEN>(module)?;
     let kek = pbkdf2(
@@ -256,7 +231,7 @@ pub(super) fn key_file_stanza(
 
 fn check_key_file(key_file: &[u8]) -> Result<(), FileError> {
     if key_file.len() != KEY_FILE_LEN {
-        return Err(FileError::Module(Error::invalid_input(format!(
+        return Err(FileError::Module(invalid_input(format!(
             "a key file holds {KEY_FILE_LEN} bytes, got {}",
             key_file.len()
         ))));
