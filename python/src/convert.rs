@@ -4,6 +4,8 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyMemoryView, PyString};
 
+use regula::key_encoding::{KeyDer, KeyKind};
+
 use crate::errors::{err, invalid_input, type_error, types};
 use crate::indicator::Indicator;
 
@@ -132,32 +134,12 @@ pub(crate) fn encoding(name: &str) -> PyResult<Encoding> {
     }
 }
 
-/// DER, or the DER inside a PEM block with the expected label. Another label is refused with
-/// a hint rather than guessed at; the key itself never appears in a message.
-pub(crate) fn der_from_pem_or_der(input: &[u8], label: &str) -> PyResult<Vec<u8>> {
-    let text_start = input
-        .iter()
-        .position(|byte| !byte.is_ascii_whitespace())
-        .unwrap_or(input.len());
-    if !input[text_start..].starts_with(b"-----BEGIN ") {
-        return Ok(input.to_vec());
-    }
-    let block = pem::parse(input)
-        .map_err(|_| invalid_input(format!("not a PEM block (expected {label})")))?;
-    if block.tag() != label {
-        let hint = match block.tag() {
-            "EC PRIVATE KEY" | "RSA PRIVATE KEY" => {
-                "; convert it to PKCS#8 (`openssl pkcs8 -topk8 -nocrypt`)"
-            }
-            "ENCRYPTED PRIVATE KEY" => "; encrypted keys are not supported: decrypt it first",
-            _ => "",
-        };
-        return Err(invalid_input(format!(
-            "PEM block is {}, expected {label}{hint}",
-            block.tag()
-        )));
-    }
-    Ok(block.into_contents())
+/// A key given as PEM or DER, decoded by the core's one decoder (`regula::key_encoding`): a
+/// private key is PKCS#8 (`PRIVATE KEY`), a public key SubjectPublicKeyInfo (`PUBLIC KEY`) or,
+/// as DER, a raw public key. Another PEM label is refused with a hint; the key itself never
+/// appears in a message, and the decoded bytes are wiped when dropped.
+pub(crate) fn key_der(input: &[u8], kind: KeyKind) -> PyResult<KeyDer> {
+    regula::key_encoding::decode(input, kind).map_err(|error| err(regula::Error::from(error)))
 }
 
 pub(crate) fn pem_encode(label: &str, der: &[u8]) -> String {

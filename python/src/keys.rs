@@ -174,7 +174,7 @@ impl AgreementKey {
         peer_public_key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let peer = crate::convert::data(peer_public_key, "peer_public_key")?;
-        let peer = crate::convert::der_from_pem_or_der(peer.as_slice(), "PUBLIC KEY")?;
+        let peer = crate::convert::key_der(peer.as_slice(), regula::key_encoding::KeyKind::Public)?;
         let (secret, indicator) = py
             .detach(|| self.key.agree(&peer))
             .map_err(err)?

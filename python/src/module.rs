@@ -5,14 +5,13 @@ use pyo3::types::{PyDict, PyList, PyTuple};
 
 use crate::aead::Aead;
 use crate::cipher::Cipher;
-use crate::convert::{
-    DETACH_THRESHOLD, algorithm, data, der_from_pem_or_der, fspath, optional_data, served,
-};
+use crate::convert::{DETACH_THRESHOLD, algorithm, data, fspath, key_der, optional_data, served};
 use crate::errors::{err, invalid_input};
 use crate::hash::Hash;
 use crate::indicator::Indicator;
 use crate::keys::{AgreementKey, DecryptionKey, KemKey, SigningKey, ciphertext_format};
 use crate::mac::MacKey;
+use regula::key_encoding::KeyKind;
 
 /// A loaded Regula module.
 ///
@@ -349,7 +348,7 @@ impl Module {
     ) -> PyResult<SigningKey> {
         let algorithm = algorithm(algorithm_name)?;
         let input = data(private_key, "private_key")?;
-        let der = zeroize::Zeroizing::new(der_from_pem_or_der(input.as_slice(), "PRIVATE KEY")?);
+        let der = key_der(input.as_slice(), KeyKind::Private)?;
         let key = self
             .inner
             .signing_key_from_pkcs8(algorithm, &der)
@@ -373,7 +372,7 @@ impl Module {
     ) -> PyResult<Indicator> {
         let algorithm = algorithm(algorithm_name)?;
         let public_key = crate::convert::data(public_key, "public_key")?;
-        let public_key = der_from_pem_or_der(public_key.as_slice(), "PUBLIC KEY")?;
+        let public_key = key_der(public_key.as_slice(), KeyKind::Public)?;
         let message = crate::convert::data(data, "data")?;
         let signature = crate::convert::data(signature, "signature")?;
         let id = id.map(|id| crate::convert::data(id, "id")).transpose()?;
@@ -472,7 +471,7 @@ impl Module {
     ) -> PyResult<DecryptionKey> {
         let algorithm = algorithm(algorithm_name)?;
         let input = data(private_key, "private_key")?;
-        let der = zeroize::Zeroizing::new(der_from_pem_or_der(input.as_slice(), "PRIVATE KEY")?);
+        let der = key_der(input.as_slice(), KeyKind::Private)?;
         let key = self
             .inner
             .decryption_key_from_pkcs8(algorithm, &der)
@@ -495,7 +494,7 @@ impl Module {
         let algorithm = algorithm(algorithm_name)?;
         let format = ciphertext_format(format)?;
         let public_key = data(public_key, "public_key")?;
-        let public_key = der_from_pem_or_der(public_key.as_slice(), "PUBLIC KEY")?;
+        let public_key = key_der(public_key.as_slice(), KeyKind::Public)?;
         let plaintext = data(plaintext, "plaintext")?;
         let plaintext = plaintext.as_slice();
         let (ciphertext, indicator) = py

@@ -3,6 +3,7 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
+use regula::key_encoding::{KeyDer, KeyKind};
 use regula::{Algorithm, Family, Indicator, Module, Served};
 
 use crate::GlobalOptions;
@@ -133,26 +134,11 @@ pub fn report_indicator(global: &GlobalOptions, indicator: Indicator) {
     }
 }
 
-/// Key material in PEM (any label listed) or DER.
-pub fn pem_or_der(bytes: &[u8], labels: &[&str], what: &str) -> Result<Vec<u8>, Failure> {
-    let text_start = bytes
-        .iter()
-        .position(|byte| !byte.is_ascii_whitespace())
-        .unwrap_or(0);
-    if bytes[text_start..].starts_with(b"-----BEGIN") {
-        let parsed = pem::parse(bytes)
-            .map_err(|error| Failure::input(format!("{what}: bad PEM ({error})")))?;
-        if !labels.contains(&parsed.tag()) {
-            return Err(Failure::input(format!(
-                "{what}: PEM label is `{}`, expected {}",
-                parsed.tag(),
-                labels.join(" or ")
-            )));
-        }
-        Ok(parsed.into_contents())
-    } else if bytes.is_empty() {
-        Err(Failure::input(format!("{what}: file is empty")))
-    } else {
-        Ok(bytes.to_vec())
-    }
+/// A key file's contents, PEM or DER, decoded by the core's one decoder
+/// (`regula::key_encoding`): a private key is PKCS#8 (`PRIVATE KEY`), a public key
+/// SubjectPublicKeyInfo (`PUBLIC KEY`) or, as DER, a raw public key. An error names the file
+/// (`what`) and says what was wrong, never quoting the key; the bytes are wiped when dropped.
+pub fn key(bytes: &[u8], kind: KeyKind, what: &str) -> Result<KeyDer, Failure> {
+    regula::key_encoding::decode(bytes, kind)
+        .map_err(|error| Failure::input(format!("{what}: {error}")))
 }

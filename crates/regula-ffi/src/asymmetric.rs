@@ -2,11 +2,12 @@
 
 use std::ffi::{CStr, c_char, c_int};
 
+use regula::key_encoding::KeyKind;
 use regula::{AgreementKey, CiphertextFormat, DecryptionKey, KemPrivateKey, SigningKey};
 use zeroize::Zeroize;
 
 use crate::boundary::{
-    Fail, Outcome, copy_out, der_or_pem, free_handle, guard, handle, input, out_param, output,
+    Fail, Outcome, copy_out, decode_key, free_handle, guard, handle, input, out_param, output,
     put_handle, with_output,
 };
 use crate::module::{algorithm, regula_module, report};
@@ -110,7 +111,7 @@ pub unsafe extern "C" fn regula_signing_key_import(
                 || {
                     let module = handle(module, "module")?;
                     let algorithm = algorithm(algorithm_name)?;
-                    let der = der_or_pem(input(pkcs8, pkcs8_len, "key")?)?;
+                    let der = decode_key(input(pkcs8, pkcs8_len, "key")?, KeyKind::Private)?;
                     let (key, served) = module
                         .module
                         .signing_key_from_pkcs8(algorithm, &der)?
@@ -226,7 +227,10 @@ pub unsafe extern "C" fn regula_verify(
         unsafe {
             let module = handle(module, "module")?;
             let algorithm = algorithm(algorithm_name)?;
-            let public_key = der_or_pem(input(public_key, public_key_len, "public key")?)?;
+            let public_key = decode_key(
+                input(public_key, public_key_len, "public key")?,
+                KeyKind::Public,
+            )?;
             let served = module.module.verify(
                 algorithm,
                 &public_key,
@@ -259,7 +263,10 @@ pub unsafe extern "C" fn regula_verify_with_id(
         unsafe {
             let module = handle(module, "module")?;
             let algorithm = algorithm(algorithm_name)?;
-            let public_key = der_or_pem(input(public_key, public_key_len, "public key")?)?;
+            let public_key = decode_key(
+                input(public_key, public_key_len, "public key")?,
+                KeyKind::Public,
+            )?;
             let served = module.module.verify_with_id(
                 algorithm,
                 &public_key,
@@ -383,11 +390,10 @@ pub unsafe extern "C" fn regula_agree(
         unsafe {
             with_output(out, out_cap, out_len, |buffer| {
                 let key = handle(key, "agreement key")?;
-                let peer = der_or_pem(input(
-                    peer_public_key,
-                    peer_public_key_len,
-                    "peer public key",
-                )?)?;
+                let peer = decode_key(
+                    input(peer_public_key, peer_public_key_len, "peer public key")?,
+                    KeyKind::Public,
+                )?;
                 let served = key.key.agree(&peer)?;
                 let len = copy_out(buffer, &served, "shared secret")?;
                 report(indicator, served.indicator(), key.policy);
@@ -611,7 +617,7 @@ pub unsafe extern "C" fn regula_decryption_key_import(
                 || {
                     let module = handle(module, "module")?;
                     let algorithm = algorithm(algorithm_name)?;
-                    let der = der_or_pem(input(pkcs8, pkcs8_len, "key")?)?;
+                    let der = decode_key(input(pkcs8, pkcs8_len, "key")?, KeyKind::Private)?;
                     let (key, served) = module
                         .module
                         .decryption_key_from_pkcs8(algorithm, &der)?
@@ -709,7 +715,10 @@ pub unsafe extern "C" fn regula_encrypt_to_public_key(
                 let module = handle(module, "module")?;
                 let algorithm = algorithm(algorithm_name)?;
                 let format = ciphertext_format(format)?;
-                let public_key = der_or_pem(input(public_key, public_key_len, "public key")?)?;
+                let public_key = decode_key(
+                    input(public_key, public_key_len, "public key")?,
+                    KeyKind::Public,
+                )?;
                 let served = module.module.encrypt_to_public_key(
                     algorithm,
                     &public_key,

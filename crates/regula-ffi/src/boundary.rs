@@ -8,6 +8,7 @@ use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use regula::key_encoding::{KeyDer, KeyKind};
 use regula::{Error, ErrorKind};
 use zeroize::Zeroize;
 
@@ -338,14 +339,9 @@ pub(crate) fn copy_out(buffer: &mut [u8], data: &[u8], what: &str) -> Outcome<us
     Ok(data.len())
 }
 
-/// Accepts PEM (any label) or DER: a PEM document is decoded to its DER contents, which are
-/// wiped when dropped (they may be a private key).
-pub(crate) fn der_or_pem(input: &[u8]) -> Outcome<zeroize::Zeroizing<Vec<u8>>> {
-    let trimmed = input.trim_ascii_start();
-    if trimmed.starts_with(b"-----BEGIN") {
-        let pem = pem::parse(trimmed).map_err(|_| Fail::invalid("PEM does not parse"))?;
-        Ok(zeroize::Zeroizing::new(pem.into_contents()))
-    } else {
-        Ok(zeroize::Zeroizing::new(input.to_vec()))
-    }
+/// A key given as PEM or DER, decoded by the core's one decoder (`regula::key_encoding`): a
+/// private key is PKCS#8 (`PRIVATE KEY`), a public key SubjectPublicKeyInfo (`PUBLIC KEY`) or,
+/// as DER, a raw public key. The decoded bytes are wiped when dropped.
+pub(crate) fn decode_key(input: &[u8], kind: KeyKind) -> Outcome<KeyDer> {
+    regula::key_encoding::decode(input, kind).map_err(|error| Box::<Fail>::from(Error::from(error)))
 }

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::algorithm::{Algorithm, Family};
+use crate::key_encoding::KeyEncodingError;
 
 /// Everything a Regula service can refuse with.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +36,9 @@ pub enum Error {
     },
     /// Any other malformed input: wrong nonce length, truncated ciphertext, bad parameters.
     InvalidInput { reason: String },
+    /// A key given as PEM or DER that is not of the kind needed, or whose PEM is malformed
+    /// (see [`crate::key_encoding`]).
+    KeyEncoding(KeyEncodingError),
     /// An AEAD tag or MAC did not verify. Deliberately says nothing more.
     AuthenticationFailed,
     /// A signature did not verify. Deliberately says nothing more.
@@ -64,7 +68,8 @@ impl Error {
             Error::WrongFamily { .. }
             | Error::UnknownAlgorithm { .. }
             | Error::InvalidKey { .. }
-            | Error::InvalidInput { .. } => ErrorKind::Input,
+            | Error::InvalidInput { .. }
+            | Error::KeyEncoding(_) => ErrorKind::Input,
             Error::AuthenticationFailed | Error::BadSignature | Error::CryptoFailure => {
                 ErrorKind::Cryptographic
             }
@@ -126,6 +131,7 @@ impl fmt::Display for Error {
                 write!(f, "invalid {algorithm} key: {reason}")
             }
             Error::InvalidInput { reason } => write!(f, "invalid input: {reason}"),
+            Error::KeyEncoding(error) => write!(f, "invalid key: {error}"),
             Error::AuthenticationFailed => f.write_str("authentication failed"),
             Error::BadSignature => f.write_str("signature verification failed"),
             Error::CryptoFailure => f.write_str("cryptographic operation failed"),
@@ -134,6 +140,12 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+impl From<KeyEncodingError> for Error {
+    fn from(error: KeyEncodingError) -> Error {
+        Error::KeyEncoding(error)
+    }
+}
 
 /// Shorthand used throughout the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

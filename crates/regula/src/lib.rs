@@ -30,6 +30,7 @@ mod fork_detect;
 pub mod identity;
 pub mod indicator;
 pub mod info;
+pub mod key_encoding;
 pub mod module;
 pub mod policy;
 mod provider;

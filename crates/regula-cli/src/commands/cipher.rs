@@ -10,6 +10,7 @@
 //! `C1 ‖ C3 ‖ C2`.
 
 use clap::Args;
+use regula::key_encoding::KeyKind;
 use regula::service::aead::NONCE_LEN;
 use regula::{Algorithm, CiphertextFormat, Family, Module};
 use zeroize::Zeroizing;
@@ -95,12 +96,12 @@ fn run_public_key(global: &GlobalOptions, args: CipherArgs, encrypt: bool) -> Re
     let key_file = Zeroizing::new(input::read_all(&args.key)?);
     let data = input::read_all("-")?;
     if encrypt {
-        let public_key = input::pem_or_der(&key_file, &["PUBLIC KEY"], &args.key)?;
+        let public_key = input::key(&key_file, KeyKind::Public, &args.key)?;
         let ciphertext = module.encrypt_to_public_key(algorithm, &public_key, &data, format)?;
         input::report(global, &ciphertext);
         input::write_stdout(&ciphertext)
     } else {
-        let pkcs8 = Zeroizing::new(input::pem_or_der(&key_file, &["PRIVATE KEY"], &args.key)?);
+        let pkcs8 = input::key(&key_file, KeyKind::Private, &args.key)?;
         let key = module.decryption_key_from_pkcs8(algorithm, &pkcs8)?;
         input::report(global, &key);
         let plaintext = key.decrypt(&data, format)?;

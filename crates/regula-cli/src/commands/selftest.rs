@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use regula::key_encoding::KeyKind;
 use regula::selftest::{self, Runner, SelfTestKind};
 use regula::{Algorithm, Family, Module, ModuleState, Profile};
 use serde_json::{Value, json};
@@ -273,7 +274,7 @@ fn signed_report(
     }
     let algorithm = report_algorithm(module.policy().profile());
     let key_file = Zeroizing::new(input::read_all(key_path)?);
-    let pkcs8 = Zeroizing::new(input::pem_or_der(&key_file, &["PRIVATE KEY"], key_path)?);
+    let pkcs8 = input::key(&key_file, KeyKind::Private, key_path)?;
     let key = module
         .signing_key_from_pkcs8(algorithm, &pkcs8)
         .map_err(|error| {
@@ -378,7 +379,7 @@ fn verify_report(
     let module = input::module(global)?;
     let report = input::read_all(&report_path.display().to_string())?;
     let signature = input::read_all(&signature_path.display().to_string())?;
-    let public_key = input::pem_or_der(&input::read_all(pubkey)?, &["PUBLIC KEY"], pubkey)?;
+    let public_key = input::key(&input::read_all(pubkey)?, KeyKind::Public, pubkey)?;
     // The algorithm is read from the report; if an edit broke the JSON or changed it, the
     // signature cannot match anyway: the check is over the bytes exactly as signed.
     let rejected = |why: String| Failure {

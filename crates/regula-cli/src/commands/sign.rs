@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use regula::Family;
+use regula::key_encoding::KeyKind;
 use zeroize::Zeroizing;
 
 use crate::GlobalOptions;
@@ -118,7 +119,7 @@ pub fn run_sign(global: &GlobalOptions, args: SignArgs) -> Result<(), Failure> {
     let module = input::module(global)?;
     let algorithm = signature_algorithm(&args.algorithm)?;
     let key_file = Zeroizing::new(input::read_all(&args.key)?);
-    let pkcs8 = Zeroizing::new(input::pem_or_der(&key_file, &["PRIVATE KEY"], &args.key)?);
+    let pkcs8 = input::key(&key_file, KeyKind::Private, &args.key)?;
     let key = module.signing_key_from_pkcs8(algorithm, &pkcs8)?;
     input::report(global, &key);
     let message = input::read_all(args.file.as_deref().unwrap_or("-"))?;
@@ -136,9 +137,9 @@ pub fn run_sign(global: &GlobalOptions, args: SignArgs) -> Result<(), Failure> {
 pub fn run_verify(global: &GlobalOptions, args: VerifyArgs) -> Result<(), Failure> {
     let module = input::module(global)?;
     let algorithm = signature_algorithm(&args.algorithm)?;
-    let public_key = input::pem_or_der(
+    let public_key = input::key(
         &input::read_all(&args.pubkey)?,
-        &["PUBLIC KEY"],
+        KeyKind::Public,
         &args.pubkey,
     )?;
     let signature = input::read_all(&args.signature)?;
