@@ -76,7 +76,7 @@ pub fn build_info() -> BuildInfo {
         identity: identity::identity(),
         fips_module_linked: cfg!(feature = "fips"),
         fips_mode: awslc::fips_mode(),
-        fips_module_version: aws_lc_rs::fips_version(),
+        fips_module_version: awslc::fips_version(),
         cpu_features: cpu_features(),
         implementations: Algorithm::ALL
             .iter()

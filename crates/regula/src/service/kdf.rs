@@ -3,7 +3,6 @@
 
 use std::num::NonZeroU32;
 
-use aws_lc_rs::{hkdf, kdf, pbkdf2};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -11,16 +10,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::Usage;
-use crate::provider::awslc::{self, KdfAlgorithm};
-
-/// Output length for aws-lc-rs's HKDF expand.
-struct OutputLen(usize);
-
-impl hkdf::KeyType for OutputLen {
-    fn len(&self) -> usize {
-        self.0
-    }
-}
+use crate::provider::kdf::{Hkdf, Kbkdf, Pbkdf2};
 
 fn len_u32(len: usize) -> Option<u32> {
     Some(u32::try_from(len).unwrap_or(u32::MAX))
@@ -43,28 +33,16 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Hkdf(hkdf_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not an HKDF algorithm"
-            )));
-        };
+        let hkdf = Hkdf::new(algorithm)?;
         // RFC 5869 §2.3: L ≤ 255·HashLen.
-        let max = 255
-            * hkdf_algorithm
-                .hmac_algorithm()
-                .digest_algorithm()
-                .output_len();
+        let max = hkdf.max_output_len();
         if len == 0 || len > max {
             return Err(Error::invalid_input(format!(
                 "{algorithm} output length must be 1..={max} bytes, got {len}"
             )));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        hkdf::Salt::new(hkdf_algorithm, salt)
-            .extract(secret)
-            .expand(&[info], OutputLen(len))
-            .and_then(|okm| okm.fill(&mut output))
-            .map_err(|_| Error::CryptoFailure)?;
+        hkdf.derive(secret, salt, info, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -85,11 +63,7 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Pbkdf2(pbkdf2_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not a PBKDF2 algorithm"
-            )));
-        };
+        let pbkdf2 = Pbkdf2::new(algorithm)?;
         let iterations = NonZeroU32::new(iterations)
             .ok_or_else(|| Error::invalid_input("PBKDF2 needs at least one iteration"))?;
         if len == 0 {
@@ -98,7 +72,7 @@ impl Module {
             ));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        pbkdf2::derive(*pbkdf2_algorithm, iterations, salt, password, &mut output);
+        pbkdf2.derive(iterations, salt, password, &mut output);
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -117,11 +91,7 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Kbkdf(kbkdf_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not a KBKDF algorithm"
-            )));
-        };
+        let kbkdf = Kbkdf::new(algorithm)?;
         if key.is_empty() {
             return Err(Error::invalid_input("KBKDF needs a non-empty key"));
         }
@@ -133,8 +103,7 @@ impl Module {
             )));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        kdf::kbkdf_ctr_hmac(kbkdf_algorithm, key, fixed_input, &mut output)
-            .map_err(|_| Error::CryptoFailure)?;
+        kbkdf.derive(key, fixed_input, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
