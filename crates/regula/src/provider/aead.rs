@@ -90,17 +90,20 @@ impl AeadBackend {
     }
 
     /// AES-CCM, which takes 7- to 13-byte nonces.
+    #[inline]
     pub(crate) fn is_aes_ccm(&self) -> bool {
         matches!(self, AeadBackend::AesCcm { .. })
     }
 
     /// Whether the sealing runs in this module (regula-sm's AEADs), not in AWS-LC.
+    #[inline]
     pub(crate) fn seals_in_module(&self) -> bool {
         matches!(self, AeadBackend::Sm4Gcm(_) | AeadBackend::Sm4Ccm(_))
     }
 
     /// Whether the backend reads an input where it lies and writes the output once (aws-lc-rs's
     /// scatter and gather interface): [`AeadBackend::seal_scatter`], [`AeadBackend::open_gather`].
+    #[inline]
     pub(crate) fn scatters(&self) -> bool {
         matches!(self, AeadBackend::AwsLc { .. })
     }
@@ -153,6 +156,7 @@ impl AeadBackend {
 
     /// Encrypts `in_out` in place under `nonce` (its length checked or generated) and writes the
     /// tag (of the length the key was bound with) to `tag`.
+    #[inline]
     pub(crate) fn seal_detached(
         &self,
         nonce: &[u8],

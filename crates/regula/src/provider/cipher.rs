@@ -80,6 +80,7 @@ impl CipherBackend {
     }
 
     /// Encrypts `in_out` in place under a 16-byte IV (a shorter IV zero-filled, none zero).
+    #[inline]
     pub(crate) fn encrypt(
         &self,
         algorithm: Algorithm,
@@ -121,6 +122,7 @@ impl CipherBackend {
     }
 
     /// Decrypts `in_out` in place (for CBC, checks and strips the padding).
+    #[inline]
     pub(crate) fn decrypt(
         &self,
         algorithm: Algorithm,

@@ -97,6 +97,7 @@ impl MacBackend {
     }
 
     /// Whether the MAC takes a nonce per message (GMAC).
+    #[inline]
     pub(crate) fn takes_nonce(&self) -> bool {
         matches!(self, MacBackend::Gmac(_))
     }
