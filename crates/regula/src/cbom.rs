@@ -73,7 +73,7 @@ fn display_name(algorithm: Algorithm) -> String {
 /// of the caller's operations).
 fn serial_number() -> String {
     let mut bytes = [0u8; 16];
-    if aws_lc_rs::rand::fill(&mut bytes).is_err() {
+    if crate::provider::random::aws_lc_fill(&mut bytes).is_err() {
         // No serial number is better than a predictable one; the caller omits it.
         return String::new();
     }

@@ -18,7 +18,7 @@ pub struct BuildInfo {
     pub backend: String,
     /// Built with the `fips` feature (aws-lc-fips-sys).
     pub fips_module_linked: bool,
-    /// `aws_lc_rs::try_fips_mode()`: `Ok` only when the validated module runs in FIPS mode.
+    /// AWS-LC's `try_fips_mode()`: `Ok` only when the validated module runs in FIPS mode.
     pub fips_mode: Result<(), &'static str>,
     /// The FIPS module version the build corresponds to, if any.
     pub fips_module_version: Option<u32>,
@@ -78,7 +78,7 @@ pub fn build_info() -> BuildInfo {
         identity: identity::identity(),
         fips_module_linked: cfg!(feature = "fips"),
         fips_mode: awslc::fips_mode(),
-        fips_module_version: aws_lc_rs::fips_version(),
+        fips_module_version: awslc::fips_version(),
         cpu_features: cpu_features(),
         implementations: Algorithm::ALL
             .iter()

@@ -48,12 +48,13 @@ pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 #[cfg(feature = "fips")]
 #[doc(hidden)]
 pub use provider::awslc_sys::{fips_service_indicator_approved, fips_service_indicator_counter};
+pub use provider::sm::KeyExchangeRole;
 pub use service::aead::{AeadKey, Sealed, StreamPrefix};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
 pub use service::digest::{DigestContext, Digester};
 pub use service::kem::{Encapsulated, KemPrivateKey};
-pub use service::key_exchange::{ExchangedKey, KeyExchange, KeyExchangeRole};
+pub use service::key_exchange::{ExchangedKey, KeyExchange};
 pub use service::mac::{MacContext, MacKey};
 pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;

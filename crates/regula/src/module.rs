@@ -48,7 +48,7 @@ struct Core {
     fixed_generator: Option<Algorithm>,
     /// The GM/T 0105 generator, instantiated on first use when the policy's random algorithm
     /// is one (see [`Policy::random_algorithm`]).
-    gm_random: crate::service::random::GmRandom,
+    gm_random: crate::provider::random::GmRandom,
 }
 
 impl std::fmt::Debug for Module {
@@ -108,7 +108,7 @@ impl Module {
         &self.core.policy
     }
 
-    pub(crate) fn gm_random(&self) -> &crate::service::random::GmRandom {
+    pub(crate) fn gm_random(&self) -> &crate::provider::random::GmRandom {
         &self.core.gm_random
     }
 

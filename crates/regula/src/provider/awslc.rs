@@ -28,6 +28,11 @@ pub fn backend_description() -> String {
     format!("{kind} {}", aws_lc_rs::awslc_version())
 }
 
+/// The validated module's FIPS version, when it is linked.
+pub fn fips_version() -> Option<u32> {
+    aws_lc_rs::fips_version()
+}
+
 /// Whether the validated FIPS module is linked and in FIPS mode.
 pub fn fips_mode() -> std::result::Result<(), &'static str> {
     aws_lc_rs::try_fips_mode()
@@ -92,7 +97,7 @@ pub(crate) enum CipherMode {
     /// SP 800-38F KWP (RFC 5649).
     Kwp,
     /// SP 800-38A Addendum CBC-CS3: ciphertext stealing around AWS-LC's CBC
-    /// (`service/cbc_cs3.rs`).
+    /// (`provider/cbc_cs3.rs`).
     CbcCs3,
 }
 

@@ -1,8 +1,21 @@
 //! Maps Regula's SM algorithms onto regula-sm, Regula's own SM implementations (constant-time,
 //! CPU-dispatched SM4; SM3 from a vetted crate). Outside any FIPS boundary.
 
+use zeroize::Zeroizing;
+
 use crate::algorithm::{Algorithm, Family};
 use crate::error::{Error, Result};
+
+/// A key that must be exactly `N` bytes, copied into memory wiped on drop, for the backends
+/// (regula-sm) that take fixed-size key arrays.
+pub(crate) fn fixed_size_key<const N: usize>(
+    algorithm: Algorithm,
+    key: &[u8],
+) -> Result<Zeroizing<[u8; N]>> {
+    key.try_into().map(Zeroizing::new).map_err(|_| {
+        Error::invalid_key(algorithm, format!("expected {N} bytes, got {}", key.len()))
+    })
+}
 
 /// SM4 modes as the services expose them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +45,18 @@ pub(crate) fn sm4_mode(algorithm: Algorithm) -> Result<Sm4Mode> {
             expected: Family::Cipher,
         }),
     }
+}
+
+pub use regula_sm::sm2::KeyExchangeRole;
+
+/// GM/T 0009-2012's default SM2 user ID, `1234567812345678`.
+pub(crate) const SM2_DEFAULT_ID: &[u8] = regula_sm::sm2::DEFAULT_ID;
+
+/// The module's generator (its internal random bits) in the form regula-sm's SM2 takes.
+pub(crate) fn sm2_random(
+    random: &mut impl FnMut(&mut [u8]) -> Result<()>,
+) -> impl FnMut(&mut [u8]) -> std::result::Result<(), regula_sm::sm2::Error> + '_ {
+    |out| random(out).map_err(|_| regula_sm::sm2::Error::Random)
 }
 
 /// An SM2 error as the module reports it: no secret, and the algorithm named.

@@ -17,7 +17,7 @@
 //! corrupted before comparison, so that its failure path runs end to end.
 
 mod casts;
-mod vectors;
+pub(crate) mod vectors;
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -35,6 +35,11 @@ pub(crate) struct Fault(bool);
 impl Fault {
     pub(crate) fn injected(injected: bool) -> Fault {
         Fault(injected)
+    }
+
+    /// Whether this test is the one being broken.
+    pub(crate) fn is_injected(self) -> bool {
+        self.0
     }
 
     /// Flips one bit of `bytes` when this test is the one being broken.
@@ -369,7 +374,7 @@ mod tests {
     /// never run.
     #[test]
     fn all_casts_lists_every_cast_in_the_sources() {
-        let source = include_str!("casts.rs");
+        let source = include_str!("../provider/self_test.rs");
         let defined = source.matches("(fault: Fault) -> Result<(), ()>").count();
         assert_eq!(defined, casts::ALL_CASTS.len());
     }

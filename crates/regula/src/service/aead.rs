@@ -1,17 +1,14 @@
 //! Authenticated encryption: AES-GCM, AES-CCM and ChaCha20-Poly1305 (AWS-LC), SM4-GCM and
 //! SM4-CCM (regula-sm, RFC 8998's AEADs).
 
-use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
-use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc;
-use crate::provider::awslc_sys::{self, EvpCipher};
+use crate::provider::aead::{self as backend, AeadBackend};
 use crate::service::nonce_sequence::NonceSequence;
 use crate::service::wipe_and_fail;
 
@@ -75,31 +72,13 @@ pub struct Sealed {
     pub ciphertext: Vec<u8>,
 }
 
-/// Who holds the key. AWS-LC and regula-sm both wipe their key material on drop.
-enum Backend {
-    AwsLc {
-        /// AWS-LC's random-nonce key: the nonce is generated inside the validated boundary, the
-        /// shape FIPS approves for AES-GCM (IG C.H). `None` for ChaCha20-Poly1305.
-        random_nonce: Option<RandomizedNonceKey>,
-        /// For decryption and for caller-chosen nonces.
-        caller_nonce: LessSafeKey,
-    },
-    Sm4Gcm(Box<Sm4Gcm>),
-    Sm4Ccm(Box<Sm4Ccm>),
-    /// AES-CCM through AWS-LC's cipher interface, keyed per message from this copy.
-    AesCcm {
-        cipher: EvpCipher,
-        key: Zeroizing<Vec<u8>>,
-    },
-}
-
 /// An AEAD key bound to a module.
 pub struct AeadKey {
     module: Module,
     algorithm: Algorithm,
     /// Approval for encryption with a module-generated nonce.
     approval: Approval,
-    backend: Backend,
+    backend: AeadBackend,
     tag_len: usize,
     /// The nonces this key makes (see [`NonceSequence`]): for SM4-GCM and SM4-CCM under every
     /// generator, for every AEAD under a GM/T 0105 generator. `None`: AES-GCM's nonce comes
@@ -130,8 +109,7 @@ impl Module {
         tag_len: usize,
     ) -> Result<AeadKey> {
         let approval = self.authorize(algorithm, Family::Aead, &Usage::default())?;
-        let ccm = awslc::ccm(algorithm);
-        let tag_allowed = if ccm.is_some() {
+        let tag_allowed = if backend::is_aes_ccm(algorithm) {
             (4..=16).contains(&tag_len) && tag_len.is_multiple_of(2)
         } else {
             tag_len == TAG_LEN
@@ -142,53 +120,11 @@ impl Module {
                  other AEADs: 16)"
             )));
         }
-        let wrong_length = |expected: usize| {
-            Error::invalid_key(
-                algorithm,
-                format!("expected {expected} bytes, got {}", key.len()),
-            )
-        };
-        let backend = match algorithm {
-            _ if ccm.is_some() => {
-                let (cipher, key_len) = ccm.ok_or(Error::CryptoFailure)?;
-                if key.len() != key_len {
-                    return Err(wrong_length(key_len));
-                }
-                Backend::AesCcm {
-                    cipher,
-                    key: Zeroizing::new(key.to_vec()),
-                }
-            }
-            Algorithm::Sm4Gcm | Algorithm::Sm4Ccm => {
-                let key = super::fixed_size_key::<16>(algorithm, key)?;
-                if algorithm == Algorithm::Sm4Gcm {
-                    Backend::Sm4Gcm(Box::new(Sm4Gcm::new(&key)))
-                } else {
-                    Backend::Sm4Ccm(Box::new(Sm4Ccm::new(&key)))
-                }
-            }
-            _ => {
-                let aws_algorithm = awslc::aead(algorithm)?;
-                if key.len() != aws_algorithm.key_len() {
-                    return Err(wrong_length(aws_algorithm.key_len()));
-                }
-                let bad_key = |_| Error::invalid_key(algorithm, "rejected by the backend");
-                let random_nonce = match algorithm {
-                    Algorithm::ChaCha20Poly1305 => None,
-                    _ => Some(RandomizedNonceKey::new(aws_algorithm, key).map_err(bad_key)?),
-                };
-                let caller_nonce =
-                    LessSafeKey::new(UnboundKey::new(aws_algorithm, key).map_err(bad_key)?);
-                Backend::AwsLc {
-                    random_nonce,
-                    caller_nonce,
-                }
-            }
-        };
+        let backend = AeadBackend::new(algorithm, key)?;
         // A random nonce per message costs a generator request (AWS-LC's: a CTR_DRBG step
         // with RDRAND input, several times an SM4-GCM seal of 16 bytes); regula-sm's AEADs, whose
         // sealing runs in this module, take the deterministic construction instead.
-        let own_aead = matches!(backend, Backend::Sm4Gcm(_) | Backend::Sm4Ccm(_));
+        let own_aead = backend.seals_in_module();
         let gm_generator = matches!(
             self.random_algorithm(),
             Algorithm::Sm3Drbg | Algorithm::Sm4CtrDrbg
@@ -220,9 +156,10 @@ impl AeadKey {
 
     /// The nonce lengths this key accepts, in bytes (12 for all but AES-CCM's 7 to 13).
     pub fn nonce_lens(&self) -> std::ops::RangeInclusive<usize> {
-        match self.backend {
-            Backend::AesCcm { .. } => CCM_NONCE_LENS,
-            _ => NONCE_LEN..=NONCE_LEN,
+        if self.backend.is_aes_ccm() {
+            CCM_NONCE_LENS
+        } else {
+            NONCE_LEN..=NONCE_LEN
         }
     }
 
@@ -238,15 +175,9 @@ impl AeadKey {
         in_out: &mut Vec<u8>,
     ) -> Result<Served<[u8; NONCE_LEN]>> {
         self.module.ensure_operational()?;
-        let nonce = match &self.backend {
-            Backend::AwsLc {
-                random_nonce: Some(key),
-                ..
-            } => *key
-                .seal_in_place_append_tag(Aad::from(aad), in_out)
-                .map_err(|_| Error::CryptoFailure)?
-                .as_ref(),
-            _ => {
+        let nonce = match self.backend.seal_in_place_internal_nonce(aad, in_out) {
+            Some(sealed) => sealed?,
+            None => {
                 let nonce = self.module_nonce()?;
                 self.seal_raw(&nonce, aad, in_out)?;
                 nonce
@@ -329,7 +260,7 @@ impl AeadKey {
         in_out.extend_from_slice(&[0u8; TAG_LEN]);
         in_out.truncate(plaintext_len + self.tag_len);
         let (ciphertext, tag) = in_out.split_at_mut(plaintext_len);
-        self.seal_detached_raw(nonce, aad, ciphertext, tag)
+        self.backend.seal_detached(nonce, aad, ciphertext, tag)
     }
 
     /// Checks the tag and decrypts `in_out` (ciphertext followed by tag) in place, leaving only
@@ -396,21 +327,6 @@ impl AeadKey {
     }
 }
 
-/// SP 800-38C §A.1: with an n-byte nonce the message length is encoded in q = 15 − n bytes, so
-/// a message has fewer than 2^(8q) bytes.
-fn check_ccm_length(nonce_len: usize, message_len: usize) -> Result<()> {
-    let length_bytes = 15usize.saturating_sub(nonce_len);
-    let fits = length_bytes >= 8 || (message_len as u128) < (1u128 << (8 * length_bytes));
-    if fits {
-        Ok(())
-    } else {
-        Err(Error::invalid_input(format!(
-            "AES-CCM with a {nonce_len}-byte nonce carries at most 2^{} - 1 bytes, got {message_len}",
-            8 * length_bytes
-        )))
-    }
-}
-
 /// Slice-based variants for callers that own their buffers (the C ABI): the tag travels
 /// separately, in a slice of [`AeadKey::tag_len`] bytes, and the data is encrypted or decrypted
 /// where it lies (AES-CCM, whose AWS-LC interface appends the tag, works on a wiped copy).
@@ -439,20 +355,11 @@ impl AeadKey {
     ) -> Result<Served<[u8; NONCE_LEN]>> {
         self.module.ensure_operational()?;
         self.check_tag_slot(tag.len())?;
-        let nonce = match &self.backend {
-            Backend::AwsLc {
-                random_nonce: Some(key),
-                ..
-            } => {
-                let (nonce, sealed_tag) = key
-                    .seal_in_place_separate_tag(Aad::from(aad), in_out)
-                    .map_err(|_| Error::CryptoFailure)?;
-                copy_tag(sealed_tag.as_ref(), tag)?;
-                *nonce.as_ref()
-            }
-            _ => {
+        let nonce = match self.backend.seal_detached_internal_nonce(aad, in_out, tag) {
+            Some(sealed) => sealed?,
+            None => {
                 let nonce = self.module_nonce()?;
-                self.seal_detached_raw(&nonce, aad, in_out, tag)?;
+                self.backend.seal_detached(&nonce, aad, in_out, tag)?;
                 nonce
             }
         };
@@ -495,7 +402,7 @@ impl AeadKey {
             .authorize(self.algorithm, Family::Aead, &usage)?;
         self.check_nonce(nonce)?;
         self.check_tag_slot(tag.len())?;
-        self.seal_detached_raw(nonce, aad, in_out, tag)?;
+        self.backend.seal_detached(nonce, aad, in_out, tag)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, approval, ()))
@@ -532,20 +439,13 @@ impl AeadKey {
             .module
             .ensure_operational()
             .and_then(|()| check_output_len(out, plaintext.len().checked_add(self.tag_len)))
-            .and_then(|()| match &self.backend {
-                Backend::AwsLc { caller_nonce, .. } => caller_nonce
-                    .seal_in_place_scatter(
-                        Nonce::assume_unique_for_key(*nonce),
-                        Aad::empty(),
-                        &mut [],
-                        plaintext,
-                        out,
-                    )
-                    .map_err(|_| Error::CryptoFailure),
-                _ => {
+            .and_then(|()| {
+                if self.backend.scatters() {
+                    self.backend.seal_scatter(nonce, &[], plaintext, out)
+                } else {
                     let (body, tag) = out.split_at_mut(plaintext.len());
                     body.copy_from_slice(plaintext);
-                    self.seal_detached_raw(nonce, &[], body, tag)
+                    self.backend.seal_detached(nonce, &[], body, tag)
                 }
             });
         if let Err(error) = result {
@@ -555,38 +455,6 @@ impl AeadKey {
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, ()))
-    }
-
-    fn seal_detached_raw(
-        &self,
-        nonce: &[u8],
-        aad: &[u8],
-        in_out: &mut [u8],
-        tag: &mut [u8],
-    ) -> Result<()> {
-        if let Backend::AesCcm { cipher, key } = &self.backend {
-            check_ccm_length(nonce.len(), in_out.len())?;
-            return awslc_sys::ccm_seal(*cipher, key, nonce, aad, in_out, tag)
-                .map_err(|_| Error::CryptoFailure);
-        }
-        let nonce: &[u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        let sealed = match &self.backend {
-            Backend::AwsLc { caller_nonce, .. } => {
-                let sealed_tag = caller_nonce
-                    .seal_in_place_separate_tag(
-                        Nonce::assume_unique_for_key(*nonce),
-                        Aad::from(aad),
-                        in_out,
-                    )
-                    .map_err(|_| Error::CryptoFailure)?;
-                return copy_tag(sealed_tag.as_ref(), tag);
-            }
-            // The tag goes straight into the caller's slot (its length checked when bound).
-            Backend::Sm4Gcm(key) => key.encrypt_with_tag_len(nonce, aad, in_out, tag),
-            Backend::Sm4Ccm(key) => key.encrypt_with_tag_len(nonce, aad, in_out, tag),
-            Backend::AesCcm { .. } => return Err(Error::CryptoFailure),
-        };
-        sealed.map_err(|error| Error::invalid_input(error.to_string()))
     }
 
     /// [`AeadKey::open_in_place`] on a slice with the tag apart: checks `tag` and decrypts
@@ -615,27 +483,7 @@ impl AeadKey {
         self.module.ensure_operational()?;
         self.check_nonce(nonce)?;
         self.check_tag_slot(tag.len())?;
-        let opened = match &self.backend {
-            Backend::AesCcm { cipher, key } => {
-                check_ccm_length(nonce.len(), in_out.len())?;
-                awslc_sys::ccm_open(*cipher, key, nonce, aad, in_out, tag).map_err(drop)
-            }
-            Backend::AwsLc { caller_nonce, .. } => {
-                let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-                caller_nonce
-                    .open_in_place_separate_tag(
-                        Nonce::assume_unique_for_key(nonce),
-                        Aad::from(aad),
-                        tag,
-                        in_out,
-                    )
-                    .map(drop)
-                    .map_err(drop)
-            }
-            Backend::Sm4Gcm(key) => key.decrypt(nonce, aad, in_out, tag).map_err(drop),
-            Backend::Sm4Ccm(key) => key.decrypt(nonce, aad, in_out, tag).map_err(drop),
-        };
-        opened.map_err(|()| Error::AuthenticationFailed)?;
+        self.backend.open_detached(nonce, aad, in_out, tag)?;
         // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
         Ok(self
             .module
@@ -651,12 +499,6 @@ impl AeadKey {
             self.algorithm, self.tag_len
         )))
     }
-}
-
-/// Copies a backend's tag into the caller's slot, whose length was checked.
-fn copy_tag(sealed: &[u8], tag: &mut [u8]) -> Result<()> {
-    tag.copy_from_slice(sealed.get(..tag.len()).ok_or(Error::CryptoFailure)?);
-    Ok(())
 }
 
 #[cfg(test)]
@@ -729,11 +571,11 @@ impl AeadKey {
         out: &mut [u8],
     ) -> Result<Served<()>> {
         check_output_len(out, plaintext.len().checked_add(self.tag_len))?;
-        let Backend::AwsLc { caller_nonce, .. } = &self.backend else {
+        if !self.backend.scatters() {
             let (body, tag) = out.split_at_mut(plaintext.len());
             body.copy_from_slice(plaintext);
             return self.seal_detached_with_nonce(nonce, aad, body, tag);
-        };
+        }
         let usage = Usage {
             caller_nonce: true,
             ..Usage::default()
@@ -743,20 +585,9 @@ impl AeadKey {
             .authorize(self.algorithm, Family::Aead, &usage)?;
         self.check_nonce(nonce)?;
         let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        // AWS-LC's scatter interface encrypts its "extra" input into the output slice that
-        // also receives the tag; the in-place part is empty.
-        caller_nonce
-            .seal_in_place_scatter(
-                Nonce::assume_unique_for_key(nonce),
-                Aad::from(aad),
-                &mut [],
-                plaintext,
-                out,
-            )
-            .map_err(|_| {
-                out.zeroize();
-                Error::CryptoFailure
-            })?;
+        self.backend
+            .seal_scatter(&nonce, aad, plaintext, out)
+            .inspect_err(|_| out.zeroize())?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, approval, ()))
@@ -781,25 +612,16 @@ impl AeadKey {
         };
         check_output_len(out, Some(plaintext_len))?;
         let (ciphertext, tag) = ciphertext_and_tag.split_at(plaintext_len);
-        let Backend::AwsLc { caller_nonce, .. } = &self.backend else {
+        if !self.backend.scatters() {
             out.copy_from_slice(ciphertext);
             return self.open_detached(nonce, aad, out, tag);
-        };
+        }
         self.module.ensure_operational()?;
         self.check_nonce(nonce)?;
         let nonce: [u8; NONCE_LEN] = nonce.try_into().map_err(|_| Error::CryptoFailure)?;
-        caller_nonce
-            .open_separate_gather(
-                Nonce::assume_unique_for_key(nonce),
-                Aad::from(aad),
-                ciphertext,
-                tag,
-                out,
-            )
-            .map_err(|_| {
-                out.zeroize();
-                Error::AuthenticationFailed
-            })?;
+        self.backend
+            .open_gather(&nonce, aad, ciphertext, tag, out)
+            .inspect_err(|_| out.zeroize())?;
         // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
         Ok(self
             .module

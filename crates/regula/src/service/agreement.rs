@@ -7,8 +7,6 @@
 //! x-coordinate used as the (EC)DHE shared secret. Peer points off the curve or at infinity are
 //! refused.
 
-use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
-use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -16,24 +14,15 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc;
-use crate::provider::sm::sm2_error;
+use crate::provider::agreement::AgreementBackend;
 use crate::selftest::Fault;
-
-use regula_sm::sm2;
-
-enum PrivateKeyInner {
-    AwsLc(PrivateKey),
-    /// Wiped on drop by regula-sm.
-    Sm2(Box<sm2::PrivateKey>),
-}
 
 /// A private key-agreement key bound to a module; AWS-LC and regula-sm wipe it on drop.
 pub struct AgreementKey {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    key: PrivateKeyInner,
+    key: AgreementBackend,
 }
 
 impl std::fmt::Debug for AgreementKey {
@@ -78,40 +67,11 @@ fn raw_public_key(algorithm: Algorithm, peer_public_key: &[u8]) -> Result<&[u8]>
     })
 }
 
-fn sm2_shared_secret(key: &sm2::PrivateKey, peer_public_key: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
-    let invalid = |_| Error::invalid_input("peer public key is not a valid point of curveSM2");
-    let peer = sm2::PublicKey::from_sec1(peer_public_key).map_err(invalid)?;
-    let secret = sm2::ecdh(key, &peer).map_err(invalid)?;
-    Ok(Zeroizing::new(secret.to_vec()))
-}
-
-fn shared_secret(
-    key: &PrivateKey,
-    algorithm: &'static agreement::Algorithm,
-    peer_public_key: &[u8],
-) -> Result<Zeroizing<Vec<u8>>> {
-    agreement::agree(
-        key,
-        UnparsedPublicKey::new(algorithm, peer_public_key),
-        Error::invalid_input("peer public key is not a valid point for this group"),
-        |secret| Ok(Zeroizing::new(secret.to_vec())),
-    )
-}
-
 impl Module {
     /// Generates a key pair and runs its pairwise consistency test.
     pub fn generate_agreement_key(&self, algorithm: Algorithm) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
-        let key = if algorithm == Algorithm::Sm2Ecdh {
-            let key = sm2::PrivateKey::generate(&mut self.sm2_random())
-                .map_err(|e| sm2_error(algorithm, e))?;
-            PrivateKeyInner::Sm2(Box::new(key))
-        } else {
-            let aws_algorithm = awslc::agreement(algorithm)?;
-            PrivateKeyInner::AwsLc(
-                PrivateKey::generate(aws_algorithm).map_err(|_| Error::CryptoFailure)?,
-            )
-        };
+        let key = AgreementBackend::generate(algorithm, &mut |out| self.internal_random(out))?;
         let key = AgreementKey {
             module: self.clone(),
             algorithm,
@@ -132,16 +92,7 @@ impl Module {
         private_key: &[u8],
     ) -> Result<Served<AgreementKey>> {
         let approval = self.authorize(algorithm, Family::KeyAgreement, &Usage::default())?;
-        let invalid = || Error::invalid_key(algorithm, "not a private key of this group");
-        let key = if algorithm == Algorithm::Sm2Ecdh {
-            let key = sm2::PrivateKey::from_bytes(private_key).map_err(|_| invalid())?;
-            PrivateKeyInner::Sm2(Box::new(key))
-        } else {
-            PrivateKeyInner::AwsLc(
-                PrivateKey::from_private_key(awslc::agreement(algorithm)?, private_key)
-                    .map_err(|_| invalid())?,
-            )
-        };
+        let key = AgreementBackend::from_private_bytes(algorithm, private_key)?;
         let key = AgreementKey {
             module: self.clone(),
             algorithm,
@@ -160,34 +111,15 @@ impl AgreementKey {
     /// The public key: an uncompressed point (ECDH) or 32 bytes (X25519).
     pub fn public_key(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        match &self.key {
-            PrivateKeyInner::AwsLc(key) => {
-                let public_key = key.compute_public_key().map_err(|_| Error::CryptoFailure)?;
-                Ok(public_key.as_ref().to_vec())
-            }
-            PrivateKeyInner::Sm2(key) => Ok(key.public_key().to_uncompressed().to_vec()),
-        }
+        self.key.public_key()
     }
 
     /// The private key, in the encoding [`Module::agreement_key_from_private_bytes`] takes: a
     /// big-endian scalar (ECDH, curveSM2) or the 32-byte X25519 private key. For storing a
     /// long-term key (an encrypted file's recipient); wiped on drop.
     pub fn private_key_bytes(&self) -> Result<Zeroizing<Vec<u8>>> {
-        use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
         self.module.ensure_operational()?;
-        match &self.key {
-            PrivateKeyInner::AwsLc(key) if self.algorithm == Algorithm::X25519 => {
-                let seed: Curve25519SeedBin<'static> =
-                    key.as_be_bytes().map_err(|_| Error::CryptoFailure)?;
-                Ok(Zeroizing::new(seed.as_ref().to_vec()))
-            }
-            PrivateKeyInner::AwsLc(key) => {
-                let scalar: EcPrivateKeyBin<'static> =
-                    key.as_be_bytes().map_err(|_| Error::CryptoFailure)?;
-                Ok(Zeroizing::new(scalar.as_ref().to_vec()))
-            }
-            PrivateKeyInner::Sm2(key) => Ok(Zeroizing::new(key.to_bytes().to_vec())),
-        }
+        self.key.private_key_bytes(self.algorithm)
     }
 
     /// The shared secret with a peer's public key: the encoding of [`AgreementKey::public_key`]
@@ -195,12 +127,7 @@ impl AgreementKey {
     pub fn agree(&self, peer_public_key: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {
         self.module.ensure_operational()?;
         let peer_public_key = raw_public_key(self.algorithm, peer_public_key)?;
-        let secret = match &self.key {
-            PrivateKeyInner::AwsLc(key) => {
-                shared_secret(key, awslc::agreement(self.algorithm)?, peer_public_key)?
-            }
-            PrivateKeyInner::Sm2(key) => sm2_shared_secret(key, peer_public_key)?,
-        };
+        let secret = self.key.agree(self.algorithm, peer_public_key)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::KeyAgreement, self.approval, secret))
@@ -216,30 +143,12 @@ impl AgreementKey {
         self.module
             .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
                 let generated = self.public_key().map_err(drop)?;
-                compare(fault, generated, self.recomputed_public_key()?)
+                compare(
+                    fault,
+                    generated,
+                    self.key.recomputed_public_key(self.algorithm)?,
+                )
             })
-    }
-
-    fn recomputed_public_key(&self) -> std::result::Result<Vec<u8>, ()> {
-        use crate::provider::awslc_sys::{self, NistCurve};
-        let key = match &self.key {
-            PrivateKeyInner::Sm2(key) => return Ok(key.recompute_public_key().to_vec()),
-            PrivateKeyInner::AwsLc(key) => key,
-        };
-        let curve = match self.algorithm {
-            Algorithm::X25519 => {
-                let seed: Curve25519SeedBin = key.as_be_bytes().map_err(drop)?;
-                let mut private_key = Zeroizing::new([0u8; 32]);
-                private_key.copy_from_slice(seed.as_ref());
-                return Ok(awslc_sys::x25519_public_key_from_private(&private_key).to_vec());
-            }
-            Algorithm::EcdhP256 => NistCurve::P256,
-            Algorithm::EcdhP384 => NistCurve::P384,
-            Algorithm::EcdhP521 => NistCurve::P521,
-            _ => return Err(()),
-        };
-        let scalar: EcPrivateKeyBin = key.as_be_bytes().map_err(drop)?;
-        awslc_sys::ec_public_key_from_private(curve, scalar.as_ref()).map_err(drop)
     }
 }
 

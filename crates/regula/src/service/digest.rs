@@ -1,15 +1,11 @@
 //! Message digests: SHA-1, SHA-2, SHA-3 and the legacy MD4 and MD5 (AWS-LC), SM3 (regula-sm).
 
-use aws_lc_rs::digest;
-use regula_sm::sm3::Sm3;
-
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc;
-use crate::provider::awslc_sys::{self, DigestCtx, Sha2};
+use crate::provider::digest::{self as backend, Hasher, OneShot};
 
 /// An incremental digest computation; recorded when it finishes.
 pub struct DigestContext {
@@ -19,38 +15,6 @@ pub struct DigestContext {
     hasher: Hasher,
     /// An update failed in AWS-LC; `finish` refuses to return a digest.
     poisoned: bool,
-}
-
-/// The provider's incremental state.
-enum Hasher {
-    AwsLc(digest::Context),
-    Sm3(Box<Sm3>),
-    /// MD4 and MD5 through AWS-LC's C interface.
-    Legacy(DigestCtx),
-}
-
-impl Hasher {
-    fn new(algorithm: Algorithm) -> Result<Hasher> {
-        if let Some(legacy) = awslc::legacy_digest(algorithm) {
-            return DigestCtx::new(legacy)
-                .map(Hasher::Legacy)
-                .map_err(|_| Error::CryptoFailure);
-        }
-        Ok(match algorithm {
-            Algorithm::Sm3 => Hasher::Sm3(Box::default()),
-            _ => Hasher::AwsLc(digest::Context::new(awslc::digest(algorithm)?)),
-        })
-    }
-
-    fn try_clone(&self) -> Result<Hasher> {
-        Ok(match self {
-            Hasher::AwsLc(context) => Hasher::AwsLc(context.clone()),
-            Hasher::Sm3(hash) => Hasher::Sm3(hash.clone()),
-            Hasher::Legacy(context) => {
-                Hasher::Legacy(context.try_clone().map_err(|_| Error::CryptoFailure)?)
-            }
-        })
-    }
 }
 
 /// A digest algorithm bound to a module, for many one-shot digests into the caller's buffers.
@@ -72,9 +36,8 @@ pub struct Digester {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    /// SHA-2, hashed by AWS-LC straight into the caller's buffer; the rest through
-    /// [`hash_into`].
-    sha2: Option<Sha2>,
+    /// SHA-2 hashed by AWS-LC straight into the caller's buffer, the rest one call each.
+    hasher: OneShot,
     output_len: usize,
 }
 
@@ -88,22 +51,6 @@ fn output_len(algorithm: Algorithm) -> Result<usize> {
             expected: Family::Digest,
         }),
     }
-}
-
-/// Hashes `data` in one call into `out`, which holds exactly the digest: MD4 and MD5 through
-/// AWS-LC's legacy functions, SM3 through regula-sm, the rest through aws-lc-rs.
-fn hash_into(algorithm: Algorithm, data: &[u8], out: &mut [u8]) -> Result<()> {
-    match algorithm {
-        _ if let Some(legacy) = awslc::legacy_digest(algorithm) => {
-            let mut context = DigestCtx::new(legacy).map_err(|_| Error::CryptoFailure)?;
-            context.update(data).map_err(|_| Error::CryptoFailure)?;
-            let output = context.finish().map_err(|_| Error::CryptoFailure)?;
-            out.copy_from_slice(output.get(..out.len()).ok_or(Error::CryptoFailure)?);
-        }
-        Algorithm::Sm3 => out.copy_from_slice(&regula_sm::sm3::sm3(data)),
-        _ => out.copy_from_slice(digest::digest(awslc::digest(algorithm)?, data).as_ref()),
-    }
-    Ok(())
 }
 
 impl std::fmt::Debug for Digester {
@@ -136,12 +83,7 @@ impl Digester {
                 self.algorithm
             )));
         };
-        match self.sha2 {
-            Some(sha2) => {
-                awslc_sys::sha2_into(sha2, data, out).map_err(|_| Error::CryptoFailure)?;
-            }
-            None => hash_into(self.algorithm, data, out)?,
-        }
+        self.hasher.hash_into(data, out)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Digest, self.approval, len))
@@ -154,18 +96,11 @@ impl Module {
     pub fn digester(&self, algorithm: Algorithm) -> Result<Digester> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
         let output_len = output_len(algorithm)?;
-        let sha2 = match algorithm {
-            Algorithm::Sha224 => Some(Sha2::Sha224),
-            Algorithm::Sha256 => Some(Sha2::Sha256),
-            Algorithm::Sha384 => Some(Sha2::Sha384),
-            Algorithm::Sha512 => Some(Sha2::Sha512),
-            _ => None,
-        };
         Ok(Digester {
             module: self.clone(),
             algorithm,
             approval,
-            sha2,
+            hasher: OneShot::new(algorithm),
             output_len,
         })
     }
@@ -174,7 +109,7 @@ impl Module {
     pub fn digest(&self, algorithm: Algorithm, data: &[u8]) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
         let mut output = vec![0; output_len(algorithm)?];
-        hash_into(algorithm, data, &mut output)?;
+        backend::hash_into(algorithm, data, &mut output)?;
         Ok(self.serve(algorithm, Service::Digest, approval, output))
     }
 
@@ -187,14 +122,14 @@ impl Module {
         algorithm: Algorithm,
         messages: &[&[u8]],
     ) -> Result<Vec<Served<Vec<u8>>>> {
-        if algorithm != Algorithm::Sm3 {
+        if !backend::hashes_many_at_once(algorithm) {
             return messages
                 .iter()
                 .map(|message| self.digest(algorithm, message))
                 .collect();
         }
         let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
-        Ok(regula_sm::sm3::hash_many(messages)
+        Ok(backend::hash_many(messages)
             .into_iter()
             .map(|digest| self.serve(algorithm, Service::Digest, approval, digest.to_vec()))
             .collect())
@@ -224,16 +159,10 @@ impl std::fmt::Debug for DigestContext {
 
 impl DigestContext {
     pub fn update(&mut self, data: &[u8]) {
-        match &mut self.hasher {
-            Hasher::AwsLc(context) => context.update(data),
-            Hasher::Sm3(hash) => hash.update(data),
-            // AWS-LC's MD4/MD5 update cannot fail on a live context; if it ever did, the state
-            // is poisoned so that `finish` fails instead of returning a wrong digest.
-            Hasher::Legacy(context) => {
-                if context.update(data).is_err() {
-                    self.poisoned = true;
-                }
-            }
+        // AWS-LC's MD4/MD5 update cannot fail on a live context; if it ever did, the state
+        // is poisoned so that `finish` fails instead of returning a wrong digest.
+        if self.hasher.update(data).is_err() {
+            self.poisoned = true;
         }
     }
 
@@ -255,11 +184,7 @@ impl DigestContext {
         if self.poisoned {
             return Err(Error::CryptoFailure);
         }
-        let output = match self.hasher {
-            Hasher::AwsLc(context) => context.finish().as_ref().to_vec(),
-            Hasher::Sm3(hash) => hash.finalize().to_vec(),
-            Hasher::Legacy(context) => context.finish().map_err(|_| Error::CryptoFailure)?,
-        };
+        let output = self.hasher.finish()?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Digest, self.approval, output))

@@ -3,7 +3,6 @@
 
 use std::num::NonZeroU32;
 
-use aws_lc_rs::{hkdf, kdf, pbkdf2};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -11,16 +10,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::Usage;
-use crate::provider::awslc::{self, KdfAlgorithm};
-
-/// Output length for aws-lc-rs's HKDF expand.
-struct OutputLen(usize);
-
-impl hkdf::KeyType for OutputLen {
-    fn len(&self) -> usize {
-        self.0
-    }
-}
+use crate::provider::kdf::{self as backend, Hkdf, Kbkdf, Pbkdf2};
 
 /// The HKDF info prefix of every fscrypt v2 derivation (Linux fs/crypto/hkdf.c).
 const FSCRYPT_INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
@@ -52,28 +42,16 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Hkdf(hkdf_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not an HKDF algorithm"
-            )));
-        };
+        let hkdf = Hkdf::new(algorithm)?;
         // RFC 5869 §2.3: L ≤ 255·HashLen.
-        let max = 255
-            * hkdf_algorithm
-                .hmac_algorithm()
-                .digest_algorithm()
-                .output_len();
+        let max = hkdf.max_output_len();
         if len == 0 || len > max {
             return Err(Error::invalid_input(format!(
                 "{algorithm} output length must be 1..={max} bytes, got {len}"
             )));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        hkdf::Salt::new(hkdf_algorithm, salt)
-            .extract(secret)
-            .expand(&[info], OutputLen(len))
-            .and_then(|okm| okm.fill(&mut output))
-            .map_err(|_| Error::CryptoFailure)?;
+        hkdf.derive(secret, salt, info, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -94,11 +72,7 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Pbkdf2(pbkdf2_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not a PBKDF2 algorithm"
-            )));
-        };
+        let pbkdf2 = Pbkdf2::new(algorithm)?;
         let iterations = NonZeroU32::new(iterations)
             .ok_or_else(|| Error::invalid_input("PBKDF2 needs at least one iteration"))?;
         if len == 0 {
@@ -107,7 +81,7 @@ impl Module {
             ));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        pbkdf2::derive(*pbkdf2_algorithm, iterations, salt, password, &mut output);
+        pbkdf2.derive(iterations, salt, password, &mut output);
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -127,28 +101,7 @@ impl Module {
         if iterations == 0 {
             return Err(Error::invalid_input("PBKDF2 needs at least one iteration"));
         }
-        let keyed = regula_sm::sm3::HmacSm3::new(password)
-            .map_err(|error| Error::invalid_input(error.to_string()))?;
-        let mut output = Zeroizing::new(Vec::with_capacity(len + 32));
-        let mut block_index = 1u32;
-        while output.len() < len {
-            let mut first = keyed.clone();
-            first.update(salt);
-            first.update(&block_index.to_be_bytes());
-            let mut u = Zeroizing::new(first.finalize());
-            let mut t = u.clone();
-            for _ in 1..iterations {
-                let mut next = keyed.clone();
-                next.update(&*u);
-                *u = next.finalize();
-                t.iter_mut().zip(u.iter()).for_each(|(t, u)| *t ^= u);
-            }
-            output.extend_from_slice(&*t);
-            block_index = block_index
-                .checked_add(1)
-                .ok_or_else(|| Error::invalid_input("PBKDF2 output too long"))?;
-        }
-        output.truncate(len);
+        let output = backend::pbkdf2_hmac_sm3(password, salt, iterations, len)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -183,11 +136,13 @@ impl Module {
         info.push(context);
         info.extend_from_slice(extra);
         let mut output = Zeroizing::new(vec![0u8; len]);
-        hkdf::Salt::new(hkdf::HKDF_SHA512, &FSCRYPT_DEFAULT_SALT)
-            .extract(master_key)
-            .expand(&[&info], OutputLen(len))
-            .and_then(|okm| okm.fill(&mut output))
-            .map_err(|_| Error::CryptoFailure)?;
+        // The same AWS-LC HKDF-SHA512 that serves `hkdf-sha512`, with the kernel's salt and info.
+        Hkdf::new(Algorithm::HkdfSha512)?.derive(
+            master_key,
+            &FSCRYPT_DEFAULT_SALT,
+            &info,
+            &mut output,
+        )?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
@@ -206,11 +161,7 @@ impl Module {
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
-        let KdfAlgorithm::Kbkdf(kbkdf_algorithm) = awslc::kdf(algorithm)? else {
-            return Err(Error::invalid_input(format!(
-                "{algorithm} is not a KBKDF algorithm"
-            )));
-        };
+        let kbkdf = Kbkdf::new(algorithm)?;
         if key.is_empty() {
             return Err(Error::invalid_input("KBKDF needs a non-empty key"));
         }
@@ -222,8 +173,7 @@ impl Module {
             )));
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
-        kdf::kbkdf_ctr_hmac(kbkdf_algorithm, key, fixed_input, &mut output)
-            .map_err(|_| Error::CryptoFailure)?;
+        kbkdf.derive(key, fixed_input, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 

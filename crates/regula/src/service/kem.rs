@@ -1,14 +1,13 @@
 //! Key encapsulation: ML-KEM-768 and ML-KEM-1024 (FIPS 203).
 
-use aws_lc_rs::kem::{Ciphertext, DecapsulationKey, EncapsulationKey};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc;
+use crate::provider::kem::{self as backend, KemBackend};
 use crate::selftest::Fault;
 
 /// The output of encapsulation: send `ciphertext`, keep `shared_secret`.
@@ -23,7 +22,7 @@ pub struct KemPrivateKey {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    key: DecapsulationKey,
+    key: KemBackend,
 }
 
 impl std::fmt::Debug for KemPrivateKey {
@@ -34,20 +33,11 @@ impl std::fmt::Debug for KemPrivateKey {
     }
 }
 
-fn encapsulate_to(key: &EncapsulationKey) -> Result<Encapsulated> {
-    let (ciphertext, secret) = key.encapsulate().map_err(|_| Error::CryptoFailure)?;
-    Ok(Encapsulated {
-        ciphertext: ciphertext.as_ref().to_vec(),
-        shared_secret: Zeroizing::new(secret.as_ref().to_vec()),
-    })
-}
-
 impl Module {
     /// Generates a decapsulation key and runs its pairwise consistency test.
     pub fn generate_kem_key(&self, algorithm: Algorithm) -> Result<Served<KemPrivateKey>> {
         let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
-        let key =
-            DecapsulationKey::generate(awslc::kem(algorithm)?).map_err(|_| Error::CryptoFailure)?;
+        let key = KemBackend::generate(algorithm)?;
         let key = KemPrivateKey {
             module: self.clone(),
             algorithm,
@@ -67,8 +57,7 @@ impl Module {
         decapsulation_key: &[u8],
     ) -> Result<Served<KemPrivateKey>> {
         let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
-        let key = DecapsulationKey::new(awslc::kem(algorithm)?, decapsulation_key)
-            .map_err(|_| Error::invalid_key(algorithm, "not an encoded decapsulation key"))?;
+        let key = KemBackend::from_bytes(algorithm, decapsulation_key)?;
         let key = KemPrivateKey {
             module: self.clone(),
             algorithm,
@@ -84,9 +73,7 @@ impl Module {
         encapsulation_key: &[u8],
     ) -> Result<Served<Encapsulated>> {
         let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
-        let key = EncapsulationKey::new(awslc::kem(algorithm)?, encapsulation_key)
-            .map_err(|_| Error::invalid_key(algorithm, "not an encoded encapsulation key"))?;
-        let encapsulated = encapsulate_to(&key)?;
+        let encapsulated = backend::encapsulate(algorithm, encapsulation_key)?;
         Ok(self.serve(algorithm, Service::Encapsulate, approval, encapsulated))
     }
 }
@@ -99,23 +86,14 @@ impl KemPrivateKey {
     /// The encoded encapsulation (public) key to hand to peers.
     pub fn encapsulation_key(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        let key = self
-            .key
-            .encapsulation_key()
-            .map_err(|_| Error::CryptoFailure)?;
-        Ok(key
-            .key_bytes()
-            .map_err(|_| Error::CryptoFailure)?
-            .as_ref()
-            .to_vec())
+        self.key.encapsulation_key()
     }
 
     /// The decapsulation key in FIPS 203's encoding, for storing a long-term key; wiped on
     /// drop.
     pub fn to_bytes(&self) -> Result<Zeroizing<Vec<u8>>> {
         self.module.ensure_operational()?;
-        let bytes = self.key.key_bytes().map_err(|_| Error::CryptoFailure)?;
-        Ok(Zeroizing::new(bytes.as_ref().to_vec()))
+        self.key.to_bytes()
     }
 
     pub fn decapsulate(&self, ciphertext: &[u8]) -> Result<Served<Zeroizing<Vec<u8>>>> {
@@ -127,11 +105,7 @@ impl KemPrivateKey {
     }
 
     fn raw_decapsulate(&self, ciphertext: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
-        let secret = self
-            .key
-            .decapsulate(Ciphertext::from(ciphertext))
-            .map_err(|_| Error::invalid_input(format!("not a {} ciphertext", self.algorithm)))?;
-        Ok(Zeroizing::new(secret.as_ref().to_vec()))
+        self.key.decapsulate(self.algorithm, ciphertext)
     }
 
     /// FIPS 203 / IG 10.3.A: encapsulate to the new key and decapsulate the same secret.
@@ -141,8 +115,7 @@ impl KemPrivateKey {
             .unwrap_or("PCT-ML-KEM");
         self.module
             .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
-                let public = self.key.encapsulation_key().map_err(drop)?;
-                let mut encapsulated = encapsulate_to(&public).map_err(drop)?;
+                let mut encapsulated = self.key.encapsulate_to_self().map_err(drop)?;
                 fault.corrupt(&mut encapsulated.shared_secret);
                 let decapsulated = self
                     .raw_decapsulate(&encapsulated.ciphertext)

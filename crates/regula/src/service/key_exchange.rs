@@ -14,18 +14,16 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::sm::sm2_error;
+use crate::provider::key_exchange::{ExchangeState, SharedKey};
 
-use regula_sm::sm2;
-
-pub use regula_sm::sm2::KeyExchangeRole;
+pub use crate::provider::sm::KeyExchangeRole;
 
 /// One party's exchange in progress, holding its ephemeral key (wiped on drop).
 pub struct KeyExchange {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    state: sm2::KeyExchange,
+    state: ExchangeState,
 }
 
 impl std::fmt::Debug for KeyExchange {
@@ -38,7 +36,7 @@ impl std::fmt::Debug for KeyExchange {
 
 /// The agreed key and the confirmation hashes; the key is wiped on drop.
 pub struct ExchangedKey {
-    shared: sm2::SharedKey,
+    shared: SharedKey,
 }
 
 impl std::fmt::Debug for ExchangedKey {
@@ -73,18 +71,15 @@ impl Module {
                 expected: Family::KeyExchange,
             });
         }
-        let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
-            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
-        })?;
-        let peer = sm2::PublicKey::from_sec1_or_spki_der(peer_public_key).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
-            )
-        })?;
-        let state =
-            sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut self.sm2_random())
-                .map_err(|e| sm2_error(algorithm, e))?;
+        let state = ExchangeState::start(
+            algorithm,
+            role,
+            own_pkcs8,
+            own_id,
+            peer_public_key,
+            peer_id,
+            &mut |out| self.internal_random(out),
+        )?;
         Ok(KeyExchange {
             module: self.clone(),
             algorithm,
@@ -98,21 +93,13 @@ impl KeyExchange {
     /// The ephemeral public key `R = [r]G` (`04 ‖ x ‖ y`) to send to the peer.
     pub fn ephemeral_public_key(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        Ok(self.state.ephemeral_public_key().to_vec())
+        Ok(self.state.ephemeral_public_key())
     }
 
     /// Completes the exchange with the peer's ephemeral public key, deriving `key_len` bytes.
     pub fn finish(self, peer_ephemeral: &[u8], key_len: usize) -> Result<Served<ExchangedKey>> {
         self.module.ensure_operational()?;
-        let shared = self
-            .state
-            .finish(peer_ephemeral, key_len)
-            .map_err(|e| match e {
-                sm2::Error::InvalidPublicKey => {
-                    Error::invalid_input("peer ephemeral key is not a valid point of curveSM2")
-                }
-                other => sm2_error(self.algorithm, other),
-            })?;
+        let shared = self.state.finish(self.algorithm, peer_ephemeral, key_len)?;
         Ok(self.module.serve(
             self.algorithm,
             Service::KeyAgreement,
@@ -130,13 +117,11 @@ impl ExchangedKey {
 
     /// The confirmation hash to send (`S_B` from the responder, `S_A` from the initiator).
     pub fn confirmation(&self) -> [u8; 32] {
-        *self.shared.confirmation()
+        self.shared.confirmation()
     }
 
     /// Checks the peer's confirmation hash; a mismatch is [`Error::AuthenticationFailed`].
     pub fn verify_peer_confirmation(&self, received: &[u8]) -> Result<()> {
-        self.shared
-            .verify_peer_confirmation(received)
-            .map_err(|_| Error::AuthenticationFailed)
+        self.shared.verify_peer_confirmation(received)
     }
 }

@@ -3,7 +3,6 @@
 
 pub mod aead;
 pub mod agreement;
-pub(crate) mod cbc_cs3;
 pub mod cipher;
 pub mod digest;
 pub mod kdf;
@@ -15,21 +14,9 @@ pub mod pke;
 pub mod random;
 pub mod signature;
 
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroize;
 
-use crate::algorithm::Algorithm;
-use crate::error::{Error, Result};
-
-/// A key that must be exactly `N` bytes, copied into memory wiped on drop, for the backends
-/// (regula-sm) that take fixed-size key arrays.
-pub(crate) fn fixed_size_key<const N: usize>(
-    algorithm: Algorithm,
-    key: &[u8],
-) -> Result<Zeroizing<[u8; N]>> {
-    key.try_into().map(Zeroizing::new).map_err(|_| {
-        Error::invalid_key(algorithm, format!("expected {N} bytes, got {}", key.len()))
-    })
-}
+use crate::error::Error;
 
 /// Wipes and empties a buffer whose processing failed, so that no partial output is released;
 /// out of line, off the per-call path.

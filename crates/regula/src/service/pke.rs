@@ -11,10 +11,8 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::sm::sm2_error;
+use crate::provider::pke::{self as backend, DecryptionBackend};
 use crate::selftest::Fault;
-
-use regula_sm::sm2;
 
 /// How an SM2 ciphertext is laid out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,21 +25,12 @@ pub enum CiphertextFormat {
     C1C3C2,
 }
 
-impl CiphertextFormat {
-    fn sm2(self) -> sm2::CiphertextFormat {
-        match self {
-            CiphertextFormat::Asn1 => sm2::CiphertextFormat::Asn1,
-            CiphertextFormat::C1C3C2 => sm2::CiphertextFormat::C1C3C2,
-        }
-    }
-}
-
 /// A private decryption key bound to a module; regula-sm wipes it on drop.
 pub struct DecryptionKey {
     module: Module,
     algorithm: Algorithm,
     approval: Approval,
-    key: Box<sm2::PrivateKey>,
+    key: DecryptionBackend,
 }
 
 impl std::fmt::Debug for DecryptionKey {
@@ -75,13 +64,12 @@ impl Module {
     pub fn generate_decryption_key(&self, algorithm: Algorithm) -> Result<Served<DecryptionKey>> {
         let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
         sm2_only(algorithm)?;
-        let key = sm2::PrivateKey::generate(&mut self.sm2_random())
-            .map_err(|e| sm2_error(algorithm, e))?;
+        let key = DecryptionBackend::generate(algorithm, &mut |out| self.internal_random(out))?;
         let key = DecryptionKey {
             module: self.clone(),
             algorithm,
             approval,
-            key: Box::new(key),
+            key,
         };
         key.pairwise_consistency_test()?;
         Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
@@ -95,14 +83,12 @@ impl Module {
     ) -> Result<Served<DecryptionKey>> {
         let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
         sm2_only(algorithm)?;
-        let key = sm2::PrivateKey::from_pkcs8_der(pkcs8).map_err(|_| {
-            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
-        })?;
+        let key = DecryptionBackend::from_pkcs8(algorithm, pkcs8)?;
         let key = DecryptionKey {
             module: self.clone(),
             algorithm,
             approval,
-            key: Box::new(key),
+            key,
         };
         Ok(self.serve(algorithm, Service::KeyImport, approval, key))
     }
@@ -118,14 +104,9 @@ impl Module {
     ) -> Result<Served<Vec<u8>>> {
         let approval = self.authorize(algorithm, Family::PublicKeyEncryption, &usage())?;
         sm2_only(algorithm)?;
-        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
-            )
+        let ciphertext = backend::encrypt(algorithm, public_key, plaintext, format, &mut |out| {
+            self.internal_random(out)
         })?;
-        let ciphertext = sm2::encrypt(&public_key, plaintext, format.sm2(), &mut self.sm2_random())
-            .map_err(|e| sm2_error(algorithm, e))?;
         Ok(self.serve(algorithm, Service::Encrypt, approval, ciphertext))
     }
 }
@@ -138,16 +119,13 @@ impl DecryptionKey {
     /// The public key as DER SubjectPublicKeyInfo.
     pub fn public_key_der(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        self.key
-            .public_key()
-            .to_spki_der()
-            .map_err(|_| Error::CryptoFailure)
+        self.key.public_key_der()
     }
 
     /// The private key as PKCS#8 DER, wiped from memory when dropped.
     pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>> {
         self.module.ensure_operational()?;
-        self.key.to_pkcs8_der().map_err(|_| Error::CryptoFailure)
+        self.key.to_pkcs8_der()
     }
 
     /// Decrypts; a malformed ciphertext, a point off the curve, an all-zero KDF output and a
@@ -158,8 +136,7 @@ impl DecryptionKey {
         format: CiphertextFormat,
     ) -> Result<Served<Zeroizing<Vec<u8>>>> {
         self.module.ensure_operational()?;
-        let plaintext = sm2::decrypt(&self.key, ciphertext, format.sm2())
-            .map_err(|e| sm2_error(self.algorithm, e))?;
+        let plaintext = self.key.decrypt(self.algorithm, ciphertext, format)?;
         Ok(self.module.serve(
             self.algorithm,
             Service::Decrypt,
@@ -177,17 +154,12 @@ impl DecryptionKey {
         self.module
             .pairwise_consistency_test(self.algorithm, name, |fault: Fault| {
                 const MESSAGE: &[u8] = b"Regula pairwise consistency test";
-                let mut ciphertext = sm2::encrypt(
-                    self.key.public_key(),
+                // Corrupts C3, which decryption must then refuse.
+                let plaintext = self.key.round_trip(
                     MESSAGE,
-                    sm2::CiphertextFormat::C1C3C2,
-                    &mut self.module.sm2_random(),
-                )
-                .map_err(drop)?;
-                // Corrupt C3, which decryption must then refuse.
-                fault.corrupt(&mut ciphertext[65..]);
-                let plaintext = sm2::decrypt(&self.key, &ciphertext, sm2::CiphertextFormat::C1C3C2)
-                    .map_err(drop)?;
+                    &mut |out| self.module.internal_random(out),
+                    |c3| fault.corrupt(c3),
+                )?;
                 if plaintext == MESSAGE {
                     Ok(())
                 } else {

@@ -5,16 +5,9 @@
 //! SM2 signatures bind a signer's user ID. [`SigningKey::sign`] and [`Module::verify`] use the
 //! default ID of GM/T 0009-2012 (`1234567812345678`); [`SigningKey::sign_with_id`] and
 //! [`Module::verify_with_id`] take another, e.g. RFC 8998's `TLSv1.3+GM+Cipher+Suite` for TLS 1.3
-//! CertificateVerify ([`regula_sm::sm2::TLS13_ID`]). SM2 signatures are DER
+//! CertificateVerify (`TLSv1.3+GM+Cipher+Suite`). SM2 signatures are DER
 //! `SEQUENCE { r, s }` and public keys DER SubjectPublicKeyInfo or an uncompressed point.
 
-use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
-use aws_lc_rs::rand::SystemRandom;
-use aws_lc_rs::rsa::{KeySize, PublicEncryptingKey};
-use aws_lc_rs::signature::{
-    self, EcdsaKeyPair, Ed25519KeyPair, KeyPair, ParsedPublicKey, PqdsaKeyPair, RsaKeyPair,
-    VerificationAlgorithm,
-};
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
@@ -22,20 +15,9 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::awslc::{self, SignatureScheme};
-use crate::provider::sm::sm2_error;
+use crate::provider::signature::{self as backend, SchemeKind, SigningBackend};
+use crate::provider::sm::SM2_DEFAULT_ID;
 use crate::selftest::Fault;
-
-use regula_sm::sm2;
-
-enum KeyPairInner {
-    Ecdsa(EcdsaKeyPair),
-    Ed25519(Ed25519KeyPair),
-    Rsa(RsaKeyPair),
-    MlDsa(PqdsaKeyPair),
-    /// Wiped on drop by regula-sm.
-    Sm2(Box<sm2::PrivateKey>),
-}
 
 /// curveSM2 keys are 256 bits.
 const SM2_KEY_BITS: u32 = 256;
@@ -53,7 +35,7 @@ pub struct SigningKey {
     algorithm: Algorithm,
     approval: Approval,
     key_bits: u32,
-    key: KeyPairInner,
+    key: SigningBackend,
 }
 
 impl std::fmt::Debug for SigningKey {
@@ -62,17 +44,6 @@ impl std::fmt::Debug for SigningKey {
             .field("algorithm", &self.algorithm)
             .field("key_bits", &self.key_bits)
             .finish_non_exhaustive()
-    }
-}
-
-/// RSA moduli AWS-LC generates.
-fn rsa_key_size(bits: u32) -> Option<KeySize> {
-    match bits {
-        2048 => Some(KeySize::Rsa2048),
-        3072 => Some(KeySize::Rsa3072),
-        4096 => Some(KeySize::Rsa4096),
-        8192 => Some(KeySize::Rsa8192),
-        _ => None,
     }
 }
 
@@ -101,9 +72,7 @@ pub fn rsa_public_key_bits(public_key: &[u8]) -> Option<u32> {
 
 /// The modulus size of an RSA public key given as DER SubjectPublicKeyInfo.
 fn rsa_key_bits(algorithm: Algorithm, public_key: &[u8]) -> Result<u32> {
-    PublicEncryptingKey::from_der(public_key)
-        .map(|key| u32::try_from(key.key_size_bits()).unwrap_or(u32::MAX))
-        .map_err(|_| Error::invalid_key(algorithm, "not a DER SubjectPublicKeyInfo RSA public key"))
+    backend::rsa_key_bits(algorithm, public_key)
 }
 
 fn curve_bits(algorithm: Algorithm) -> u32 {
@@ -125,14 +94,14 @@ impl Module {
         if algorithm == Algorithm::Sm2Sign {
             return self.generate_sm2_signing_key(rsa_bits);
         }
-        let scheme = awslc::signature(algorithm)?;
-        if let SignatureScheme::VerifyOnly(_) = scheme {
+        let scheme = backend::scheme_kind(algorithm)?;
+        if scheme == SchemeKind::VerifyOnly {
             self.authorize(algorithm, Family::Signature, &signing_usage(None))?;
             return Err(verify_only(algorithm));
         }
         let key_bits = match (scheme, rsa_bits) {
-            (SignatureScheme::Rsa(..), bits) => bits.unwrap_or(3072),
-            (SignatureScheme::MlDsa(..), None) => 0,
+            (SchemeKind::Rsa, bits) => bits.unwrap_or(3072),
+            (SchemeKind::MlDsa, None) => 0,
             (_, None) => curve_bits(algorithm),
             (_, Some(_)) => {
                 return Err(Error::invalid_input(format!(
@@ -142,27 +111,7 @@ impl Module {
         };
         let usage = signing_usage((key_bits != 0).then_some(key_bits));
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
-        let backend = |_| Error::CryptoFailure;
-        let key = match scheme {
-            SignatureScheme::MlDsa(signing, _) => {
-                KeyPairInner::MlDsa(PqdsaKeyPair::generate(signing).map_err(backend)?)
-            }
-            SignatureScheme::VerifyOnly(_) => return Err(verify_only(algorithm)),
-            SignatureScheme::Ecdsa(signing, _) => {
-                KeyPairInner::Ecdsa(EcdsaKeyPair::generate(signing).map_err(backend)?)
-            }
-            SignatureScheme::Ed25519 => {
-                KeyPairInner::Ed25519(Ed25519KeyPair::generate().map_err(backend)?)
-            }
-            SignatureScheme::Rsa(..) => {
-                let size = rsa_key_size(key_bits).ok_or_else(|| {
-                    Error::invalid_input(format!(
-                        "RSA key size must be 2048, 3072, 4096 or 8192 bits, got {key_bits}"
-                    ))
-                })?;
-                KeyPairInner::Rsa(RsaKeyPair::generate(size).map_err(backend)?)
-            }
-        };
+        let key = SigningBackend::generate(algorithm, key_bits)?;
         let key = SigningKey {
             module: self.clone(),
             algorithm,
@@ -182,14 +131,13 @@ impl Module {
             )));
         }
         let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
-        let key = sm2::PrivateKey::generate(&mut self.sm2_random())
-            .map_err(|e| sm2_error(algorithm, e))?;
+        let key = SigningBackend::generate_sm2(algorithm, &mut |out| self.internal_random(out))?;
         let key = SigningKey {
             module: self.clone(),
             algorithm,
             approval,
             key_bits: SM2_KEY_BITS,
-            key: KeyPairInner::Sm2(Box::new(key)),
+            key,
         };
         key.pairwise_consistency_test()?;
         Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
@@ -206,49 +154,21 @@ impl Module {
         self.authorize(algorithm, Family::Signature, &Usage::default())?;
         if algorithm == Algorithm::Sm2Sign {
             let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
-            let key = sm2::PrivateKey::from_pkcs8_der(pkcs8).map_err(|_| {
-                Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
-            })?;
+            let key = SigningBackend::sm2_from_pkcs8(algorithm, pkcs8)?;
             let key = SigningKey {
                 module: self.clone(),
                 algorithm,
                 approval,
                 key_bits: SM2_KEY_BITS,
-                key: KeyPairInner::Sm2(Box::new(key)),
+                key,
             };
             return Ok(self.serve(algorithm, Service::KeyImport, approval, key));
         }
-        let scheme = awslc::signature(algorithm)?;
-        if let SignatureScheme::VerifyOnly(_) = scheme {
+        if backend::scheme_kind(algorithm)? == SchemeKind::VerifyOnly {
             self.authorize(algorithm, Family::Signature, &signing_usage(None))?;
             return Err(verify_only(algorithm));
         }
-        let rejected = |error: aws_lc_rs::error::KeyRejected| {
-            Error::invalid_key(
-                algorithm,
-                format!("not a PKCS#8 {algorithm} private key ({error})"),
-            )
-        };
-        let (key, key_bits) = match scheme {
-            SignatureScheme::Ecdsa(signing, _) => (
-                KeyPairInner::Ecdsa(EcdsaKeyPair::from_pkcs8(signing, pkcs8).map_err(rejected)?),
-                curve_bits(algorithm),
-            ),
-            SignatureScheme::Ed25519 => (
-                KeyPairInner::Ed25519(Ed25519KeyPair::from_pkcs8(pkcs8).map_err(rejected)?),
-                256,
-            ),
-            SignatureScheme::Rsa(..) => {
-                let key = RsaKeyPair::from_pkcs8(pkcs8).map_err(rejected)?;
-                let bits = u32::try_from(key.public_modulus_len() * 8).unwrap_or(u32::MAX);
-                (KeyPairInner::Rsa(key), bits)
-            }
-            SignatureScheme::MlDsa(signing, _) => (
-                KeyPairInner::MlDsa(PqdsaKeyPair::from_pkcs8(signing, pkcs8).map_err(rejected)?),
-                0,
-            ),
-            SignatureScheme::VerifyOnly(_) => return Err(verify_only(algorithm)),
-        };
+        let (key, key_bits) = SigningBackend::from_pkcs8(algorithm, pkcs8, curve_bits(algorithm))?;
         let usage = signing_usage((key_bits != 0).then_some(key_bits));
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
         let key = SigningKey {
@@ -272,34 +192,25 @@ impl Module {
     ) -> Result<Served<()>> {
         self.ensure_operational()?;
         if algorithm == Algorithm::Sm2Sign {
-            return self.verify_with_id(algorithm, public_key, message, signature, sm2::DEFAULT_ID);
+            return self.verify_with_id(algorithm, public_key, message, signature, SM2_DEFAULT_ID);
         }
-        let scheme = awslc::signature(algorithm)?;
-        let (verification, key_bits): (&'static dyn VerificationAlgorithm, u32) = match scheme {
-            SignatureScheme::Ecdsa(_, verification) => (verification, curve_bits(algorithm)),
-            SignatureScheme::Ed25519 => (&signature::ED25519, 256),
-            SignatureScheme::MlDsa(_, verification) => (verification, 0),
-            SignatureScheme::VerifyOnly(verification) if algorithm == Algorithm::EcdsaP256Sha1 => {
-                (verification, 256)
-            }
-            SignatureScheme::Rsa(_, verification) => {
-                (verification, rsa_key_bits(algorithm, public_key)?)
-            }
+        let scheme = backend::scheme_kind(algorithm)?;
+        let key_bits = match scheme {
+            SchemeKind::Ecdsa => curve_bits(algorithm),
+            SchemeKind::Ed25519 => 256,
+            SchemeKind::MlDsa => 0,
+            SchemeKind::VerifyOnly if algorithm == Algorithm::EcdsaP256Sha1 => 256,
+            SchemeKind::Rsa => rsa_key_bits(algorithm, public_key)?,
             // The verify-only ECDSA scheme is matched above; this is RSA PKCS#1 v1.5 with SHA-1.
-            SignatureScheme::VerifyOnly(verification) => {
-                (verification, rsa_key_bits(algorithm, public_key)?)
-            }
+            SchemeKind::VerifyOnly => rsa_key_bits(algorithm, public_key)?,
         };
+        let verifier = backend::verifier(algorithm)?;
         let usage = Usage {
             key_bits: (key_bits != 0).then_some(key_bits),
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Signature, &usage)?;
-        let key = ParsedPublicKey::new(verification, public_key).map_err(|error| {
-            Error::invalid_key(algorithm, format!("public key does not parse ({error})"))
-        })?;
-        key.verify_sig(message, signature)
-            .map_err(|_| Error::BadSignature)?;
+        verifier.verify(algorithm, public_key, message, signature)?;
         Ok(self.serve(algorithm, Service::Verify, approval, ()))
     }
 
@@ -321,14 +232,7 @@ impl Module {
             )));
         }
         let approval = self.authorize(algorithm, Family::Signature, &sm2_usage())?;
-        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
-            )
-        })?;
-        let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
-        sm2::verify(&public_key, id, message, &signature).map_err(|e| sm2_error(algorithm, e))?;
+        backend::sm2_verify(algorithm, public_key, id, message, signature)?;
         Ok(self.serve(algorithm, Service::Verify, approval, ()))
     }
 
@@ -350,14 +254,7 @@ impl Module {
                 digest.len()
             ))
         })?;
-        let public_key = sm2::PublicKey::from_sec1_or_spki_der(public_key).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
-            )
-        })?;
-        let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
-        sm2::verify_digest(&public_key, digest, &signature).map_err(|e| sm2_error(algorithm, e))?;
+        backend::sm2_verify_digest(algorithm, public_key, digest, signature)?;
         Ok(self.serve(algorithm, Service::Verify, approval, ()))
     }
 }
@@ -376,40 +273,14 @@ impl SigningKey {
     /// The public key as DER SubjectPublicKeyInfo.
     pub fn public_key_der(&self) -> Result<Vec<u8>> {
         self.module.ensure_operational()?;
-        let der: Result<PublicKeyX509Der<'static>, _> = match &self.key {
-            KeyPairInner::Ecdsa(key) => key.public_key().as_der(),
-            KeyPairInner::Ed25519(key) => key.public_key().as_der(),
-            KeyPairInner::Rsa(key) => key.public_key().as_der(),
-            KeyPairInner::MlDsa(key) => key.public_key().as_der(),
-            KeyPairInner::Sm2(key) => {
-                return key
-                    .public_key()
-                    .to_spki_der()
-                    .map_err(|_| Error::CryptoFailure);
-            }
-        };
-        Ok(der.map_err(|_| Error::CryptoFailure)?.as_ref().to_vec())
+        self.key.public_key_der()
     }
 
     /// The private key as PKCS#8 v1 DER, wiped from memory when dropped.
     pub fn to_pkcs8_der(&self) -> Result<Zeroizing<Vec<u8>>> {
         // No key leaves a module in its error state.
         self.module.ensure_operational()?;
-        let der = match &self.key {
-            KeyPairInner::Ecdsa(key) => key.to_pkcs8v1().map(|document| document.as_ref().to_vec()),
-            KeyPairInner::Ed25519(key) => {
-                key.to_pkcs8v1().map(|document| document.as_ref().to_vec())
-            }
-            KeyPairInner::Rsa(key) => {
-                let der: Result<Pkcs8V1Der<'static>, _> = key.as_der();
-                der.map(|der| der.as_ref().to_vec())
-            }
-            KeyPairInner::MlDsa(key) => key.to_pkcs8v1().map(|document| document.as_ref().to_vec()),
-            KeyPairInner::Sm2(key) => {
-                return key.to_pkcs8_der().map_err(|_| Error::CryptoFailure);
-            }
-        };
-        Ok(Zeroizing::new(der.map_err(|_| Error::CryptoFailure)?))
+        self.key.to_pkcs8_der()
     }
 
     /// Signs `message` (hashing it with the scheme's digest).
@@ -425,79 +296,33 @@ impl SigningKey {
     /// Only SM2 signatures carry an ID.
     pub fn sign_with_id(&self, message: &[u8], id: &[u8]) -> Result<Served<Vec<u8>>> {
         self.module.ensure_operational()?;
-        let KeyPairInner::Sm2(key) = &self.key else {
+        let random = &mut |out: &mut [u8]| self.module.internal_random(out);
+        let Some(signature) = self
+            .key
+            .sign_sm2_with_id(self.algorithm, id, message, random)
+        else {
             return Err(Error::invalid_input(format!(
                 "a user ID applies to SM2 signatures only, not to {}",
                 self.algorithm
             )));
         };
-        let signature = sm2::sign(key, id, message, &mut self.module.sm2_random())
-            .map_err(|e| sm2_error(self.algorithm, e))?
-            .to_der();
+        let signature = signature?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Sign, self.approval, signature))
     }
 
     fn raw_sign(&self, message: &[u8]) -> Result<Vec<u8>> {
-        let rng = SystemRandom::new();
-        match &self.key {
-            KeyPairInner::Sm2(key) => {
-                Ok(
-                    sm2::sign(key, sm2::DEFAULT_ID, message, &mut self.module.sm2_random())
-                        .map_err(|e| sm2_error(self.algorithm, e))?
-                        .to_der(),
-                )
-            }
-            KeyPairInner::Ecdsa(key) => Ok(key
-                .sign(&rng, message)
-                .map_err(|_| Error::CryptoFailure)?
-                .as_ref()
-                .to_vec()),
-            KeyPairInner::Ed25519(key) => Ok(key
-                .try_sign(message)
-                .map_err(|_| Error::CryptoFailure)?
-                .as_ref()
-                .to_vec()),
-            KeyPairInner::MlDsa(key) => {
-                let mut signature = vec![0u8; key.algorithm().signature_len()];
-                let written = key
-                    .sign(message, &mut signature)
-                    .map_err(|_| Error::CryptoFailure)?;
-                signature.truncate(written);
-                Ok(signature)
-            }
-            KeyPairInner::Rsa(key) => {
-                let SignatureScheme::Rsa(encoding, _) = awslc::signature(self.algorithm)? else {
-                    return Err(Error::CryptoFailure);
-                };
-                let mut signature = vec![0u8; key.public_modulus_len()];
-                key.sign(encoding, &rng, message, &mut signature)
-                    .map_err(|_| Error::CryptoFailure)?;
-                Ok(signature)
-            }
-        }
+        let random = &mut |out: &mut [u8]| self.module.internal_random(out);
+        self.key.sign(self.algorithm, message, random)
     }
 
     fn raw_verify(&self, message: &[u8], signature: &[u8]) -> Result<()> {
-        if let KeyPairInner::Sm2(key) = &self.key {
-            let signature = sm2::Signature::from_der(signature).map_err(|_| Error::BadSignature)?;
-            return sm2::verify(key.public_key(), sm2::DEFAULT_ID, message, &signature)
-                .map_err(|_| Error::BadSignature);
+        // The public key is read as `public_key_der` reads it: only in an operational module.
+        if !self.key.is_sm2() {
+            self.module.ensure_operational()?;
         }
-        let public_key = self.public_key_der()?;
-        let verification: &'static dyn VerificationAlgorithm =
-            match awslc::signature(self.algorithm)? {
-                SignatureScheme::Ecdsa(_, verification) => verification,
-                SignatureScheme::Ed25519 => &signature::ED25519,
-                SignatureScheme::Rsa(_, verification) => verification,
-                SignatureScheme::MlDsa(_, verification) => verification,
-                SignatureScheme::VerifyOnly(verification) => verification,
-            };
-        ParsedPublicKey::new(verification, &public_key)
-            .map_err(|_| Error::CryptoFailure)?
-            .verify_sig(message, signature)
-            .map_err(|_| Error::BadSignature)
+        self.key.verify_own(self.algorithm, message, signature)
     }
 
     /// FIPS 140-3 IG 10.3.A: sign and verify with a freshly generated key before releasing it.

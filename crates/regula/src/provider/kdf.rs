@@ -1,0 +1,128 @@
+//! The key-derivation functions the KDF service runs: HKDF, PBKDF2 and KBKDF in counter mode,
+//! all AWS-LC's.
+
+use std::num::NonZeroU32;
+
+use aws_lc_rs::{hkdf, kdf, pbkdf2};
+use zeroize::Zeroizing;
+
+use super::awslc::{self, KdfAlgorithm};
+use crate::algorithm::Algorithm;
+use crate::error::{Error, Result};
+
+/// Output length for aws-lc-rs's HKDF expand.
+struct OutputLen(usize);
+
+impl hkdf::KeyType for OutputLen {
+    fn len(&self) -> usize {
+        self.0
+    }
+}
+
+/// HKDF with one hash.
+pub(crate) struct Hkdf(hkdf::Algorithm);
+
+impl Hkdf {
+    pub(crate) fn new(algorithm: Algorithm) -> Result<Hkdf> {
+        let KdfAlgorithm::Hkdf(hkdf_algorithm) = awslc::kdf(algorithm)? else {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} is not an HKDF algorithm"
+            )));
+        };
+        Ok(Hkdf(hkdf_algorithm))
+    }
+
+    /// RFC 5869 §2.3: L ≤ 255·HashLen.
+    pub(crate) fn max_output_len(&self) -> usize {
+        255 * self.0.hmac_algorithm().digest_algorithm().output_len()
+    }
+
+    /// Extract and expand into `output` (its length checked).
+    pub(crate) fn derive(
+        &self,
+        secret: &[u8],
+        salt: &[u8],
+        info: &[u8],
+        output: &mut [u8],
+    ) -> Result<()> {
+        hkdf::Salt::new(self.0, salt)
+            .extract(secret)
+            .expand(&[info], OutputLen(output.len()))
+            .and_then(|okm| okm.fill(output))
+            .map_err(|_| Error::CryptoFailure)
+    }
+}
+
+/// PBKDF2 with one HMAC.
+pub(crate) struct Pbkdf2(&'static pbkdf2::Algorithm);
+
+impl Pbkdf2 {
+    pub(crate) fn new(algorithm: Algorithm) -> Result<Pbkdf2> {
+        let KdfAlgorithm::Pbkdf2(pbkdf2_algorithm) = awslc::kdf(algorithm)? else {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} is not a PBKDF2 algorithm"
+            )));
+        };
+        Ok(Pbkdf2(pbkdf2_algorithm))
+    }
+
+    pub(crate) fn derive(
+        &self,
+        iterations: NonZeroU32,
+        salt: &[u8],
+        password: &[u8],
+        output: &mut [u8],
+    ) {
+        pbkdf2::derive(*self.0, iterations, salt, password, output);
+    }
+}
+
+/// SP 800-108 KBKDF in counter mode with one HMAC PRF.
+pub(crate) struct Kbkdf(&'static kdf::KbkdfCtrHmacAlgorithm);
+
+impl Kbkdf {
+    pub(crate) fn new(algorithm: Algorithm) -> Result<Kbkdf> {
+        let KdfAlgorithm::Kbkdf(kbkdf_algorithm) = awslc::kdf(algorithm)? else {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} is not a KBKDF algorithm"
+            )));
+        };
+        Ok(Kbkdf(kbkdf_algorithm))
+    }
+
+    pub(crate) fn derive(&self, key: &[u8], fixed_input: &[u8], output: &mut [u8]) -> Result<()> {
+        kdf::kbkdf_ctr_hmac(self.0, key, fixed_input, output).map_err(|_| Error::CryptoFailure)
+    }
+}
+
+/// PBKDF2 (RFC 8018 §5.2) with regula-sm's HMAC-SM3 as its PRF: `len` bytes.
+pub(crate) fn pbkdf2_hmac_sm3(
+    password: &[u8],
+    salt: &[u8],
+    iterations: u32,
+    len: usize,
+) -> Result<Zeroizing<Vec<u8>>> {
+    let keyed = regula_sm::sm3::HmacSm3::new(password)
+        .map_err(|error| Error::invalid_input(error.to_string()))?;
+    let mut output = Zeroizing::new(Vec::with_capacity(len + 32));
+    let mut block_index = 1u32;
+    while output.len() < len {
+        let mut first = keyed.clone();
+        first.update(salt);
+        first.update(&block_index.to_be_bytes());
+        let mut u = Zeroizing::new(first.finalize());
+        let mut t = u.clone();
+        for _ in 1..iterations {
+            let mut next = keyed.clone();
+            next.update(&*u);
+            *u = next.finalize();
+            t.iter_mut().zip(u.iter()).for_each(|(t, u)| *t ^= u);
+        }
+        output.extend_from_slice(&*t);
+        block_index = block_index
+            .checked_add(1)
+            .ok_or_else(|| Error::invalid_input("PBKDF2 output too long"))?;
+    }
+    output.truncate(len);
+    Ok(output)
+}

@@ -1,0 +1,80 @@
+//! The SM2 key exchange protocol (GB/T 32918.3-2016 §6), regula-sm's.
+
+use regula_sm::sm2;
+
+use super::sm::{KeyExchangeRole, sm2_error, sm2_random};
+use crate::algorithm::Algorithm;
+use crate::error::{Error, Result};
+
+/// One party's exchange in progress, holding its ephemeral key (wiped on drop by regula-sm).
+pub(crate) struct ExchangeState(sm2::KeyExchange);
+
+/// The agreed key and the confirmation hashes (the key wiped on drop by regula-sm).
+pub(crate) struct SharedKey(sm2::SharedKey);
+
+impl ExchangeState {
+    /// Parses the own static key (PKCS#8 DER) and the peer's static public key (DER
+    /// SubjectPublicKeyInfo or uncompressed point) and draws the ephemeral key.
+    pub(crate) fn start(
+        algorithm: Algorithm,
+        role: KeyExchangeRole,
+        own_pkcs8: &[u8],
+        own_id: &[u8],
+        peer_public_key: &[u8],
+        peer_id: &[u8],
+        random: &mut impl FnMut(&mut [u8]) -> Result<()>,
+    ) -> Result<ExchangeState> {
+        let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
+            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
+        })?;
+        let peer = sm2::PublicKey::from_sec1_or_spki_der(peer_public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut sm2_random(random))
+            .map(ExchangeState)
+            .map_err(|e| sm2_error(algorithm, e))
+    }
+
+    /// The ephemeral public key `R = [r]G` (`04 ‖ x ‖ y`).
+    pub(crate) fn ephemeral_public_key(&self) -> Vec<u8> {
+        self.0.ephemeral_public_key().to_vec()
+    }
+
+    /// Completes the exchange with the peer's ephemeral public key, deriving `key_len` bytes.
+    pub(crate) fn finish(
+        self,
+        algorithm: Algorithm,
+        peer_ephemeral: &[u8],
+        key_len: usize,
+    ) -> Result<SharedKey> {
+        self.0
+            .finish(peer_ephemeral, key_len)
+            .map(SharedKey)
+            .map_err(|e| match e {
+                sm2::Error::InvalidPublicKey => {
+                    Error::invalid_input("peer ephemeral key is not a valid point of curveSM2")
+                }
+                other => sm2_error(algorithm, other),
+            })
+    }
+}
+
+impl SharedKey {
+    pub(crate) fn key(&self) -> &[u8] {
+        self.0.key()
+    }
+
+    pub(crate) fn confirmation(&self) -> [u8; 32] {
+        *self.0.confirmation()
+    }
+
+    /// Checks the peer's confirmation hash; a mismatch is [`Error::AuthenticationFailed`].
+    pub(crate) fn verify_peer_confirmation(&self, received: &[u8]) -> Result<()> {
+        self.0
+            .verify_peer_confirmation(received)
+            .map_err(|_| Error::AuthenticationFailed)
+    }
+}
