@@ -18,6 +18,7 @@ const ALLOWED: &[&str] = &[
     // pthread_atfork only (fork_detect.rs): a forked child draws its own GM/T 0105 state and
     // nonce counters; a system-interface binding, no cryptography (getrandom links it too).
     "libc",
+    "pem",        // the PEM armour of keys (key_encoding.rs): base64, no cryptography
     "regula-sm",  // SM2/SM3/SM4: our own code, inside the boundary
     "serde",      // serialising reports and indicators
     "serde_json", // the runtime CBOM, a CycloneDX JSON document (cbom.rs); no cryptography

@@ -164,11 +164,9 @@ fn aead_from_id(id: u8) -> Option<Algorithm> {
         .find(|aead| aead_id(*aead) == Some(id))
 }
 
+/// The AEAD's key length, from its registry row (every AEAD of the format has one size).
 fn aead_key_len(aead: Algorithm) -> usize {
-    match aead {
-        Algorithm::Sm4Gcm => 16,
-        _ => 32,
-    }
+    aead.entry().sizes.key.map_or(32, |lengths| lengths.max)
 }
 
 /// The algorithms of one file.
