@@ -36,6 +36,8 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::Aes256Ccm => "aes-256-ccm",
         A::Aes128Cbc => "aes-128-cbc",
         A::Aes256Cbc => "aes-256-cbc",
+        // IEEE 1619 aes256-XTS, named by OpenSSL.
+        A::Aes256Xts => "aes-256-xts",
         A::Aes128Kw => "id-aes128-wrap",
         A::Aes256Kw => "id-aes256-wrap",
         A::Aes128Kwp => "id-aes128-wrap-pad",
@@ -86,6 +88,8 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::Sm4Ofb => "sm4-ofb",
         A::Sm4Cfb => "sm4-cfb",
         A::Sm4Gcm => "sm4-gcm",
+        // GB/T 17964 SM4-XTS, named by Tongsuo.
+        A::Sm4Xts => "sm4-xts",
         A::Sm4Ccm => "sm4-ccm",
         A::Sm2Sign => "SM2-with-SM3",
         _ => return None,
