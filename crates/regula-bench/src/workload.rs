@@ -673,6 +673,7 @@ pub fn raw(algorithm: Algorithm, operation: Operation, size: usize) -> Result<Wo
                 Algorithm::Sha256 => &digest::SHA256,
                 Algorithm::Sha384 => &digest::SHA384,
                 Algorithm::Sha512 => &digest::SHA512,
+                Algorithm::Sha512_256 => &digest::SHA512_256,
                 Algorithm::Sha3_256 => &digest::SHA3_256,
                 Algorithm::Sha3_384 => &digest::SHA3_384,
                 Algorithm::Sha3_512 => &digest::SHA3_512,

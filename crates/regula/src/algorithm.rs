@@ -44,6 +44,8 @@ pub enum Algorithm {
     Sha256,
     Sha384,
     Sha512,
+    /// SHA-512/256 (FIPS 180-4 §6.7).
+    Sha512_256,
     Sha3_256,
     Sha3_384,
     Sha3_512,
@@ -126,7 +128,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 93] = [
+    pub const ALL: [Algorithm; 94] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -154,6 +156,7 @@ impl Algorithm {
         Algorithm::Sha256,
         Algorithm::Sha384,
         Algorithm::Sha512,
+        Algorithm::Sha512_256,
         Algorithm::Sha3_256,
         Algorithm::Sha3_384,
         Algorithm::Sha3_512,

@@ -70,6 +70,7 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
     (Algorithm::Sha256, A, A, R, R),
     (Algorithm::Sha384, A, A, R, A),
     (Algorithm::Sha512, A, A, R, A),
+    (Algorithm::Sha512_256, A, A, R, R),
     (Algorithm::Sha3_256, A, A, R, R),
     (Algorithm::Sha3_384, A, A, R, R),
     (Algorithm::Sha3_512, A, A, R, R),

@@ -35,6 +35,18 @@ fn md4_and_md5_of_abc() {
 }
 
 #[test]
+fn sha512_256_of_abc_is_fips_180_4s_example() {
+    // NIST's FIPS 180-4 example (SHA512_256.pdf, "abc"), approved under fips-140-3.
+    let module = Module::load(Policy::builtin(Profile::Fips1403));
+    let digest = module.digest(Algorithm::Sha512_256, b"abc").unwrap();
+    assert_eq!(
+        *digest,
+        unhex("53048e2681941ef99b2e29b76b4c7dabe4c2d0c634fc6d46e0e2f13107e7af23")
+    );
+    assert!(digest.is_approved());
+}
+
+#[test]
 fn hmac_md5_and_hmac_sha1_rfc2202_case_1() {
     let module = default_module();
     // RFC 2202 §2, test_case 1: key = 0x0b × 16, data = "Hi There".

@@ -164,6 +164,7 @@ pub(crate) fn digest(algorithm: Algorithm) -> Result<&'static digest::Algorithm>
         Algorithm::Sha256 => Ok(&digest::SHA256),
         Algorithm::Sha384 => Ok(&digest::SHA384),
         Algorithm::Sha512 => Ok(&digest::SHA512),
+        Algorithm::Sha512_256 => Ok(&digest::SHA512_256),
         Algorithm::Sha3_256 => Ok(&digest::SHA3_256),
         Algorithm::Sha3_384 => Ok(&digest::SHA3_384),
         Algorithm::Sha3_512 => Ok(&digest::SHA3_512),
