@@ -103,24 +103,6 @@ var (
 	_ hash.Cloner = (*Hash)(nil)
 )
 
-// Sizes of the digests the module serves: output and block size in bytes (FIPS 180-4,
-// FIPS 202, GB/T 32905, RFC 1320/1321).
-var digestSizes = map[string][2]int{
-	"md4": {16, 64}, "md5": {16, 64}, "sha1": {20, 64},
-	"sha224": {28, 64}, "sha256": {32, 64}, "sha384": {48, 128}, "sha512": {64, 128},
-	"sha512-256": {32, 128},
-	"sha3-224":   {28, 144}, "sha3-256": {32, 136}, "sha3-384": {48, 104}, "sha3-512": {64, 72},
-	"sm3": {32, 64},
-}
-
-// cryptoHashNames maps the standard library's hash identifiers to the module's names.
-var cryptoHashNames = map[crypto.Hash]string{
-	crypto.MD4: "md4", crypto.MD5: "md5", crypto.SHA1: "sha1",
-	crypto.SHA224: "sha224", crypto.SHA256: "sha256", crypto.SHA384: "sha384", crypto.SHA512: "sha512",
-	crypto.SHA512_256: "sha512-256",
-	crypto.SHA3_224:   "sha3-224", crypto.SHA3_256: "sha3-256", crypto.SHA3_384: "sha3-384", crypto.SHA3_512: "sha3-512",
-}
-
 // NewHash starts a digest of algorithm alg. The returned value is a *Hash.
 func (m *Module) NewHash(alg string) (hash.Hash, error) {
 	return m.newHash(alg)
@@ -128,7 +110,7 @@ func (m *Module) NewHash(alg string) (hash.Hash, error) {
 
 // NewHashFor is NewHash for a standard library hash identifier (crypto.SHA256, …).
 func (m *Module) NewHashFor(h crypto.Hash) (hash.Hash, error) {
-	alg, ok := cryptoHashNames[h]
+	alg, ok := cryptoHashes()[h]
 	if !ok {
 		return nil, invalid("digest", fmt.Sprintf("%v has no module digest", h))
 	}
@@ -136,10 +118,12 @@ func (m *Module) NewHashFor(h crypto.Hash) (hash.Hash, error) {
 }
 
 func (m *Module) newHash(alg string) (*Hash, error) {
-	sizes, ok := digestSizes[alg]
-	if !ok {
+	// The sizes come from the algorithm's registry row.
+	info, err := AlgorithmInfo(alg)
+	if err != nil || info.Family != "digest" {
 		return nil, invalid("digest", fmt.Sprintf("unknown digest %q", alg))
 	}
+	alg = info.Name
 	mp, err := m.get("digest")
 	if err != nil {
 		return nil, err
@@ -155,7 +139,7 @@ func (m *Module) newHash(alg string) (*Hash, error) {
 	if err != nil {
 		return nil, err
 	}
-	return wrapHash(alg, sizes[0], sizes[1], gh), nil
+	return wrapHash(alg, info.OutputLen, info.BlockLen, gh), nil
 }
 
 func wrapHash(alg string, size, blockSize int, gh *C.regula_go_hash) *Hash {

@@ -38,7 +38,7 @@ type PrivateKey struct {
 	pss    bool
 	pubDER []byte
 	pub    crypto.PublicKey
-	sigCap int // the signature buffer: REGULA_MAX_SIGNATURE_LEN, or FIPS 204's size for ML-DSA
+	sigCap int // the signature buffer: the row's longest signature, or REGULA_MAX_SIGNATURE_LEN for RSA
 }
 
 var (
@@ -53,18 +53,8 @@ type PublicKey struct {
 	DER       []byte
 }
 
-// schemes: the digest each signature algorithm signs with, and whether RSA uses PSS.
-var schemes = map[string]struct {
-	hash crypto.Hash
-	pss  bool
-}{
-	"ecdsa-p256": {crypto.SHA256, false}, "ecdsa-p384": {crypto.SHA384, false}, "ecdsa-p521": {crypto.SHA512, false},
-	"rsa-pss-sha256": {crypto.SHA256, true}, "rsa-pss-sha384": {crypto.SHA384, true}, "rsa-pss-sha512": {crypto.SHA512, true},
-	"rsa-pkcs1-sha256": {crypto.SHA256, false}, "rsa-pkcs1-sha384": {crypto.SHA384, false}, "rsa-pkcs1-sha512": {crypto.SHA512, false},
-	"ed25519": {0, false}, "sm2-sign": {0, false}, "ml-dsa-44": {0, false}, "ml-dsa-65": {0, false}, "ml-dsa-87": {0, false},
-}
-
-var mldsaSignatureSizes = map[string]int{"ml-dsa-44": 2420, "ml-dsa-65": 3309, "ml-dsa-87": 4627}
+// oidRSASSAPSS is id-RSASSA-PSS (RFC 8017 appendix C), the OID of the registry's RSA-PSS rows.
+const oidRSASSAPSS = "1.2.840.113549.1.1.10"
 
 // GenerateKey generates a signing key inside the module and runs its pairwise consistency
 // test. RSA keys are 3072 bits (see GenerateRSAKey).
@@ -90,10 +80,12 @@ func (m *Module) ImportKey(alg string, pkcs8 []byte) (*PrivateKey, error) {
 
 func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.char, **C.regula_signing_key) C.int) (*PrivateKey, error) {
 	op := "signing key " + how + " " + alg
-	scheme, ok := schemes[alg]
-	if !ok {
+	// The scheme's digest, PSS or not, and the signature size come from the registry row.
+	info, err := AlgorithmInfo(alg)
+	if err != nil || info.Family != "signature" {
 		return nil, invalid(op, fmt.Sprintf("unknown signature algorithm %q", alg))
 	}
+	alg = info.Name
 	mp, err := m.get(op)
 	if err != nil {
 		return nil, err
@@ -115,11 +107,14 @@ func (m *Module) newSigningKey(alg, how string, call func(*C.regula_module, *C.c
 		C.regula_signing_key_free(kp)
 		return nil, err
 	}
-	k := &PrivateKey{module: m, alg: alg, hash: scheme.hash, pss: scheme.pss, pubDER: append([]byte(nil), der[:n]...),
-		sigCap: C.REGULA_MAX_SIGNATURE_LEN}
-	// ML-DSA signatures have one size per parameter set (FIPS 204 Table 2): size them exactly.
-	if size, ok := mldsaSignatureSizes[alg]; ok {
-		k.sigCap = size
+	// A message signer (Ed25519, ML-DSA, SM2 over SM3, which crypto has no identifier for) has
+	// no crypto.Hash.
+	k := &PrivateKey{module: m, alg: alg, hash: cryptoHashFor(info.Hash), pss: info.OID == oidRSASSAPSS,
+		pubDER: append([]byte(nil), der[:n]...), sigCap: C.REGULA_MAX_SIGNATURE_LEN}
+	// The row's longest signature where it has one (exact for ML-DSA, FIPS 204 Table 2); RSA's
+	// depends on the key.
+	if info.SignatureMaxLen > 0 {
+		k.sigCap = info.SignatureMaxLen
 	}
 	k.h.p = unsafe.Pointer(kp)
 	k.h.cleanup = runtime.AddCleanup(k, func(p *C.regula_signing_key) { C.regula_signing_key_free(p) }, kp)

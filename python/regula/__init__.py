@@ -27,6 +27,7 @@ package is a thin binding and implements no cryptography.
 from ._regula import (
     AEAD,
     AgreementKey,
+    AlgorithmInfo,
     Cipher,
     DecryptionKey,
     Hash,
@@ -51,8 +52,22 @@ from ._types import (
     Served,
 )
 
+
+def algorithm_info(name: str) -> AlgorithmInfo:
+    """The registry row of the algorithm called ``name`` (any case): its family, provider, OID,
+    OpenSSL and ACVP names, hash, PKCS#11 mechanisms, and its key, nonce, IV, tag, block,
+    output, public key, signature and ciphertext sizes. ``algorithms()`` lists the names::
+
+        rows = [regula.algorithm_info(name) for name in regula.algorithms()]
+
+    Raises :class:`InvalidInput` for a name the registry does not have.
+    """
+    return AlgorithmInfo(name)
+
+
 __all__ = [
     "AEAD",
+    "AlgorithmInfo",
     "AgreementKey",
     "Cipher",
     "DecryptionKey",
@@ -72,6 +87,7 @@ __all__ = [
     "Served",
     "SigningKey",
     "__version__",
+    "algorithm_info",
     "algorithms",
     "build_info",
 ]

@@ -5,7 +5,7 @@ use std::sync::{Mutex, MutexGuard};
 use pyo3::prelude::*;
 
 use crate::convert::{DETACH_THRESHOLD, served};
-use crate::errors::err;
+use crate::errors::{err, invalid_input};
 
 /// A running digest (from ``Module.hash``), with hashlib's ``update``, ``digest``,
 /// ``hexdigest``, ``copy``, ``name``, ``digest_size`` and ``block_size``. ``digest()`` does not
@@ -17,21 +17,15 @@ pub struct Hash {
     context: Mutex<regula::DigestContext>,
 }
 
-/// Output and block sizes in bytes (FIPS 180-4, FIPS 202, RFC 1320/1321, GB/T 32905). Only
-/// reported to callers; the digest itself comes from the core.
-fn sizes(algorithm: regula::Algorithm) -> (usize, usize) {
-    match algorithm.name() {
-        "md4" | "md5" => (16, 64),
-        "sha1" => (20, 64),
-        "sha224" => (28, 64),
-        "sha256" | "sm3" => (32, 64),
-        "sha384" => (48, 128),
-        "sha512" => (64, 128),
-        "sha3-256" => (32, 136),
-        "sha3-384" => (48, 104),
-        "sha3-512" => (64, 72),
-        _ => (0, 0),
-    }
+/// One of the digest's sizes from its registry row; a digest always has both, so a missing
+/// one is an error naming the algorithm rather than a made-up value.
+fn size(algorithm: regula::Algorithm, what: &str, size: Option<usize>) -> PyResult<usize> {
+    size.ok_or_else(|| {
+        invalid_input(format!(
+            "the registry has no {what} for {}",
+            algorithm.name()
+        ))
+    })
 }
 
 impl Hash {
@@ -96,14 +90,18 @@ impl Hash {
         self.algorithm.name()
     }
 
+    /// The digest's length in bytes, from the algorithm's registry row.
     #[getter]
-    fn digest_size(&self) -> usize {
-        sizes(self.algorithm).0
+    fn digest_size(&self) -> PyResult<usize> {
+        let sizes = self.algorithm.entry().sizes;
+        size(self.algorithm, "digest size", sizes.output)
     }
 
+    /// The hash function's input block in bytes (HMAC's key block), from the registry row.
     #[getter]
-    fn block_size(&self) -> usize {
-        sizes(self.algorithm).1
+    fn block_size(&self) -> PyResult<usize> {
+        let sizes = self.algorithm.entry().sizes;
+        size(self.algorithm, "block size", sizes.block)
     }
 
     fn __repr__(&self) -> String {

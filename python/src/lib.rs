@@ -20,6 +20,7 @@ mod keys;
 mod mac;
 mod module;
 mod output;
+mod registry;
 
 use pyo3::prelude::*;
 
@@ -37,6 +38,7 @@ fn _regula(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<keys::AgreementKey>()?;
     m.add_class::<keys::KemKey>()?;
     m.add_class::<keys::DecryptionKey>()?;
+    m.add_class::<registry::AlgorithmInfo>()?;
     m.add_function(wrap_pyfunction!(module::build_info, m)?)?;
     m.add_function(wrap_pyfunction!(module::algorithms, m)?)?;
     Ok(())

@@ -2,6 +2,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+use regula::registry::pkcs11;
 
 use crate::aead::Aead;
 use crate::cipher::Cipher;
@@ -255,7 +256,15 @@ impl Module {
                 None => Ok(()),
             }
         };
-        let result = if name.starts_with("pbkdf2-") {
+        // The row says which KDF it is: PKCS#11 names PBKDF2 and SP 800-108 KDFs by their own
+        // mechanisms. Anything else (HKDF, or not a KDF at all) goes to `hkdf`, for the core to
+        // refuse with its own message.
+        let entry = algorithm.entry();
+        let mechanism = match entry.family {
+            regula::Family::Kdf => entry.pkcs11.first().copied(),
+            _ => None,
+        };
+        let result = if mechanism == Some(pkcs11::CKM_PKCS5_PBKD2) {
             refuse(&[
                 ("info", info.is_some()),
                 ("fixed_input", fixed_input.is_some()),
@@ -270,7 +279,7 @@ impl Module {
                 self.inner
                     .pbkdf2(algorithm, secret, salt, iterations, length)
             })
-        } else if name.starts_with("kbkdf-") {
+        } else if mechanism == Some(pkcs11::CKM_SP800_108_COUNTER_KDF) {
             refuse(&[
                 ("salt", salt.is_some()),
                 ("info", info.is_some()),

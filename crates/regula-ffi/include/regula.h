@@ -232,6 +232,107 @@ typedef struct regula_info {
 } regula_info;
 
 /**
+ * One algorithm's registry row, as `regula_algorithm_info` and `regula_algorithm_info_at`
+ * report it: its names and sizes as the module itself uses them. The
+ * strings are static (valid for the life of the process, never freed by the caller) or NULL
+ * where the row has no such fact. Sizes are in bytes, 0 where a size does not apply.
+ */
+typedef struct regula_algorithm_row {
+  /**
+   * The registry name, e.g. `"aes-128-gcm"`, `"sha256"`, `"ml-dsa-65"`.
+   */
+  const char *name;
+  /**
+   * The service family: `"aead"`, `"cipher"`, `"digest"`, `"mac"`, `"kdf"`, `"signature"`,
+   * `"key-agreement"`, `"kem"`, `"random"`, `"public-key-encryption"`, `"key-exchange"`.
+   */
+  const char *family;
+  /**
+   * The backend that serves it: `"aws-lc"` or `"regula-sm"`.
+   */
+  const char *provider;
+  /**
+   * The object identifier (dotted), or NULL.
+   */
+  const char *oid;
+  /**
+   * OpenSSL 3's canonical name for it (e.g. `"AES-128-GCM"`, `"HMAC"`), or NULL.
+   */
+  const char *openssl_name;
+  /**
+   * The registry name of the hash function it is built on (HMAC, HKDF, signatures), or NULL.
+   */
+  const char *hash;
+  /**
+   * The NIST ACVP algorithm of its test vectors (e.g. `"ACVP-AES-GCM"`), or NULL.
+   */
+  const char *acvp_algorithm;
+  /**
+   * The ACVP revision (e.g. `"1.0"`, `"FIPS204"`), or NULL.
+   */
+  const char *acvp_revision;
+  /**
+   * Shortest secret key a symmetric key takes; 0 when any length is taken (HMAC, the
+   * KDFs) or there is no symmetric key.
+   */
+  size_t key_min;
+  /**
+   * Longest secret key a symmetric key takes; 0 as for `key_min`.
+   */
+  size_t key_max;
+  /**
+   * Shortest AEAD (or GMAC) nonce.
+   */
+  size_t nonce_min;
+  /**
+   * Longest AEAD (or GMAC) nonce.
+   */
+  size_t nonce_max;
+  /**
+   * The block-cipher mode's IV (or XTS tweak).
+   */
+  size_t iv_len;
+  /**
+   * Shortest AEAD tag.
+   */
+  size_t tag_min;
+  /**
+   * Longest AEAD tag.
+   */
+  size_t tag_max;
+  /**
+   * The cipher's block, or the hash function's input block (HMAC's key block).
+   */
+  size_t block_len;
+  /**
+   * The digest or MAC output; the shared secret of a key agreement or KEM.
+   */
+  size_t output_len;
+  /**
+   * The encoded public key, where its size is fixed (raw point, key, encapsulation key).
+   */
+  size_t public_key_len;
+  /**
+   * The longest signature (DER for ECDSA and SM2; the exact size for Ed25519 and ML-DSA).
+   */
+  size_t signature_max_len;
+  /**
+   * The KEM ciphertext.
+   */
+  size_t ciphertext_len;
+  /**
+   * The PKCS#11 mechanism (`CK_MECHANISM_TYPE`) of the operation, valid when
+   * `pkcs11_count` > 0; SM algorithms use Regula's vendor-defined values.
+   */
+  uint32_t pkcs11_mechanism;
+  /**
+   * How many PKCS#11 mechanisms the row names (the operation first, then key generation
+   * where it has its own); 0 when PKCS#11 has none.
+   */
+  size_t pkcs11_count;
+} regula_algorithm_row;
+
+/**
  * The service indicator of one operation. The strings are static: valid for the life of the
  * process, never freed by the caller.
  */
@@ -359,6 +460,28 @@ const char *regula_last_error_message(void);
  * `REGULA_ERR_INTERNAL`; everything else keeps working.
  */
 int regula_debug_panic(void);
+
+/**
+ * The number of algorithms in the registry: `regula_algorithm_info_at` takes 0 to this - 1.
+ */
+size_t regula_algorithm_count(void);
+
+/**
+ * Writes the registry row at `index` (0 to `regula_algorithm_count()` - 1) to `*out`. An index
+ * past the end is `REGULA_ERR_INVALID_INPUT`, and `*out` is then all NULL and 0.
+ */
+int regula_algorithm_info_at(size_t index,
+                             struct regula_algorithm_row *out);
+
+/**
+ * Writes the registry row of the algorithm called `name` (its registry name, any case) to
+ * `*out`; `out->name` is the canonical spelling. An unknown name is
+ * `REGULA_ERR_INVALID_INPUT` (see `regula_last_error_message`), and `*out` is then all NULL
+ * and 0. The row does not depend on a policy: whether a policy allows the algorithm is asked
+ * of a module.
+ */
+int regula_algorithm_info(const char *name,
+                          struct regula_algorithm_row *out);
 
 /**
  * Hashes `data` in one call (`"sha256"`, `"sha3-512"`, `"sm3"`, …) into `out`

@@ -26,8 +26,10 @@
 
 mod boundary;
 
-// The header lists the entry points in this order: module, symmetric, asymmetric.
+// The header lists the entry points in this order: module, registry, symmetric, asymmetric.
 mod module;
+
+mod registry;
 
 mod symmetric;
 
@@ -40,6 +42,7 @@ use std::ffi::{c_char, c_int};
 
 pub use asymmetric::*;
 pub use module::*;
+pub use registry::*;
 pub use symmetric::*;
 
 /// Success.

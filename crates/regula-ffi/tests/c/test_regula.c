@@ -5,10 +5,14 @@
  *   test_regula                      all functional tests
  *   test_regula error-state NAME     expects REGULA_BREAK_SELFTEST=NAME (a power-on test)
  *   test_regula pct-error ALG        expects REGULA_BREAK_SELFTEST=<its PCT>; keygen of ALG fails
+ *   test_regula algorithm-table      prints every registry row as regula_algorithm_info_at
+ *                                    reports it, one tab-separated line each (scripts/test-c
+ *                                    compares them with `regula info --json`)
  *
  * Known answers come from the standards cited beside them (or, where noted, from OpenSSL as an
  * independent peer), never from Regula. REGULA_EXPECT_FIPS=1 makes the test require the FIPS
  * build's validated module in regula_module_info(). */
+#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -1013,6 +1017,168 @@ static void test_scopes_and_boundary(regula_module *def) {
 
 /* ------------------------------------------------------------------------------------------ */
 
+/* The registry's rows: regula_algorithm_count, regula_algorithm_info_at, regula_algorithm_info. */
+
+static int same_str(const char *a, const char *b) { return (a == NULL && b == NULL) || str_eq(a, b); }
+
+static int same_info(const regula_algorithm_row *a, const regula_algorithm_row *b) {
+    return same_str(a->name, b->name) && same_str(a->family, b->family) &&
+           same_str(a->provider, b->provider) && same_str(a->oid, b->oid) &&
+           same_str(a->openssl_name, b->openssl_name) && same_str(a->hash, b->hash) &&
+           same_str(a->acvp_algorithm, b->acvp_algorithm) &&
+           same_str(a->acvp_revision, b->acvp_revision) && a->key_min == b->key_min &&
+           a->key_max == b->key_max && a->nonce_min == b->nonce_min &&
+           a->nonce_max == b->nonce_max && a->iv_len == b->iv_len && a->tag_min == b->tag_min &&
+           a->tag_max == b->tag_max && a->block_len == b->block_len &&
+           a->output_len == b->output_len && a->public_key_len == b->public_key_len &&
+           a->signature_max_len == b->signature_max_len &&
+           a->ciphertext_len == b->ciphertext_len && a->pkcs11_mechanism == b->pkcs11_mechanism &&
+           a->pkcs11_count == b->pkcs11_count;
+}
+
+static int all_null_and_zero(const regula_algorithm_row *info) {
+    regula_algorithm_row empty;
+    memset(&empty, 0, sizeof empty);
+    return info->name == NULL && info->family == NULL && info->oid == NULL && same_info(info, &empty);
+}
+
+static regula_algorithm_row info_of(const char *name) {
+    regula_algorithm_row info;
+    memset(&info, 0, sizeof info);
+    CHECK_OK(regula_algorithm_info(name, &info));
+    return info;
+}
+
+static void test_algorithm_info(regula_module *def) {
+    size_t count = regula_algorithm_count();
+    CHECK(count > 0);
+    regula_algorithm_row info, by_name;
+    for (size_t i = 0; i < count; i++) {
+        memset(&info, 0xA5, sizeof info);
+        CHECK_OK(regula_algorithm_info_at(i, &info));
+        CHECK(info.name != NULL && info.name[0] != '\0');
+        CHECK(info.family != NULL && info.provider != NULL);
+        if (info.name == NULL || info.family == NULL) {
+            continue;
+        }
+        /* By name, in any case: the same row, with the same static strings. */
+        memset(&by_name, 0, sizeof by_name);
+        CHECK_OK(regula_algorithm_info(info.name, &by_name));
+        CHECK(same_info(&info, &by_name) && by_name.name == info.name);
+        char upper[64];
+        size_t n = strlen(info.name);
+        CHECK(n < sizeof upper);
+        if (n >= sizeof upper) {
+            n = sizeof upper - 1;
+        }
+        for (size_t j = 0; j < n; j++) {
+            upper[j] = (char)toupper((unsigned char)info.name[j]);
+        }
+        upper[n] = '\0';
+        memset(&by_name, 0, sizeof by_name);
+        CHECK_OK(regula_algorithm_info(upper, &by_name));
+        CHECK(by_name.name == info.name);
+
+        CHECK(info.key_min <= info.key_max && info.nonce_min <= info.nonce_max &&
+              info.tag_min <= info.tag_max);
+        CHECK(info.pkcs11_count > 0 || info.pkcs11_mechanism == 0);
+        /* The header's buffer constants hold every row's sizes. */
+        if (strcmp(info.family, "digest") == 0) {
+            CHECK(info.output_len > 0 && info.output_len <= REGULA_MAX_DIGEST_LEN);
+            /* The module's digest is as long as the row says (unless the policy refuses it). */
+            unsigned char out[REGULA_MAX_DIGEST_LEN];
+            size_t out_len = 0;
+            int rc = regula_digest(def, info.name, (const uint8_t *)"abc", 3, out, sizeof out, &out_len, NULL);
+            CHECK(rc == REGULA_OK || rc == REGULA_ERR_NOT_APPROVED);
+            CHECK(rc != REGULA_OK || out_len == info.output_len);
+        } else if (strcmp(info.family, "mac") == 0) {
+            CHECK(info.output_len > 0 && info.output_len <= REGULA_MAX_MAC_LEN);
+        } else if (strcmp(info.family, "signature") == 0) {
+            CHECK(info.signature_max_len <= REGULA_MAX_SIGNATURE_LEN);
+        } else if (strcmp(info.family, "aead") == 0) {
+            CHECK(info.key_min > 0 && info.tag_max == REGULA_AEAD_TAG_LEN);
+            CHECK(info.nonce_min <= REGULA_AEAD_NONCE_LEN && REGULA_AEAD_NONCE_LEN <= info.nonce_max);
+        } else if (strcmp(info.family, "cipher") == 0) {
+            CHECK(info.key_min > 0 && info.iv_len <= REGULA_CIPHER_IV_LEN);
+        }
+    }
+
+    /* Failures: typed, with a message, and the out-parameter cleared. */
+    memset(&info, 0xA5, sizeof info);
+    CHECK_RC(regula_algorithm_info_at(count, &info), REGULA_ERR_INVALID_INPUT);
+    CHECK(all_null_and_zero(&info));
+    CHECK(strlen(regula_last_error_message()) > 0);
+    memset(&info, 0xA5, sizeof info);
+    CHECK_RC(regula_algorithm_info("no-such-algorithm", &info), REGULA_ERR_INVALID_INPUT);
+    CHECK(all_null_and_zero(&info));
+    CHECK(strstr(regula_last_error_message(), "no-such-algorithm") != NULL);
+    CHECK_RC(regula_algorithm_info(NULL, &info), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_algorithm_info("sha256", NULL), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_algorithm_info_at(0, NULL), REGULA_ERR_INVALID_INPUT);
+    CHECK_RC(regula_algorithm_info_at((size_t)-1, &info), REGULA_ERR_INVALID_INPUT);
+
+    /* Known answers from the standards. FIPS 180-4: SHA-256 is 32 bytes over 64-byte blocks;
+     * its NIST OID; PKCS#11 3.2 CKM_SHA256 = 0x250; OpenSSL 3 calls it SHA2-256. */
+    info = info_of("sha256");
+    CHECK(str_eq(info.family, "digest") && str_eq(info.provider, "aws-lc"));
+    CHECK(info.output_len == 32 && info.block_len == 64 && info.key_max == 0);
+    CHECK(str_eq(info.oid, "2.16.840.1.101.3.4.2.1") && str_eq(info.openssl_name, "SHA2-256"));
+    CHECK(info.hash == NULL && info.pkcs11_mechanism == 0x250 && info.pkcs11_count == 1);
+    /* SP 800-38D and RFC 5116: AES-128-GCM takes a 16-byte key, a 12-byte nonce, a 16-byte tag;
+     * PKCS#11 CKM_AES_GCM = 0x1087. */
+    info = info_of("AES-128-GCM");
+    CHECK(str_eq(info.name, "aes-128-gcm") && str_eq(info.family, "aead"));
+    CHECK(info.key_min == 16 && info.key_max == 16 && info.nonce_min == 12 && info.nonce_max == 12);
+    CHECK(info.tag_min == 16 && info.tag_max == 16 && info.block_len == 16 && info.iv_len == 0);
+    CHECK(str_eq(info.oid, "2.16.840.1.101.3.4.1.6") && info.pkcs11_mechanism == 0x1087);
+    /* SP 800-38C: AES-CCM nonces of 7 to 13 bytes, tags of 4 to 16. */
+    info = info_of("aes-128-ccm");
+    CHECK(info.nonce_min == 7 && info.nonce_max == 13 && info.tag_min == 4 && info.tag_max == 16);
+    /* RFC 2104: HMAC takes a key of any length; built on its hash. */
+    info = info_of("hmac-sha256");
+    CHECK(info.key_min == 0 && info.key_max == 0 && info.output_len == 32 && str_eq(info.hash, "sha256"));
+    /* FIPS 203 Table 3: ML-KEM-768 encapsulation key 1184, ciphertext 1088, shared secret 32. */
+    info = info_of("ml-kem-768");
+    CHECK(info.public_key_len == 1184 && info.ciphertext_len == 1088 && info.output_len == 32);
+    /* FIPS 204 Table 2: ML-DSA-87 public key 2592, signature 4627. */
+    info = info_of("ml-dsa-87");
+    CHECK(info.public_key_len == 2592 && info.signature_max_len == 4627);
+    /* SEC 1: an uncompressed P-256 point is 65 bytes. */
+    info = info_of("ecdsa-p256");
+    CHECK(info.public_key_len == 65 && str_eq(info.hash, "sha256"));
+    /* GB/T 32905: SM3 is 32 bytes over 64-byte blocks (OID from GM/T 0006), served by Regula's
+     * own SM code. */
+    info = info_of("sm3");
+    CHECK(info.output_len == 32 && info.block_len == 64 && str_eq(info.provider, "regula-sm"));
+    CHECK(str_eq(info.oid, "1.2.156.10197.1.401"));
+}
+
+static const char *or_dash(const char *text) { return text == NULL ? "-" : text; }
+
+/* One tab-separated line per row, in registry order, for scripts/test-c to compare with
+ * `regula info --json`. */
+static int print_algorithm_table(void) {
+    size_t count = regula_algorithm_count();
+    for (size_t i = 0; i < count; i++) {
+        regula_algorithm_row info;
+        if (regula_algorithm_info_at(i, &info) != REGULA_OK) {
+            fprintf(stderr, "regula_algorithm_info_at(%zu): %s\n", i, regula_last_error_message());
+            return 1;
+        }
+        printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s", info.name, info.family, info.provider,
+               or_dash(info.oid), or_dash(info.openssl_name), or_dash(info.hash),
+               or_dash(info.acvp_algorithm), or_dash(info.acvp_revision));
+        printf("\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%zu\t%lu\t%zu\n",
+               info.key_min, info.key_max, info.nonce_min, info.nonce_max, info.iv_len,
+               info.tag_min, info.tag_max, info.block_len, info.output_len, info.public_key_len,
+               info.signature_max_len, info.ciphertext_len, (unsigned long)info.pkcs11_mechanism,
+               info.pkcs11_count);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
 /* One AEAD key, sealed and opened from several threads at once. */
 struct worker {
     const regula_aead_key *key;
@@ -1140,6 +1306,9 @@ int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "pct-error") == 0) {
         return run_pct_error(argv[2]);
     }
+    if (argc == 2 && strcmp(argv[1], "algorithm-table") == 0) {
+        return print_algorithm_table();
+    }
     test_module();
     regula_module *def = load("default");
     regula_module *fips = load("fips-140-3");
@@ -1154,6 +1323,7 @@ int main(int argc, char **argv) {
     test_agreement_kem(def, fips);
     test_smb3_algorithms(def, fips);
     test_scopes_and_boundary(def);
+    test_algorithm_info(def);
     test_threads(fips);
     regula_module_free(def);
     regula_module_free(fips);
