@@ -986,3 +986,43 @@ fn raw_signature(algorithm: Algorithm, operation: Operation) -> Result<Work, Str
         }
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use regula::registry::REGISTRY;
+
+    use super::*;
+
+    #[test]
+    fn the_benchmark_keys_are_sized_by_each_row() {
+        for entry in REGISTRY.iter() {
+            let len = key_len(entry.algorithm);
+            match entry.sizes.key {
+                Some(lengths) => assert!(
+                    lengths.contains(len),
+                    "{}: a {len}-byte key, the row takes {}..={}",
+                    entry.name,
+                    lengths.min,
+                    lengths.max
+                ),
+                None => assert!(len >= 16, "{}: a {len}-byte secret", entry.name),
+            }
+        }
+    }
+
+    #[test]
+    fn every_row_of_a_measured_family_is_measured() {
+        for entry in REGISTRY.iter() {
+            let measured = !operations(entry.algorithm).is_empty();
+            let family_measured = !matches!(
+                entry.family,
+                Family::Kdf | Family::PublicKeyEncryption | Family::KeyExchange
+            );
+            assert!(
+                measured == family_measured || is_kbkdf(entry.algorithm),
+                "{}: measured {measured}",
+                entry.name
+            );
+        }
+    }
+}
