@@ -52,6 +52,7 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::Sha256 => "sha256",
         A::Sha384 => "sha384",
         A::Sha512 => "sha512",
+        A::Sha512_256 => "sha512-256",
         A::Sha3_256 => "sha3-256",
         A::Sha3_384 => "sha3-384",
         A::Sha3_512 => "sha3-512",
