@@ -107,7 +107,8 @@ func AlgorithmInfo(name string) (AlgorithmRow, error) {
 // hashKey matches the standard library's hash names with the registry's: "SHA-256" and
 // "sha256", "SHA3-256" and "sha3-256".
 func hashKey(name string) string {
-	return strings.ToLower(strings.ReplaceAll(name, "-", ""))
+	// "SHA-512/256" (crypto.SHA512_256) and "sha512-256" (the row) meet as "sha512256".
+	return strings.ToLower(strings.NewReplacer("-", "", "/", "").Replace(name))
 }
 
 // cryptoHashes pairs each standard library hash identifier with the module's digest of the

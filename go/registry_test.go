@@ -1,8 +1,12 @@
 package regula_test
 
 import (
+	"bytes"
+	"crypto"
+	"crypto/sha512"
 	"encoding/json"
 	"errors"
+	"hash"
 	"os"
 	"strings"
 	"testing"
@@ -62,9 +66,25 @@ func TestAlgorithmInfo(t *testing.T) {
 	if _, err := regula.AlgorithmInfo("no-such-algorithm"); !errors.Is(err, regula.ErrInvalidInput) || !strings.Contains(err.Error(), "no-such-algorithm") {
 		t.Errorf("unknown name: %v", err)
 	}
-	for _, name := range []string{"sha512-256", "sha3-224", "aes-128-gcm"} {
+	for _, name := range []string{"sha512-224", "sha3-224", "aes-128-gcm"} {
 		if _, err := m.NewHash(name); !errors.Is(err, regula.ErrInvalidInput) {
 			t.Errorf("NewHash(%s): %v", name, err)
+		}
+	}
+	// A digest the registry has is reachable by name and by the standard library's identifier,
+	// and agrees with crypto/sha512 (SHA-512/256, FIPS 180-4 §6.7).
+	for _, get := range []func() (hash.Hash, error){
+		func() (hash.Hash, error) { return m.NewHash("sha512-256") },
+		func() (hash.Hash, error) { return m.NewHashFor(crypto.SHA512_256) },
+	} {
+		h, err := get()
+		if err != nil {
+			t.Fatalf("sha512-256: %v", err)
+		}
+		h.Write([]byte("abc"))
+		want := sha512.Sum512_256([]byte("abc"))
+		if got := h.Sum(nil); h.Size() != 32 || !bytes.Equal(got, want[:]) {
+			t.Errorf("sha512-256(abc) = %x (size %d), want %x", got, h.Size(), want)
 		}
 	}
 	if _, err := m.GenerateKey("sha256"); !errors.Is(err, regula.ErrInvalidInput) {
