@@ -65,8 +65,9 @@ def test_known_answers_from_the_standards():
 def test_an_unknown_name_is_a_clear_error():
     with pytest.raises(regula.InvalidInput, match="no-such-algorithm"):
         regula.algorithm_info("no-such-algorithm")
-    with pytest.raises(regula.InvalidInput, match="sha512-256"):
-        regula.AlgorithmInfo("sha512-256")
+    # SHA-512/224 is a FIPS 180-4 digest the core does not serve.
+    with pytest.raises(regula.InvalidInput, match="sha512-224"):
+        regula.AlgorithmInfo("sha512-224")
 
 
 def test_every_row_matches_regula_info():
