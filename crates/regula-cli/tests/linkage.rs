@@ -77,7 +77,7 @@ fn the_regula_binary_needs_no_second_crypto_library() {
 /// A plain command, here `regula dgst`, maps no libcrypto into the process: read from the
 /// process's own memory map while it waits on standard input.
 #[test]
-fn a_regula_process_maps_no_libcrypto_unless_the_benchmark_asks() {
+fn a_plain_regula_process_maps_no_libcrypto() {
     let mut child = Command::new(REGULA)
         .args(["dgst", "-a", "sha256"])
         .stdin(Stdio::piped())
