@@ -7,8 +7,12 @@
 //! machine state; the median of the runs is reported with its min–max. Regula and one
 //! in-process peer (raw aws-lc-rs when compared, else libcrypto) are measured in alternating
 //! batches, so that their ratio holds on a busy machine.
+//!
+//! No peer is linked into the program: `openssl`, `gnutls` and `tongsuo` run as separate
+//! programs, and the `libcrypto` peer is loaded at run time, only when compared (see
+//! [`peers::libcrypto`], the one module with `unsafe` code).
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod measure;
 pub mod peers;
@@ -17,6 +21,7 @@ pub mod report;
 pub mod workload;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use regula::{Algorithm, Module};
@@ -33,7 +38,7 @@ pub enum Impl {
     Raw,
     /// `openssl speed` (CLI), re-initialising the context per message.
     Openssl,
-    /// The system libcrypto in-process, key set once.
+    /// An OpenSSL 3 libcrypto loaded in-process at run time, key set once.
     Libcrypto,
     /// `gnutls-cli --benchmark-ciphers` (16384-byte payload only).
     Gnutls,
@@ -79,6 +84,22 @@ pub struct Config {
     pub runs: usize,
     /// Peers to measure beside Regula.
     pub compare: Vec<Impl>,
+    /// The libcrypto the `libcrypto` peer loads; `None`: `$REGULA_BENCH_LIBCRYPTO`, else the
+    /// system `libcrypto.so.3` (see [`peers::libcrypto::library_name`]).
+    pub libcrypto: Option<PathBuf>,
+}
+
+/// Where a peer's figures come from: the library loaded into this process, or the program run.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PeerSource {
+    #[serde(skip)]
+    pub implementation: Impl,
+    /// `library` (loaded in-process) or `program` (run once per measurement).
+    pub kind: &'static str,
+    /// The file: the library as the loader mapped it, or the program.
+    pub path: String,
+    /// The version it reports (`OpenSSL_version(OPENSSL_VERSION)`, `openssl version`).
+    pub version: String,
 }
 
 /// Sizes tcrypt and `openssl speed` tables use.
@@ -124,6 +145,17 @@ pub struct Report {
     /// The CPU features the run had, for anyone comparing figures across machines.
     pub cpu_features: Vec<&'static str>,
     pub backend: String,
+    /// The library or program behind each peer that has one.
+    pub peers: Vec<PeerSource>,
+}
+
+impl Report {
+    /// Where `peer`'s figures come from, when it is a library or program.
+    pub fn source(&self, peer: Impl) -> Option<&PeerSource> {
+        self.peers
+            .iter()
+            .find(|source| source.implementation == peer)
+    }
 }
 
 /// Spread above which a row is flagged as noisy.
@@ -170,21 +202,32 @@ pub fn run(
     } else {
         None
     };
-    if config.compare.contains(&Impl::Libcrypto) && !cfg!(feature = "libcrypto") {
-        return Err(
-            "this build has no libcrypto peer (build regula-bench with the `libcrypto` feature)"
-                .into(),
-        );
-    }
+    // Loaded only now that it is compared, and named in the report.
+    let libcrypto = if config.compare.contains(&Impl::Libcrypto) {
+        Some(peers::libcrypto::load(config.libcrypto.as_deref())?)
+    } else {
+        None
+    };
     let mut report = Report {
         cpu_features: regula::info::cpu_features(),
         backend: regula::info::build_info().backend,
         ..Report::default()
     };
+    report
+        .peers
+        .extend(libcrypto.map(|libcrypto| libcrypto.source.clone()));
+    report.peers.extend(
+        openssl
+            .as_ref()
+            .map(|openssl| openssl.source(Impl::Openssl)),
+    );
     // Tongsuo is a test-time build; without it the run goes on and says why it is missing.
     let tongsuo = if config.compare.contains(&Impl::Tongsuo) {
         match peers::openssl::OpensslCli::locate_tongsuo() {
-            Ok(tongsuo) => Some(tongsuo),
+            Ok(tongsuo) => {
+                report.peers.push(tongsuo.source(Impl::Tongsuo));
+                Some(tongsuo)
+            }
             Err(reason) => {
                 report.notes.push(format!("tongsuo skipped: {reason}"));
                 None
@@ -229,7 +272,7 @@ pub fn run(
     // ratio survives a noisy machine.
     let partner = if implementations.contains(&Impl::Raw) {
         Some(Impl::Raw)
-    } else if cfg!(feature = "libcrypto") && implementations.contains(&Impl::Libcrypto) {
+    } else if implementations.contains(&Impl::Libcrypto) {
         Some(Impl::Libcrypto)
     } else {
         None
@@ -254,7 +297,8 @@ pub fn run(
                 {
                     partner_measured = true;
                     let partner_key = (algorithm, operation, bytes, partner);
-                    let (ours, theirs) = measure_pair(module, config.duration, key, partner);
+                    let (ours, theirs) =
+                        measure_pair(module, libcrypto, config.duration, key, partner);
                     for (side, result) in [(key, ours), (partner_key, theirs)] {
                         match result {
                             Ok(rate) => samples.entry(side).or_default().push(rate),
@@ -267,7 +311,7 @@ pub fn run(
                     continue;
                 }
                 let clis = [openssl.as_ref(), tongsuo.as_ref()];
-                match measure_one(module, clis, config.duration, key) {
+                match measure_one(module, libcrypto, clis, config.duration, key) {
                     Ok(Some(rate)) => samples.entry(key).or_default().push(rate),
                     Ok(None) => {
                         skipped.insert(
@@ -284,7 +328,6 @@ pub fn run(
         }
     }
 
-    #[cfg(feature = "libcrypto")]
     if config.compare.contains(&Impl::Libcrypto) {
         let mut seen = std::collections::BTreeSet::new();
         for &(algorithm, operation, _) in &plan {
@@ -373,6 +416,7 @@ pub fn run(
 /// side can run, it is measured alone. Each side's `Err` says why it could not run.
 fn measure_pair(
     module: &Module,
+    libcrypto: Option<&'static peers::libcrypto::Libcrypto>,
     duration: Duration,
     (algorithm, operation, bytes, _): Key,
     partner: Impl,
@@ -382,8 +426,9 @@ fn measure_pair(
     let alone = |work| measure::ops_per_second(duration, work).map(rate);
     let theirs = match partner {
         Impl::Raw => workload::raw(algorithm, operation, size),
-        #[cfg(feature = "libcrypto")]
-        Impl::Libcrypto => peers::libcrypto::workload(algorithm, operation, size)
+        Impl::Libcrypto => libcrypto
+            .ok_or_else(|| "libcrypto not loaded".to_string())
+            .and_then(|libcrypto| libcrypto.workload(algorithm, operation, size))
             .and_then(|work| work.ok_or_else(|| "libcrypto does not measure this".to_string())),
         _ => Err(format!("{} is not measured in-process", partner.name())),
     };
@@ -401,6 +446,7 @@ fn measure_pair(
 /// One measurement; `Ok(None)` when the implementation lacks the operation.
 fn measure_one(
     module: &Module,
+    libcrypto: Option<&'static peers::libcrypto::Libcrypto>,
     [openssl, tongsuo]: [Option<&peers::openssl::OpensslCli>; 2],
     duration: Duration,
     (algorithm, operation, bytes, implementation): Key,
@@ -410,10 +456,9 @@ fn measure_one(
     let work = match implementation {
         Impl::Regula => Some(workload::regula(module, algorithm, operation, size)?),
         Impl::Raw => Some(workload::raw(algorithm, operation, size)?),
-        #[cfg(feature = "libcrypto")]
-        Impl::Libcrypto => peers::libcrypto::workload(algorithm, operation, size)?,
-        #[cfg(not(feature = "libcrypto"))]
-        Impl::Libcrypto => None,
+        Impl::Libcrypto => libcrypto
+            .ok_or("libcrypto not loaded")?
+            .workload(algorithm, operation, size)?,
         Impl::Openssl | Impl::Tongsuo => {
             let cli = if implementation == Impl::Openssl {
                 openssl
@@ -440,6 +485,21 @@ mod tests {
     use super::*;
     use regula::{Policy, Profile};
 
+    /// Whether the system libcrypto.so.3 loads; without it the libcrypto checks are skipped
+    /// with a note, except under CI=true, where they must run.
+    fn system_libcrypto() -> bool {
+        match peers::libcrypto::load(Some(std::path::Path::new(
+            peers::libcrypto::DEFAULT_LIBRARY,
+        ))) {
+            Ok(_) => true,
+            Err(reason) => {
+                assert!(std::env::var("CI").as_deref() != Ok("true"), "{reason}");
+                eprintln!("SKIPPED: the libcrypto peer ({reason})");
+                false
+            }
+        }
+    }
+
     #[test]
     fn every_row_has_its_peer_or_a_note() {
         let module = Module::load(Policy::builtin(Profile::Default));
@@ -454,6 +514,7 @@ mod tests {
             duration: Duration::from_millis(5),
             runs: 2,
             compare: vec![Impl::Raw],
+            libcrypto: None,
         };
         let report = run(&module, &config, |_, _| {}).unwrap();
         let has =
@@ -504,7 +565,7 @@ mod tests {
     fn new_algorithms_measure_on_regula_and_their_peers() {
         let module = Module::load(Policy::builtin(Profile::Default));
         let mut compare = vec![Impl::Raw];
-        if cfg!(feature = "libcrypto") {
+        if system_libcrypto() {
             compare.push(Impl::Libcrypto);
         }
         let config = Config {
@@ -532,6 +593,7 @@ mod tests {
             duration: Duration::from_millis(3),
             runs: 1,
             compare: compare.clone(),
+            libcrypto: Some(peers::libcrypto::DEFAULT_LIBRARY.into()),
         };
         let report = run(&module, &config, |_, _| {}).unwrap();
         let has = |algorithm: &str, operation: Operation, bytes: Option<usize>, peer: Impl| {
@@ -633,9 +695,11 @@ mod tests {
 
     /// Without raw, Regula pairs with libcrypto; every run gives both a sample, and an algorithm
     /// libcrypto lacks is measured on Regula alone with a note for libcrypto.
-    #[cfg(feature = "libcrypto")]
     #[test]
     fn regula_pairs_with_libcrypto_when_raw_is_not_compared() {
+        if !system_libcrypto() {
+            return;
+        }
         let module = Module::load(Policy::builtin(Profile::Default));
         let config = Config {
             algorithms: vec![
@@ -647,8 +711,20 @@ mod tests {
             duration: Duration::from_millis(3),
             runs: 3,
             compare: vec![Impl::Libcrypto],
+            libcrypto: Some(peers::libcrypto::DEFAULT_LIBRARY.into()),
         };
         let report = run(&module, &config, |_, _| {}).unwrap();
+        // The report names the library loaded: a file the loader mapped, and its version text.
+        let source = report
+            .source(Impl::Libcrypto)
+            .expect("the libcrypto source");
+        assert_eq!(source.kind, "library");
+        assert!(
+            source.path.starts_with('/') && source.path.contains("libcrypto.so"),
+            "{source:?}"
+        );
+        assert!(std::path::Path::new(&source.path).is_file(), "{source:?}");
+        assert!(source.version.starts_with("OpenSSL 3."), "{source:?}");
         // Where libcrypto's work differs from Regula's, the report says so once.
         assert_eq!(
             report
@@ -705,6 +781,7 @@ mod tests {
             duration: Duration::from_millis(1),
             runs: 1,
             compare: vec![],
+            libcrypto: None,
         };
         let (plan, notes) = plan(&config);
         assert_eq!(
@@ -726,6 +803,7 @@ mod tests {
             duration: Duration::from_millis(5),
             runs: 1,
             compare: vec![Impl::Raw],
+            libcrypto: None,
         };
         let report = run(&module, &config, |_, _| {}).unwrap();
         assert!(

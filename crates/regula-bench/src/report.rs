@@ -20,6 +20,20 @@ pub fn text(report: &Report) -> String {
         report.backend,
         report.cpu_features.join(" ")
     );
+    for source in &report.peers {
+        let _ = writeln!(
+            out,
+            "peer {}: {} ({}), {}",
+            source.implementation.name(),
+            source.path,
+            source.version,
+            if source.kind == "library" {
+                "loaded into this process"
+            } else {
+                "run once per measurement"
+            }
+        );
+    }
     let _ = writeln!(
         out,
         "cells: median of the runs ±half the min–max range; ratios are regula/peer (> 1: regula faster)"
@@ -142,15 +156,32 @@ pub fn csv(report: &Report) -> String {
 }
 
 /// JSON: the list of rows (`{"algorithm", "operation", "bytes", "impl", "runs", "median",
-/// "min", "max", "unit"}`).
+/// "min", "max", "unit"}`); a row of a peer that is a library or program also has
+/// `"source": {"kind": "library"|"program", "path", "version"}`, the file measured.
 pub fn json(report: &Report) -> String {
-    serde_json::to_string_pretty(&report.rows).unwrap_or_else(|_| "[]".to_string())
+    let rows: Vec<serde_json::Value> = report
+        .rows
+        .iter()
+        .map(|row| {
+            let mut value = serde_json::to_value(row).unwrap_or_default();
+            if let (Some(source), Some(fields)) =
+                (report.source(row.implementation), value.as_object_mut())
+            {
+                fields.insert(
+                    "source".into(),
+                    serde_json::to_value(source).unwrap_or_default(),
+                );
+            }
+            value
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).unwrap_or_else(|_| "[]".to_string())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Operation;
+    use crate::{Operation, PeerSource};
 
     fn row(implementation: Impl, bytes: Option<usize>, median: f64) -> Row {
         Row {
@@ -212,6 +243,57 @@ mod tests {
         assert_eq!(first["impl"], "regula");
         assert_eq!(first["operation"], "seal");
         assert_eq!(first["unit"], "MB/s");
+    }
+
+    #[test]
+    fn the_rows_and_table_name_each_peers_library_or_program() {
+        let mut report = sample();
+        report.rows.push(row(Impl::Libcrypto, Some(16), 30.0));
+        report.peers = vec![
+            PeerSource {
+                implementation: Impl::Libcrypto,
+                kind: "library",
+                path: "/usr/lib/x86_64-linux-gnu/libcrypto.so.3".into(),
+                version: "OpenSSL 3.0.19 27 Jan 2026".into(),
+            },
+            PeerSource {
+                implementation: Impl::Openssl,
+                kind: "program",
+                path: "/usr/bin/openssl".into(),
+                version: "OpenSSL 3.0.19 27 Jan 2026 (Library: OpenSSL 3.0.19 27 Jan 2026)".into(),
+            },
+        ];
+        let rows: serde_json::Value = serde_json::from_str(&json(&report)).unwrap();
+        let source = |implementation: &str| {
+            rows.as_array()
+                .unwrap()
+                .iter()
+                .find(|row| row["impl"] == implementation)
+                .unwrap()["source"]
+                .clone()
+        };
+        assert_eq!(
+            source("libcrypto"),
+            serde_json::json!({
+                "kind": "library",
+                "path": "/usr/lib/x86_64-linux-gnu/libcrypto.so.3",
+                "version": "OpenSSL 3.0.19 27 Jan 2026",
+            })
+        );
+        assert_eq!(source("openssl")["path"], "/usr/bin/openssl");
+        assert!(source("regula").is_null());
+        let table = text(&report);
+        assert!(
+            table.contains(
+                "peer libcrypto: /usr/lib/x86_64-linux-gnu/libcrypto.so.3 (OpenSSL 3.0.19 27 Jan \
+                 2026), loaded into this process\n"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("peer openssl: /usr/bin/openssl (OpenSSL 3.0.19"),
+            "{table}"
+        );
     }
 
     #[test]

@@ -183,6 +183,40 @@ fn go_programs_with_and_without_the_certified_fips_snapshot() {
     assert_eq!(audit(&[&fips, &plain]).status.code(), Some(3));
 }
 
+/// Regula's cryptography and nothing else: `expected` (AWS-LC, FIPS or not) and the RustCrypto
+/// SM crates, both linked into the binary itself; no module found in another file, such as a
+/// libcrypto the benchmark's peer once pulled in.
+fn assert_only_regulas_own_crypto(report: &Value, path: &Path, expected: &str) {
+    let modules: Vec<(&str, &str)> = report["modules"]
+        .as_array()
+        .expect("modules")
+        .iter()
+        .map(|m| (m["name"].as_str().unwrap(), m["file"].as_str().unwrap()))
+        .collect();
+    let path = path.display().to_string();
+    let mut names: Vec<&str> = modules.iter().map(|(name, _)| *name).collect();
+    names.sort_unstable();
+    let mut want = vec![expected, "RustCrypto"];
+    want.sort_unstable();
+    assert_eq!(names, want, "{report:#}");
+    assert!(
+        modules.iter().all(|(_, file)| *file == path),
+        "a module outside {path}: {modules:?}"
+    );
+    let needed: Vec<&str> = report["needed"]
+        .as_array()
+        .expect("needed")
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    assert!(
+        !needed
+            .iter()
+            .any(|n| n.starts_with("libcrypto.so") || n.starts_with("libssl.so")),
+        "{needed:?}"
+    );
+}
+
 #[test]
 fn the_regula_binary_under_test_reports_its_own_build() {
     let fips_build = cfg!(feature = "fips");
@@ -218,12 +252,13 @@ fn the_regula_binary_under_test_reports_its_own_build() {
         assert_eq!(awslc["linkage"], "static");
         assert!(module(&report, "AWS-LC FIPS").is_none());
     }
+    let name = if fips_build { "AWS-LC FIPS" } else { "AWS-LC" };
+    assert_only_regulas_own_crypto(&report, Path::new(REGULA), name);
     // The AWS-LC version the binary reports about itself.
     let backend = info
         .lines()
         .find_map(|l| l.strip_prefix("backend: "))
         .expect("backend line");
-    let name = if fips_build { "AWS-LC FIPS" } else { "AWS-LC" };
     let version = module(&report, name).unwrap()["version"]
         .as_str()
         .unwrap()
@@ -254,6 +289,14 @@ fn the_fips_build_of_regula_links_the_validated_module() {
     assert_eq!(report["regula"]["module"], "aws-lc-fips-sys");
     let awslc = module(&report, "AWS-LC FIPS").expect("the FIPS module found");
     assert_eq!(awslc["fips"], "validated");
+    // The validated module alone: no second cryptographic library beside it, and the verdict
+    // names nothing else present.
+    assert_only_regulas_own_crypto(&report, &path, "AWS-LC FIPS");
+    let reason = report["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("AWS-LC FIPS ") && !reason.contains("OpenSSL"),
+        "{reason}"
+    );
     let info = run_ok(Command::new(&path).arg("info"));
     assert!(
         info.contains(&format!(

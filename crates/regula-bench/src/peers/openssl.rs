@@ -16,6 +16,7 @@ use std::time::Duration;
 use regula::Algorithm;
 
 use crate::workload::Operation;
+use crate::{Impl, PeerSource};
 
 /// The OpenSSL command-line tool found on PATH, or Tongsuo's (an OpenSSL 3 fork with the SM
 /// algorithms) from the build `scripts/tongsuo` caches.
@@ -30,6 +31,28 @@ pub struct OpensslCli {
 pub const TONGSUO_ENV: &str = "REGULA_TONGSUO";
 
 impl OpensslCli {
+    /// What the report says of this peer: the program run (found on PATH) and its version.
+    pub fn source(&self, implementation: Impl) -> PeerSource {
+        let path = if self.program.components().count() > 1 {
+            Some(self.program.clone())
+        } else {
+            std::env::var_os("PATH").and_then(|path| {
+                std::env::split_paths(&path)
+                    .map(|dir| dir.join(&self.program))
+                    .find(|candidate| candidate.is_file())
+            })
+        };
+        PeerSource {
+            implementation,
+            kind: "program",
+            path: path
+                .unwrap_or_else(|| self.program.clone())
+                .display()
+                .to_string(),
+            version: self.version.clone(),
+        }
+    }
+
     /// Finds `openssl`, or explains how to install it.
     pub fn locate() -> Result<OpensslCli, String> {
         let output = Command::new("openssl").arg("version").output().map_err(|_| {

@@ -17,12 +17,16 @@ Peers (--compare):
   raw        aws-lc-rs called directly: regula/raw is the cost of Regula's policy and indicator layer
   openssl    `openssl speed -evp ALG -bytes N -mr` (re-initialises GCM per message, so it understates
              OpenSSL at small sizes) and `openssl speed ALG` for public-key operations
-  libcrypto  the system libcrypto in-process, key set once, same AAD/tag work as Regula (GCM and
-             ChaCha20-Poly1305 draw a random nonce per message from RAND_bytes, as Regula does)
+  libcrypto  an OpenSSL 3 libcrypto in-process, key set once, same AAD/tag work as Regula (GCM and
+             ChaCha20-Poly1305 draw a random nonce per message from RAND_bytes, as Regula does).
+             `regula` does not link it: it is loaded at run time, only for this peer — the file
+             --libcrypto names, else $REGULA_BENCH_LIBCRYPTO, else the system libcrypto.so.3 —
+             and the output names the file loaded and its OpenSSL_version
   gnutls     `gnutls-cli --benchmark-ciphers` (16384-byte payload only; takes about two minutes)
   tongsuo    Tongsuo's `speed` from the build scripts/tongsuo caches (or $REGULA_TONGSUO): AEADs
              as `speed -aead -evp ALG` (SM4-GCM and SM4-CCM too), the rest as for openssl;
              skipped with a note when no build is found
+The output names each peer's library or program and its version (in JSON rows: `source`).
 Peers lacking an algorithm show —. Every Regula figure goes through the public API (policy check
 and service indicator included). Runs are interleaved and the median is reported with min–max;
 a warning flags rows whose spread exceeds 15%.
@@ -30,9 +34,10 @@ a warning flags rows whose spread exceeds 15%.
 Examples:
   regula bench --alg aes-256-gcm,sha256 --sizes 16,8192 --compare openssl,raw
   regula bench --policy fips-140-3 --alg all --compare raw,libcrypto --json > bench.json
+  regula bench --alg sm4-ctr,sm3 --compare libcrypto --libcrypto ~/.cache/regula/tongsuo-*/lib/libcrypto.so.3
   regula bench --alg aes-128-gcm,sha256 --compare openssl,raw --plot bench.svg
 
-Exit codes: 0 success, 2 usage error or missing peer binary, 4 module in error state.";
+Exit codes: 0 success, 2 usage error or missing peer binary or library, 4 module in error state.";
 
 #[derive(Args)]
 pub struct BenchArgs {
@@ -51,6 +56,10 @@ pub struct BenchArgs {
     /// Peers to measure beside Regula: raw, openssl, libcrypto, gnutls, tongsuo.
     #[arg(long, value_delimiter = ',', value_name = "LIST")]
     compare: Vec<String>,
+    /// The libcrypto the `libcrypto` peer loads (a path, or a name the loader searches);
+    /// default: $REGULA_BENCH_LIBCRYPTO, else the system libcrypto.so.3.
+    #[arg(long, value_name = "PATH")]
+    libcrypto: Option<PathBuf>,
     /// Print the rows as JSON.
     #[arg(long, conflicts_with = "csv")]
     json: bool,
@@ -118,6 +127,7 @@ pub fn run(global: &GlobalOptions, args: BenchArgs) -> Result<(), Failure> {
         duration: Duration::from_secs_f64(args.seconds),
         runs: args.runs,
         compare,
+        libcrypto: args.libcrypto,
     };
 
     let progress = ProgressBar::new(0);

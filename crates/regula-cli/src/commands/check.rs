@@ -138,6 +138,7 @@ fn check(module: &Module, with_bench: bool) -> CheckResult {
             duration: Duration::from_millis(100),
             runs: 3,
             compare: vec![Impl::Raw],
+            libcrypto: None,
         };
         regula_bench::run(module, &config, |_, _| {}).unwrap_or_default()
     });
