@@ -12,7 +12,7 @@ use super::{Block, BlockKeys, RoundKeys, soft};
 #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
 use super::aarch64::{ce, neon};
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-use super::x86_64::{self, aesni, gfni};
+use super::x86_64::{self, aesni, gfni, vaes};
 
 /// A backend that this CPU has been checked to support.
 #[derive(Clone, Copy)]
@@ -20,6 +20,8 @@ pub(crate) enum Engine {
     Soft,
     #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
     AesniAvx2(aesni::Token),
+    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+    VaesAvx2(vaes::Token),
     #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
     GfniAvx512(gfni::Token),
     #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
@@ -34,6 +36,8 @@ impl Engine {
             Engine::Soft => Backend::Soft,
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(_) => Backend::AesniAvx2,
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(_) => Backend::VaesAvx2,
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(_) => Backend::GfniAvx512,
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
@@ -66,6 +70,8 @@ impl Engine {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::crypt_blocks(token, round_keys, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) => vaes::crypt_blocks(token, round_keys, blocks),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::crypt_blocks(token, round_keys, blocks),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Engine::Neon(token) => neon::crypt_blocks(token, round_keys, blocks),
@@ -79,7 +85,9 @@ impl Engine {
     pub(crate) fn block_keys(self, round_keys: &RoundKeys) -> BlockKeys {
         match self {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-            Engine::AesniAvx2(_) | Engine::GfniAvx512(_) => x86_64::one_block_keys(round_keys),
+            Engine::AesniAvx2(_) | Engine::VaesAvx2(_) | Engine::GfniAvx512(_) => {
+                x86_64::one_block_keys(round_keys)
+            }
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Engine::Neon(_) | Engine::Ce(_) => round_keys.map(|rk| [rk, 0]),
             Engine::Soft => round_keys.map(|rk| [rk, 0]),
@@ -105,6 +113,8 @@ impl Engine {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::crypt_block(token, block_keys, block),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) => aesni::crypt_block(token.aesni(), block_keys, block),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::crypt_block(token, block_keys, block),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Engine::Neon(token) => {
@@ -128,6 +138,10 @@ impl Engine {
             // The SIMD backends keep the chaining value in their transformed domain.
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) => {
+                aesni::cbc_encrypt_blocks(token.aesni(), block_keys, iv, blocks)
+            }
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::cbc_encrypt_blocks(token, block_keys, iv, blocks),
             _ => {
@@ -165,6 +179,8 @@ impl Engine {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::ctr_xor_blocks(token, round_keys, counter, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) => vaes::ctr_xor_blocks(token, round_keys, counter, blocks),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::ctr_xor_blocks(token, round_keys, counter, blocks),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Engine::Neon(token) => neon::ctr_xor_blocks(token, round_keys, counter, blocks),
@@ -186,6 +202,8 @@ impl Engine {
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::cbc_decrypt_blocks(token, round_keys, iv, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) => vaes::cbc_decrypt_blocks(token, round_keys, iv, blocks),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::GfniAvx512(token) => gfni::cbc_decrypt_blocks(token, round_keys, iv, blocks),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Engine::Neon(token) => neon::cbc_decrypt_blocks(token, round_keys, iv, blocks),
@@ -202,9 +220,11 @@ pub(crate) fn engine_for(backend: Backend) -> Option<Engine> {
         #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
         Backend::AesniAvx2 => aesni::Token::detect().map(Engine::AesniAvx2),
         #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+        Backend::VaesAvx2 => vaes::Token::detect().map(Engine::VaesAvx2),
+        #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
         Backend::GfniAvx512 => gfni::Token::detect().map(Engine::GfniAvx512),
         #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
-        Backend::AesniAvx2 | Backend::GfniAvx512 => None,
+        Backend::AesniAvx2 | Backend::VaesAvx2 | Backend::GfniAvx512 => None,
         #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
         Backend::Neon => neon::Token::detect().map(Engine::Neon),
         #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]

@@ -9,6 +9,7 @@
 //! | backend | CPU features | blocks in parallel |
 //! |---|---|---|
 //! | `sm4-gfni-avx512` | GFNI, AVX-512F, AVX-512BW, AVX-512VL | 16 per register set, 4 sets interleaved |
+//! | `sm4-vaes-avx2` | VAES, AES-NI, AVX2 (no AVX-512 GFNI) | 8 per register set, 4 sets interleaved; `vaesenclast` on whole `ymm` registers |
 //! | `sm4-aesni-avx2` | AES-NI, AVX2 | 8 per register set, 4 sets interleaved |
 //! | `sm4-ce` | aarch64 SM4 Crypto Extension (`sm4e`) | 8 in flight |
 //! | `sm4-neon` | aarch64 NEON (S-box by `tbl`/`tbx` from registers) | 8 (two transposed sets of 4) |
@@ -242,6 +243,8 @@ pub mod backend {
         Soft,
         /// AES-NI + AVX2: the S-box through the AES S-box (`aesenclast`), 8 blocks per register.
         AesniAvx2,
+        /// VAES + AVX2: as [`Backend::AesniAvx2`], with `vaesenclast` on whole 256-bit registers.
+        VaesAvx2,
         /// GFNI + AVX-512: the S-box with `gf2p8affineinv`, 16 blocks per register.
         GfniAvx512,
         /// aarch64 NEON: four transposed blocks per register set, the S-box by `tbl`/`tbx`
@@ -253,9 +256,10 @@ pub mod backend {
 
     impl Backend {
         /// Every backend, slowest first within each architecture (x86-64, then aarch64).
-        pub const ALL: [Backend; 5] = [
+        pub const ALL: [Backend; 6] = [
             Backend::Soft,
             Backend::AesniAvx2,
+            Backend::VaesAvx2,
             Backend::GfniAvx512,
             Backend::Neon,
             Backend::Ce,
@@ -266,6 +270,7 @@ pub mod backend {
             match self {
                 Backend::Soft => "sm4-soft",
                 Backend::AesniAvx2 => "sm4-aesni-avx2",
+                Backend::VaesAvx2 => "sm4-vaes-avx2",
                 Backend::GfniAvx512 => "sm4-gfni-avx512",
                 Backend::Neon => "sm4-neon",
                 Backend::Ce => "sm4-ce",
@@ -276,7 +281,7 @@ pub mod backend {
         pub const fn parallel_blocks(self) -> usize {
             match self {
                 Backend::Soft => 2,
-                Backend::AesniAvx2 => 32,
+                Backend::AesniAvx2 | Backend::VaesAvx2 => 32,
                 Backend::GfniAvx512 => 64,
                 Backend::Neon | Backend::Ce => 8,
             }
