@@ -1,7 +1,7 @@
 //! Galois/Counter Mode (NIST SP 800-38D) with SM4 as the block cipher, as RFC 8998 uses it.
 //!
 //! * GHASH (SP 800-38D, 6.4) is chosen per key (see `gcm/ghash.rs`): VPCLMULQDQ on 512-bit
-//!   registers or PCLMULQDQ on x86-64, PMULL on aarch64, with powers of H precomputed and one
+//!   (AVX-512) or 256-bit (AVX2) registers, or PCLMULQDQ, on x86-64, PMULL on aarch64, with powers of H precomputed and one
 //!   reduction per 16 or 8 blocks; otherwise RustCrypto's `ghash`.
 //! * GCTR (SP 800-38D, 6.5) runs through the wide SM4 backends many counter blocks at a time.
 //!   GCM increments only the low 32 bits of the counter block (inc32, SP 800-38D, 6.2), so a
@@ -23,7 +23,7 @@ use crate::sm4::backend::Backend;
 use crate::sm4::{BLOCK_SIZE, Block, KEY_SIZE, Sm4};
 
 /// The GHASH implementation SM4-GCM keys use on this CPU (`ghash-vpclmulqdq-avx512`,
-/// `ghash-pclmulqdq`, `ghash-pmull` or `ghash-rustcrypto`), for `regula info`.
+/// `ghash-vpclmulqdq-avx2`, `ghash-pclmulqdq`, `ghash-pmull` or `ghash-rustcrypto`), for `regula info`.
 pub fn ghash_implementation() -> &'static str {
     ghash::Implementation::active().name()
 }

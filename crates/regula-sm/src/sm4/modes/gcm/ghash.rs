@@ -3,6 +3,7 @@
 //! | implementation | CPU features | blocks per reduction |
 //! |---|---|---|
 //! | `ghash-vpclmulqdq-avx512` | VPCLMULQDQ, AVX-512F, AVX-512BW | 16 (four per instruction) |
+//! | `ghash-vpclmulqdq-avx2` | VPCLMULQDQ, AVX2 (no AVX-512) | 16 (two per instruction) |
 //! | `ghash-pclmulqdq` | PCLMULQDQ, SSSE3 | 8 |
 //! | `ghash-pmull` | aarch64 NEON + PMULL (`pmull`/`pmull2`) | 8 |
 //! | `ghash-rustcrypto` | none: RustCrypto `ghash` (its own CLMUL/PMULL detection, constant-time portable fallback) | 1 |
@@ -37,6 +38,8 @@ pub(crate) enum Implementation {
     RustCrypto,
     /// PCLMULQDQ on 128-bit registers.
     Pclmulqdq,
+    /// VPCLMULQDQ with AVX2 on 256-bit registers.
+    VpclmulqdqAvx2,
     /// VPCLMULQDQ with AVX-512 on 512-bit registers.
     VpclmulqdqAvx512,
     /// PMULL on aarch64 NEON registers.
@@ -45,9 +48,10 @@ pub(crate) enum Implementation {
 
 impl Implementation {
     /// Every implementation, slowest first.
-    pub(crate) const ALL: [Implementation; 4] = [
+    pub(crate) const ALL: [Implementation; 5] = [
         Implementation::RustCrypto,
         Implementation::Pclmulqdq,
+        Implementation::VpclmulqdqAvx2,
         Implementation::VpclmulqdqAvx512,
         Implementation::Pmull,
     ];
@@ -66,6 +70,7 @@ impl Implementation {
         match self {
             Implementation::RustCrypto => "ghash-rustcrypto",
             Implementation::Pclmulqdq => "ghash-pclmulqdq",
+            Implementation::VpclmulqdqAvx2 => "ghash-vpclmulqdq-avx2",
             Implementation::VpclmulqdqAvx512 => "ghash-vpclmulqdq-avx512",
             Implementation::Pmull => "ghash-pmull",
         }
@@ -114,6 +119,13 @@ impl Key {
                 )))
             }),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Implementation::VpclmulqdqAvx2 => clmul::Avx2Token::detect().map(|token| {
+                Self(KeyImpl::Clmul(clmul::Key::new(
+                    clmul::Width::Avx2(token),
+                    h,
+                )))
+            }),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Implementation::VpclmulqdqAvx512 => clmul::WideToken::detect().map(|token| {
                 Self(KeyImpl::Clmul(clmul::Key::new(
                     clmul::Width::Wide(token),
@@ -121,7 +133,9 @@ impl Key {
                 )))
             }),
             #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
-            Implementation::Pclmulqdq | Implementation::VpclmulqdqAvx512 => None,
+            Implementation::Pclmulqdq
+            | Implementation::VpclmulqdqAvx2
+            | Implementation::VpclmulqdqAvx512 => None,
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Implementation::Pmull => {
                 pmull::Token::detect().map(|token| Self(KeyImpl::Pmull(pmull::Key::new(token, h))))
