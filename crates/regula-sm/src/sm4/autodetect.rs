@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use super::backend::Backend;
+use super::backend::{Backend, FORCE_VARIABLE, ForcedBackendError, resolve_forced};
 use super::{Block, BlockKeys, RoundKeys, soft};
 
 #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
@@ -234,14 +234,87 @@ pub(crate) fn engine_for(backend: Backend) -> Option<Engine> {
     }
 }
 
-/// The fastest supported engine, detected on first use and cached for the process.
+/// The fastest supported engine.
+fn fastest_engine() -> Engine {
+    Backend::ALL
+        .into_iter()
+        .rev()
+        .find_map(engine_for)
+        .unwrap_or(Engine::Soft)
+}
+
+/// The engine for `value`, the forcing variable's value (unset or empty: the fastest).
+pub(crate) fn select(value: Option<&str>) -> Result<Engine, ForcedBackendError> {
+    let forced = resolve_forced(
+        FORCE_VARIABLE,
+        value,
+        &Backend::ALL,
+        Backend::name,
+        |backend| engine_for(backend).is_some(),
+    )?;
+    Ok(forced.and_then(engine_for).unwrap_or_else(fastest_engine))
+}
+
+/// The process's choice: [`FORCE_VARIABLE`] read on first use, then cached.
+pub(crate) fn selection() -> &'static Result<Engine, ForcedBackendError> {
+    static SELECTION: OnceLock<Result<Engine, ForcedBackendError>> = OnceLock::new();
+    SELECTION.get_or_init(|| select(std::env::var(FORCE_VARIABLE).ok().as_deref()))
+}
+
+/// The engine [`super::Sm4::new`] uses: the forced one, else (also when the variable is
+/// invalid, which [`selection`] reports) the fastest.
 pub(crate) fn active_engine() -> Engine {
-    static ACTIVE: OnceLock<Engine> = OnceLock::new();
-    *ACTIVE.get_or_init(|| {
-        Backend::ALL
-            .into_iter()
-            .rev()
-            .find_map(engine_for)
-            .unwrap_or(Engine::Soft)
-    })
+    match selection() {
+        Ok(engine) => *engine,
+        Err(_) => fastest_engine(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forcing_picks_the_named_backend_and_refuses_others() {
+        assert_eq!(
+            select(None).ok().map(Engine::backend),
+            Some(fastest_engine().backend())
+        );
+        assert_eq!(
+            select(Some("")).ok().map(Engine::backend),
+            Some(fastest_engine().backend())
+        );
+        for backend in Backend::ALL {
+            match select(Some(backend.name())) {
+                Ok(engine) => {
+                    assert!(backend.is_available(), "{backend}");
+                    assert_eq!(engine.backend(), backend);
+                }
+                Err(error) => {
+                    assert!(!backend.is_available(), "{backend}");
+                    assert!(error.known);
+                    assert!(
+                        error.to_string().contains("not supported by this CPU"),
+                        "{error}"
+                    );
+                }
+            }
+        }
+        let error = select(Some("sm4-turbo"))
+            .err()
+            .expect("an unknown name is refused");
+        assert!(!error.known);
+        assert_eq!(error.variable, "REGULA_SM4_BACKEND");
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "REGULA_SM4_BACKEND=\"sm4-turbo\" is not an implementation name; unset it or name one of: {}",
+                crate::sm4::backend::available()
+                    .iter()
+                    .map(|b| b.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        );
+    }
 }

@@ -307,8 +307,93 @@ pub mod backend {
             .collect()
     }
 
-    /// The backend [`super::Sm4::new`] uses: the fastest available, detected once per process.
+    /// The backend [`super::Sm4::new`] uses: the one [`FORCE_VARIABLE`] names, or else the
+    /// fastest available; chosen once per process.
+    ///
+    /// When the variable names no backend this CPU (and build) can run, [`selection`] reports
+    /// it and this is the fastest available: the library keeps working, and the Regula module
+    /// refuses its SM4 services with that error (so a measurement never runs, unnoticed, on
+    /// another backend than the one asked for).
     pub fn active() -> Backend {
         super::autodetect::active_engine().backend()
+    }
+
+    /// The environment variable that forces an SM4 backend by name (e.g.
+    /// `REGULA_SM4_BACKEND=sm4-aesni-avx2`), read once, at the first SM4 key of the process.
+    pub const FORCE_VARIABLE: &str = "REGULA_SM4_BACKEND";
+
+    /// The backend chosen for this process: the one [`FORCE_VARIABLE`] names (unset or empty:
+    /// the fastest available), or why that name cannot be served.
+    pub fn selection() -> Result<Backend, ForcedBackendError> {
+        super::autodetect::selection()
+            .as_ref()
+            .map(|engine| engine.backend())
+            .map_err(Clone::clone)
+    }
+
+    /// A backend-forcing environment variable ([`FORCE_VARIABLE`], or GHASH's
+    /// `REGULA_GHASH_BACKEND`) names an implementation that does not exist or that this CPU
+    /// (and build) cannot run.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ForcedBackendError {
+        /// The variable.
+        pub variable: &'static str,
+        /// Its value.
+        pub value: String,
+        /// Whether the name is a known implementation (which this CPU or build lacks).
+        pub known: bool,
+        /// The names this CPU and build can run.
+        pub available: Vec<&'static str>,
+    }
+
+    impl core::fmt::Display for ForcedBackendError {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            let reason = if self.known {
+                "is not supported by this CPU or build"
+            } else {
+                "is not an implementation name"
+            };
+            write!(
+                f,
+                "{}={:?} {reason}; unset it or name one of: {}",
+                self.variable,
+                self.value,
+                self.available.join(", ")
+            )
+        }
+    }
+
+    impl std::error::Error for ForcedBackendError {}
+
+    /// Resolves a forcing variable's `value` against `all` (names by `name`, runnable when
+    /// `available`): `Ok(None)` when unset or empty, never a silent substitute.
+    pub(crate) fn resolve_forced<T: Copy>(
+        variable: &'static str,
+        value: Option<&str>,
+        all: &[T],
+        name: impl Fn(T) -> &'static str,
+        available: impl Fn(T) -> bool,
+    ) -> Result<Option<T>, ForcedBackendError> {
+        let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
+            return Ok(None);
+        };
+        let found = all
+            .iter()
+            .copied()
+            .find(|candidate| name(*candidate) == value);
+        match found {
+            Some(candidate) if available(candidate) => Ok(Some(candidate)),
+            _ => Err(ForcedBackendError {
+                variable,
+                value: value.to_string(),
+                known: found.is_some(),
+                available: all
+                    .iter()
+                    .copied()
+                    .filter(|candidate| available(*candidate))
+                    .map(name)
+                    .collect(),
+            }),
+        }
     }
 }

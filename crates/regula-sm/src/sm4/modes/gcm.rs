@@ -28,6 +28,16 @@ pub fn ghash_implementation() -> &'static str {
     ghash::Implementation::active().name()
 }
 
+/// The GHASH implementation chosen for this process: the one `REGULA_GHASH_BACKEND` names
+/// (unset or empty: the fastest), or why that name cannot be served (SM4-GCM keys then use the
+/// fastest, and the Regula module refuses SM4-GCM with this error).
+pub fn ghash_selection() -> Result<&'static str, crate::sm4::backend::ForcedBackendError> {
+    ghash::Implementation::selection()
+        .as_ref()
+        .map(|implementation| implementation.name())
+        .map_err(Clone::clone)
+}
+
 /// Every GHASH implementation this CPU (and build) supports, by name, slowest first: for tests
 /// that run SM4-GCM on each of them ([`Sm4Gcm::with_backends`]).
 #[doc(hidden)]

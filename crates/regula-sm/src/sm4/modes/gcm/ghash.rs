@@ -17,6 +17,8 @@ mod clmul;
 #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
 mod pmull;
 
+use std::sync::OnceLock;
+
 use ::ghash::universal_hash::UniversalHash;
 #[cfg(any(
     all(target_arch = "x86_64", not(sm4_backend = "soft")),
@@ -30,6 +32,11 @@ use zeroize::Zeroize;
 ))]
 use crate::sm4::BLOCK_SIZE;
 use crate::sm4::Block;
+use crate::sm4::backend::{ForcedBackendError, resolve_forced};
+
+/// The environment variable that forces a GHASH implementation by name (e.g.
+/// `REGULA_GHASH_BACKEND=ghash-pclmulqdq`), read once, at the first SM4-GCM key of the process.
+pub(crate) const FORCE_VARIABLE: &str = "REGULA_GHASH_BACKEND";
 
 /// A GHASH implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,13 +63,45 @@ impl Implementation {
         Implementation::Pmull,
     ];
 
-    /// The one [`Key::new`] picks on this CPU (and build).
-    pub(crate) fn active() -> Implementation {
+    /// The fastest this CPU (and build) supports.
+    fn fastest() -> Implementation {
         Implementation::ALL
             .into_iter()
             .rev()
-            .find(|implementation| Key::with_implementation(&[0; 16], *implementation).is_some())
+            .find(|implementation| implementation.is_available())
             .unwrap_or(Implementation::RustCrypto)
+    }
+
+    fn is_available(self) -> bool {
+        Key::with_implementation(&[0; 16], self).is_some()
+    }
+
+    /// The implementation for `value`, [`FORCE_VARIABLE`]'s value (unset or empty: the
+    /// fastest).
+    pub(crate) fn select(value: Option<&str>) -> Result<Implementation, ForcedBackendError> {
+        let forced = resolve_forced(
+            FORCE_VARIABLE,
+            value,
+            &Implementation::ALL,
+            Implementation::name,
+            Implementation::is_available,
+        )?;
+        Ok(forced.unwrap_or_else(Implementation::fastest))
+    }
+
+    /// The process's choice: [`FORCE_VARIABLE`] read on first use, then cached.
+    pub(crate) fn selection() -> &'static Result<Implementation, ForcedBackendError> {
+        static SELECTION: OnceLock<Result<Implementation, ForcedBackendError>> = OnceLock::new();
+        SELECTION.get_or_init(|| Self::select(std::env::var(FORCE_VARIABLE).ok().as_deref()))
+    }
+
+    /// The one [`Key::new`] picks: the forced one, else (also when the variable is invalid,
+    /// which [`Implementation::selection`] reports) the fastest.
+    pub(crate) fn active() -> Implementation {
+        match Self::selection() {
+            Ok(implementation) => *implementation,
+            Err(_) => Implementation::fastest(),
+        }
     }
 
     /// Driver-style name.
@@ -96,12 +135,9 @@ enum KeyImpl {
 }
 
 impl Key {
-    /// Keys the fastest implementation this CPU supports with the hash subkey `h`.
+    /// Keys the [`Implementation::active`] implementation with the hash subkey `h`.
     pub(crate) fn new(h: &Block) -> Self {
-        Implementation::ALL
-            .into_iter()
-            .rev()
-            .find_map(|implementation| Self::with_implementation(h, implementation))
+        Self::with_implementation(h, Implementation::active())
             .unwrap_or_else(|| Self(KeyImpl::RustCrypto(::ghash::GHash::new(&(*h).into()))))
     }
 
@@ -291,6 +327,29 @@ mod tests {
         if std::arch::is_aarch64_feature_detected!("aes") {
             assert_eq!(Implementation::active(), Implementation::Pmull);
         }
+    }
+
+    #[test]
+    fn forcing_picks_the_named_implementation_and_refuses_others() {
+        assert_eq!(Implementation::select(None), Ok(Implementation::fastest()));
+        for implementation in Implementation::ALL {
+            match Implementation::select(Some(implementation.name())) {
+                Ok(chosen) => assert_eq!(chosen, implementation),
+                Err(error) => {
+                    assert!(!available().contains(&implementation));
+                    assert!(error.known, "{error}");
+                }
+            }
+        }
+        let error = Implementation::select(Some("ghash-fast")).unwrap_err();
+        assert!(!error.known);
+        assert!(
+            error
+                .to_string()
+                .starts_with("REGULA_GHASH_BACKEND=\"ghash-fast\" is not an implementation name"),
+            "{error}"
+        );
+        assert!(error.available.contains(&"ghash-rustcrypto"));
     }
 
     fn reference(h: &Block, data: &[u8]) -> Block {
