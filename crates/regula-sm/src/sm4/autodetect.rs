@@ -66,6 +66,14 @@ impl Engine {
             Engine::GfniAvx512(token) if blocks.len() <= gfni::FEW_BLOCKS => {
                 gfni::crypt_few(token, block_keys, blocks)
             }
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(token) if blocks.len() <= aesni::FEW_BLOCKS => {
+                aesni::crypt_few(token, block_keys, blocks)
+            }
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) if blocks.len() <= aesni::FEW_BLOCKS => {
+                aesni::crypt_few(token.aesni(), block_keys, blocks)
+            }
             Engine::Soft => soft::crypt_blocks(round_keys, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::crypt_blocks(token, round_keys, blocks),
@@ -175,6 +183,14 @@ impl Engine {
             Engine::GfniAvx512(token) if blocks.len() <= gfni::FEW_BLOCKS => {
                 gfni::ctr_xor_few(token, block_keys, counter, blocks)
             }
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(token) if blocks.len() <= aesni::FEW_BLOCKS => {
+                aesni::ctr_xor_few(token, block_keys, counter, blocks)
+            }
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::VaesAvx2(token) if blocks.len() <= aesni::FEW_BLOCKS => {
+                aesni::ctr_xor_few(token.aesni(), block_keys, counter, blocks)
+            }
             Engine::Soft => soft::ctr_xor_blocks(round_keys, counter, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::ctr_xor_blocks(token, round_keys, counter, blocks),
@@ -189,15 +205,35 @@ impl Engine {
         }
     }
 
-    /// CBC-decrypts `blocks` in place with the decryption `round_keys`.
+    /// CBC-decrypts `blocks` in place with the decryption `round_keys` (`block_keys` in the
+    /// one-block layout); a few blocks take the latency-optimised rounds.
     #[inline]
     pub(crate) fn cbc_decrypt_blocks(
         self,
         round_keys: &RoundKeys,
+        #[cfg_attr(
+            not(all(target_arch = "x86_64", not(sm4_backend = "soft"))),
+            expect(unused_variables)
+        )]
+        block_keys: &BlockKeys,
         iv: &Block,
         blocks: &mut [Block],
     ) {
         match self {
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Engine::AesniAvx2(_) | Engine::VaesAvx2(_) | Engine::GfniAvx512(_)
+                if (1..=aesni::FEW_BLOCKS.min(gfni::FEW_BLOCKS)).contains(&blocks.len()) =>
+            {
+                // P_i = D(C_i) ^ C_(i-1): keep the ciphertext for the XOR (it is public).
+                let mut previous = [[0u8; 16]; aesni::FEW_BLOCKS];
+                previous[0] = *iv;
+                previous[1..blocks.len()].copy_from_slice(&blocks[..blocks.len() - 1]);
+                self.crypt_blocks(round_keys, block_keys, blocks);
+                for (block, previous) in blocks.iter_mut().zip(&previous) {
+                    *block = (u128::from_ne_bytes(*block) ^ u128::from_ne_bytes(*previous))
+                        .to_ne_bytes();
+                }
+            }
             Engine::Soft => soft::cbc_decrypt_blocks(round_keys, iv, blocks),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Engine::AesniAvx2(token) => aesni::cbc_decrypt_blocks(token, round_keys, iv, blocks),

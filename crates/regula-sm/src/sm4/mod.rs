@@ -186,7 +186,7 @@ impl Sm4 {
     /// CBC-decrypts `blocks` in place; `iv` is the ciphertext block before the first one.
     pub(crate) fn cbc_decrypt_blocks(&self, iv: &Block, blocks: &mut [Block]) {
         self.engine
-            .cbc_decrypt_blocks(&self.decrypt_keys, iv, blocks);
+            .cbc_decrypt_blocks(&self.decrypt_keys, &self.decrypt_block_keys, iv, blocks);
     }
 }
 
