@@ -1568,3 +1568,78 @@ fn cnsa_2_0_profile_through_the_cli() {
     assert_eq!(code(&check), 0, "{}{}", stdout(&check), stderr(&check));
     assert!(stdout(&check).contains("Verdict: PASS"));
 }
+
+/// `REGULA_SM4_BACKEND` forces an SM4 backend: each one this machine runs gives the
+/// GB/T 32907-2016 Appendix A example 1 ciphertext and is the one `regula info` names; a backend
+/// it cannot run, or an unknown name, makes the module refuse SM4 (exit 2, the variable named),
+/// never a silent run on another backend. `REGULA_GHASH_BACKEND` likewise for SM4-GCM.
+#[test]
+fn forced_sm4_backends_run_or_are_refused() {
+    let key = "0123456789abcdeffedcba9876543210";
+    let plaintext = hex::decode(key).unwrap();
+    let enc = ["enc", "--policy", "gm", "-a", "sm4-ecb", "-k", key];
+    let mut ran = Vec::new();
+    for name in [
+        "sm4-soft",
+        "sm4-aesni-avx2",
+        "sm4-vaes-avx2",
+        "sm4-gfni-avx512",
+        "sm4-neon",
+        "sm4-ce",
+    ] {
+        let env = [("REGULA_SM4_BACKEND", name)];
+        let output = run_env(&enc, &plaintext, &env);
+        if code(&output) == 0 {
+            assert_eq!(
+                hex::encode(&output.stdout),
+                "681edf34d206965e86b3e94f536e4246",
+                "{name}"
+            );
+            let info = stdout(&run_env(&["info"], b"", &env));
+            assert!(
+                info.lines().any(|line| line.contains("sm4-ecb")
+                    && line.trim_end().ends_with(&format!("regula-sm {name}"))),
+                "{name}: {info}"
+            );
+            ran.push(name);
+        } else {
+            assert_fails(
+                &output,
+                2,
+                &format!("REGULA_SM4_BACKEND=\"{name}\" is not supported by this CPU or build"),
+            );
+        }
+    }
+    assert!(
+        ran.contains(&"sm4-soft"),
+        "the portable backend always runs"
+    );
+    let output = run_env(&enc, &plaintext, &[("REGULA_SM4_BACKEND", "sm4-fastest")]);
+    assert_fails(
+        &output,
+        2,
+        "REGULA_SM4_BACKEND=\"sm4-fastest\" is not an implementation name",
+    );
+    let gcm = [
+        "enc",
+        "--policy",
+        "gm",
+        "-a",
+        "sm4-gcm",
+        "-k",
+        key,
+        "--iv",
+        "000000000000000000000000",
+    ];
+    let output = run_env(&gcm, b"", &[("REGULA_GHASH_BACKEND", "ghash-fastest")]);
+    assert_fails(
+        &output,
+        2,
+        "REGULA_GHASH_BACKEND=\"ghash-fastest\" is not an implementation name",
+    );
+    // SM4-GCM with an empty message is E_K(J0): the same tag on every GHASH implementation.
+    let reference = run_env(&gcm, b"", &[("REGULA_GHASH_BACKEND", "ghash-rustcrypto")]);
+    assert_eq!(code(&reference), 0, "{}", stderr(&reference));
+    let tag = run(&gcm, b"");
+    assert_eq!(tag.stdout, reference.stdout);
+}

@@ -20,6 +20,7 @@ fn backend_names_match_proc_crypto_style() {
         [
             "sm4-soft",
             "sm4-aesni-avx2",
+            "sm4-vaes-avx2",
             "sm4-gfni-avx512",
             "sm4-neon",
             "sm4-ce"

@@ -9,6 +9,7 @@
 //! | backend | CPU features | blocks in parallel |
 //! |---|---|---|
 //! | `sm4-gfni-avx512` | GFNI, AVX-512F, AVX-512BW, AVX-512VL | 16 per register set, 4 sets interleaved |
+//! | `sm4-vaes-avx2` | VAES, AES-NI, AVX2 (no AVX-512 GFNI) | 8 per register set, 4 sets interleaved; `vaesenclast` on whole `ymm` registers |
 //! | `sm4-aesni-avx2` | AES-NI, AVX2 | 8 per register set, 4 sets interleaved |
 //! | `sm4-ce` | aarch64 SM4 Crypto Extension (`sm4e`) | 8 in flight |
 //! | `sm4-neon` | aarch64 NEON (S-box by `tbl`/`tbx` from registers) | 8 (two transposed sets of 4) |
@@ -185,7 +186,7 @@ impl Sm4 {
     /// CBC-decrypts `blocks` in place; `iv` is the ciphertext block before the first one.
     pub(crate) fn cbc_decrypt_blocks(&self, iv: &Block, blocks: &mut [Block]) {
         self.engine
-            .cbc_decrypt_blocks(&self.decrypt_keys, iv, blocks);
+            .cbc_decrypt_blocks(&self.decrypt_keys, &self.decrypt_block_keys, iv, blocks);
     }
 }
 
@@ -242,6 +243,8 @@ pub mod backend {
         Soft,
         /// AES-NI + AVX2: the S-box through the AES S-box (`aesenclast`), 8 blocks per register.
         AesniAvx2,
+        /// VAES + AVX2: as [`Backend::AesniAvx2`], with `vaesenclast` on whole 256-bit registers.
+        VaesAvx2,
         /// GFNI + AVX-512: the S-box with `gf2p8affineinv`, 16 blocks per register.
         GfniAvx512,
         /// aarch64 NEON: four transposed blocks per register set, the S-box by `tbl`/`tbx`
@@ -253,9 +256,10 @@ pub mod backend {
 
     impl Backend {
         /// Every backend, slowest first within each architecture (x86-64, then aarch64).
-        pub const ALL: [Backend; 5] = [
+        pub const ALL: [Backend; 6] = [
             Backend::Soft,
             Backend::AesniAvx2,
+            Backend::VaesAvx2,
             Backend::GfniAvx512,
             Backend::Neon,
             Backend::Ce,
@@ -266,6 +270,7 @@ pub mod backend {
             match self {
                 Backend::Soft => "sm4-soft",
                 Backend::AesniAvx2 => "sm4-aesni-avx2",
+                Backend::VaesAvx2 => "sm4-vaes-avx2",
                 Backend::GfniAvx512 => "sm4-gfni-avx512",
                 Backend::Neon => "sm4-neon",
                 Backend::Ce => "sm4-ce",
@@ -276,7 +281,7 @@ pub mod backend {
         pub const fn parallel_blocks(self) -> usize {
             match self {
                 Backend::Soft => 2,
-                Backend::AesniAvx2 => 32,
+                Backend::AesniAvx2 | Backend::VaesAvx2 => 32,
                 Backend::GfniAvx512 => 64,
                 Backend::Neon | Backend::Ce => 8,
             }
@@ -302,8 +307,93 @@ pub mod backend {
             .collect()
     }
 
-    /// The backend [`super::Sm4::new`] uses: the fastest available, detected once per process.
+    /// The backend [`super::Sm4::new`] uses: the one [`FORCE_VARIABLE`] names, or else the
+    /// fastest available; chosen once per process.
+    ///
+    /// When the variable names no backend this CPU (and build) can run, [`selection`] reports
+    /// it and this is the fastest available: the library keeps working, and the Regula module
+    /// refuses its SM4 services with that error (so a measurement never runs, unnoticed, on
+    /// another backend than the one asked for).
     pub fn active() -> Backend {
         super::autodetect::active_engine().backend()
+    }
+
+    /// The environment variable that forces an SM4 backend by name (e.g.
+    /// `REGULA_SM4_BACKEND=sm4-aesni-avx2`), read once, at the first SM4 key of the process.
+    pub const FORCE_VARIABLE: &str = "REGULA_SM4_BACKEND";
+
+    /// The backend chosen for this process: the one [`FORCE_VARIABLE`] names (unset or empty:
+    /// the fastest available), or why that name cannot be served.
+    pub fn selection() -> Result<Backend, ForcedBackendError> {
+        super::autodetect::selection()
+            .as_ref()
+            .map(|engine| engine.backend())
+            .map_err(Clone::clone)
+    }
+
+    /// A backend-forcing environment variable ([`FORCE_VARIABLE`], or GHASH's
+    /// `REGULA_GHASH_BACKEND`) names an implementation that does not exist or that this CPU
+    /// (and build) cannot run.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct ForcedBackendError {
+        /// The variable.
+        pub variable: &'static str,
+        /// Its value.
+        pub value: String,
+        /// Whether the name is a known implementation (which this CPU or build lacks).
+        pub known: bool,
+        /// The names this CPU and build can run.
+        pub available: Vec<&'static str>,
+    }
+
+    impl core::fmt::Display for ForcedBackendError {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            let reason = if self.known {
+                "is not supported by this CPU or build"
+            } else {
+                "is not an implementation name"
+            };
+            write!(
+                f,
+                "{}={:?} {reason}; unset it or name one of: {}",
+                self.variable,
+                self.value,
+                self.available.join(", ")
+            )
+        }
+    }
+
+    impl std::error::Error for ForcedBackendError {}
+
+    /// Resolves a forcing variable's `value` against `all` (names by `name`, runnable when
+    /// `available`): `Ok(None)` when unset or empty, never a silent substitute.
+    pub(crate) fn resolve_forced<T: Copy>(
+        variable: &'static str,
+        value: Option<&str>,
+        all: &[T],
+        name: impl Fn(T) -> &'static str,
+        available: impl Fn(T) -> bool,
+    ) -> Result<Option<T>, ForcedBackendError> {
+        let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
+            return Ok(None);
+        };
+        let found = all
+            .iter()
+            .copied()
+            .find(|candidate| name(*candidate) == value);
+        match found {
+            Some(candidate) if available(candidate) => Ok(Some(candidate)),
+            _ => Err(ForcedBackendError {
+                variable,
+                value: value.to_string(),
+                known: found.is_some(),
+                available: all
+                    .iter()
+                    .copied()
+                    .filter(|candidate| available(*candidate))
+                    .map(name)
+                    .collect(),
+            }),
+        }
     }
 }

@@ -48,6 +48,7 @@ impl AeadBackend {
             )
         };
         if registry::entry(algorithm).provider == Provider::RegulaSm {
+            sm::forced_backends(algorithm)?;
             let key = || sm::fixed_size_key::<16>(algorithm, key);
             return match algorithm {
                 Algorithm::Sm4Gcm => {

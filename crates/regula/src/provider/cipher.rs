@@ -211,6 +211,7 @@ impl CipherBackend {
 
 /// The SM4 modes (regula-sm).
 fn sm4_backend(algorithm: Algorithm, key: &[u8]) -> Result<CipherBackend> {
+    sm::forced_backends(algorithm)?;
     if let Some(standard) = match algorithm {
         Algorithm::Sm4Xts => Some(XtsStandard::Ieee1619),
         Algorithm::Sm4XtsGb => Some(XtsStandard::GbT17964),

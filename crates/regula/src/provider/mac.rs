@@ -165,6 +165,7 @@ fn sm_mac(algorithm: Algorithm, key: &[u8]) -> Result<MacBackend> {
             expected: Family::Mac,
         });
     }
+    sm::forced_backends(algorithm)?;
     let key = sm::fixed_size_key::<16>(algorithm, key)?;
     let mac = match algorithm {
         Algorithm::Sm4Cmac => Sm4Mac::Cmac(Cmac::new(&key)),

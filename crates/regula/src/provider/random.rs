@@ -37,6 +37,9 @@ impl GmRandom {
             Algorithm::Sm4CtrDrbg => Mechanism::Sm4Ctr,
             _ => return Err(Error::CryptoFailure),
         };
+        if mechanism == Mechanism::Sm4Ctr {
+            super::sm::forced_backends(algorithm)?;
+        }
         // A poisoned lock means a thread panicked mid-request; the state is still whole (the
         // generator updates it only after success), so carry on with it.
         let mut slot = self

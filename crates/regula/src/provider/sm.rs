@@ -17,6 +17,32 @@ pub(crate) fn fixed_size_key<const N: usize>(
     })
 }
 
+/// Refuses an SM4 service (`algorithm`) when `REGULA_SM4_BACKEND`, or for SM4-GCM
+/// `REGULA_GHASH_BACKEND`, names an implementation this machine cannot run: a forced backend
+/// is for measurement, and a run on another backend than the one named would mislead it.
+pub(crate) fn forced_backends(algorithm: Algorithm) -> Result<()> {
+    match forcing_error(algorithm) {
+        Some(error) => Err(Error::invalid_input(format!(
+            "{algorithm} refused: {error}"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The invalid forcing variable that `algorithm` depends on, if any.
+fn forcing_error(algorithm: Algorithm) -> Option<regula_sm::sm4::backend::ForcedBackendError> {
+    regula_sm::sm4::backend::selection().err().or_else(|| {
+        (algorithm == Algorithm::Sm4Gcm)
+            .then(|| regula_sm::sm4::modes::ghash_selection().err())
+            .flatten()
+    })
+}
+
+/// What `regula info` shows when a forcing variable is invalid (see [`forced_backends`]).
+fn refused(algorithm: Algorithm) -> Option<String> {
+    forcing_error(algorithm).map(|error| format!("refused: {error}"))
+}
+
 /// SM4 modes as the services expose them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Sm4Mode {
@@ -77,6 +103,12 @@ pub(crate) fn sm2_error(algorithm: Algorithm, error: regula_sm::sm2::Error) -> E
 
 /// What serves an SM algorithm on this machine, for `regula info` (`sm4-gfni-avx512`, …).
 pub fn implementation(algorithm: Algorithm) -> String {
+    if let Some(refusal) = sm4_algorithm(algorithm)
+        .then(|| refused(algorithm))
+        .flatten()
+    {
+        return refusal;
+    }
     match algorithm {
         Algorithm::Sm4Gcm => format!(
             "regula-sm {} + {}",
@@ -124,4 +156,25 @@ pub fn implementation(algorithm: Algorithm) -> String {
         ),
         _ => format!("regula-sm {}", regula_sm::sm3::backend::active().name()),
     }
+}
+
+/// The algorithms served by regula-sm's SM4.
+fn sm4_algorithm(algorithm: Algorithm) -> bool {
+    matches!(
+        algorithm,
+        Algorithm::Sm4Ecb
+            | Algorithm::Sm4Cbc
+            | Algorithm::Sm4Ctr
+            | Algorithm::Sm4Ofb
+            | Algorithm::Sm4Cfb
+            | Algorithm::Sm4Gcm
+            | Algorithm::Sm4Ccm
+            | Algorithm::Sm4Xts
+            | Algorithm::Sm4XtsGb
+            | Algorithm::Sm4CbcCs3
+            | Algorithm::Sm4Cmac
+            | Algorithm::Sm4XcbcMac
+            | Algorithm::Sm4CbcMac
+            | Algorithm::Sm4CtrDrbg
+    )
 }

@@ -1,7 +1,7 @@
 //! Galois/Counter Mode (NIST SP 800-38D) with SM4 as the block cipher, as RFC 8998 uses it.
 //!
 //! * GHASH (SP 800-38D, 6.4) is chosen per key (see `gcm/ghash.rs`): VPCLMULQDQ on 512-bit
-//!   registers or PCLMULQDQ on x86-64, PMULL on aarch64, with powers of H precomputed and one
+//!   (AVX-512) or 256-bit (AVX2) registers, or PCLMULQDQ, on x86-64, PMULL on aarch64, with powers of H precomputed and one
 //!   reduction per 16 or 8 blocks; otherwise RustCrypto's `ghash`.
 //! * GCTR (SP 800-38D, 6.5) runs through the wide SM4 backends many counter blocks at a time.
 //!   GCM increments only the low 32 bits of the counter block (inc32, SP 800-38D, 6.2), so a
@@ -23,9 +23,19 @@ use crate::sm4::backend::Backend;
 use crate::sm4::{BLOCK_SIZE, Block, KEY_SIZE, Sm4};
 
 /// The GHASH implementation SM4-GCM keys use on this CPU (`ghash-vpclmulqdq-avx512`,
-/// `ghash-pclmulqdq`, `ghash-pmull` or `ghash-rustcrypto`), for `regula info`.
+/// `ghash-vpclmulqdq-avx2`, `ghash-pclmulqdq`, `ghash-pmull` or `ghash-rustcrypto`), for `regula info`.
 pub fn ghash_implementation() -> &'static str {
     ghash::Implementation::active().name()
+}
+
+/// The GHASH implementation chosen for this process: the one `REGULA_GHASH_BACKEND` names
+/// (unset or empty: the fastest), or why that name cannot be served (SM4-GCM keys then use the
+/// fastest, and the Regula module refuses SM4-GCM with this error).
+pub fn ghash_selection() -> Result<&'static str, crate::sm4::backend::ForcedBackendError> {
+    ghash::Implementation::selection()
+        .as_ref()
+        .map(|implementation| implementation.name())
+        .map_err(Clone::clone)
 }
 
 /// Every GHASH implementation this CPU (and build) supports, by name, slowest first: for tests

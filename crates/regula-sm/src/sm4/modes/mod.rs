@@ -39,7 +39,7 @@ pub use cs3::{Cs3Error, cbc_cs3_decrypt, cbc_cs3_encrypt};
 pub use ctr::{Ctr, ctr_apply_keystream};
 pub use ecb::{ecb_decrypt, ecb_encrypt};
 pub use feedback::{cfb_decrypt, cfb_encrypt, ofb_apply_keystream};
-pub use gcm::{Sm4Gcm, ghash_implementation, ghash_implementations};
+pub use gcm::{Sm4Gcm, ghash_implementation, ghash_implementations, ghash_selection};
 pub use mac::{CbcMac, Cmac, MIN_TAG_SIZE, MacError, MacStream, TAG_SIZE, Xcbc};
 pub use xts::{XTS_KEY_SIZE, XTS_MAX_BLOCKS, Xts, XtsError, XtsStandard};
 

@@ -1,23 +1,19 @@
 //! SM4 with AES-NI and AVX2 (`sm4-aesni-avx2`).
 //!
-//! Eight blocks share a set of four `ymm` registers, one 32-bit lane per block and one register
-//! per state word; four such groups are interleaved to hide latency. The S-box runs on all 32
-//! bytes of a register at once: a nibble-table affine map into the AES field, `aesenclast` with
-//! a zero round key on each 128-bit half (after undoing the ShiftRows it applies), and a second
-//! nibble-table affine map back (see `x86_64/mod.rs` for the derivation).
+//! The eight-lane path is `x86_64/avx2.rs`; here its S-box runs `aesenclast` with a zero round
+//! key on each 128-bit half of a `ymm` register.
 //!
 //! One block at a time (CBC encryption, the CBC-MACs) is latency bound, so it has its own path,
 //! [`crypt_block`]; see there for its per-round critical path.
 
 use core::arch::x86_64::*;
 
-use super::{AES_SBOX_TO_SM4, AESNI_L_TERMS, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
+use super::avx2::{
+    Constants, GROUPS, INVERSE_SHIFT_ROWS, LANES, ROTATE_8, ROTATE_16, ROTATE_24, affine,
+    cbc_store, counter_words, linear, load_words, store_words, xor_store_words,
+};
+use super::{AESNI_L_TERMS, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
 use crate::sm4::{Block, BlockKeys, RoundKeys};
-
-/// Blocks per register set (eight 32-bit lanes in a `ymm`).
-const LANES: usize = 8;
-/// Register sets interleaved in the main loop.
-const GROUPS: usize = 4;
 
 /// Proof that the CPU supports AES-NI and AVX2; only [`Token::detect`] makes one.
 #[derive(Clone, Copy)]
@@ -32,429 +28,17 @@ impl Token {
     }
 }
 
-/// Runs the 32 rounds with `round_keys` over every block.
-pub(crate) fn crypt_blocks(_token: Token, round_keys: &RoundKeys, blocks: &mut [Block]) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
-    unsafe { crypt_blocks_aesni_avx2(round_keys, blocks) }
-}
+wide_entry_points!("aes,avx2");
 
-/// # Safety
-/// The CPU must support AES-NI and AVX2.
-#[target_feature(enable = "aes,avx2")]
-unsafe fn crypt_blocks_aesni_avx2(round_keys: &RoundKeys, blocks: &mut [Block]) {
-    let mut wide = blocks.chunks_exact_mut(LANES * GROUPS);
-    for chunk in &mut wide {
-        crypt_groups::<GROUPS>(round_keys, chunk);
-    }
-    let rest = wide.into_remainder();
-    crypt_sets(round_keys, rest.len().div_ceil(LANES), rest);
-}
-
-/// XORs the CTR keystream E(counter), E(counter + 1), ... into `blocks`.
-pub(crate) fn ctr_xor_blocks(
-    _token: Token,
-    round_keys: &RoundKeys,
-    counter: u128,
-    blocks: &mut [Block],
-) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
-    unsafe { ctr_xor_blocks_aesni_avx2(round_keys, counter, blocks) }
-}
-
-/// # Safety
-/// The CPU must support AES-NI and AVX2.
-#[target_feature(enable = "aes,avx2")]
-unsafe fn ctr_xor_blocks_aesni_avx2(
-    round_keys: &RoundKeys,
-    mut counter: u128,
-    blocks: &mut [Block],
-) {
-    let mut wide = blocks.chunks_exact_mut(LANES * GROUPS);
-    for chunk in &mut wide {
-        ctr_groups::<GROUPS>(round_keys, counter, chunk);
-        counter = counter.wrapping_add((LANES * GROUPS) as u128);
-    }
-    let rest = wide.into_remainder();
-    ctr_sets(round_keys, rest.len().div_ceil(LANES), counter, rest);
-}
-
-const _: () = assert!(
-    GROUPS == 4,
-    "the set dispatchers below handle 1..=4 register sets"
-);
-
-/// Encrypts at most `sets * LANES` blocks with `sets` (at most [`GROUPS`]) register sets
-/// interleaved; the last set may be partly empty.
-#[target_feature(enable = "aes,avx2")]
-fn crypt_sets(round_keys: &RoundKeys, sets: usize, blocks: &mut [Block]) {
-    match sets {
-        0 => {}
-        1 => crypt_groups::<1>(round_keys, blocks),
-        2 => crypt_groups::<2>(round_keys, blocks),
-        3 => crypt_groups::<3>(round_keys, blocks),
-        _ => crypt_groups::<GROUPS>(round_keys, blocks),
-    }
-}
-
-/// CTR over at most `sets * LANES` blocks with `sets` (at most [`GROUPS`]) register sets
-/// interleaved; the last set may be partly empty.
-#[target_feature(enable = "aes,avx2")]
-fn ctr_sets(round_keys: &RoundKeys, sets: usize, counter: u128, blocks: &mut [Block]) {
-    match sets {
-        0 => {}
-        1 => ctr_groups::<1>(round_keys, counter, blocks),
-        2 => ctr_groups::<2>(round_keys, counter, blocks),
-        3 => ctr_groups::<3>(round_keys, counter, blocks),
-        _ => ctr_groups::<GROUPS>(round_keys, counter, blocks),
-    }
-}
-
-/// CBC decryption (NIST SP 800-38A, 6.2): P_i = D(C_i) ^ C_(i-1), C_(-1) = `iv`, with the
-/// decryption round keys.
-pub(crate) fn cbc_decrypt_blocks(
-    _token: Token,
-    round_keys: &RoundKeys,
-    iv: &Block,
-    blocks: &mut [Block],
-) {
-    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2.
-    unsafe { cbc_decrypt_blocks_aesni_avx2(round_keys, iv, blocks) }
-}
-
-/// # Safety
-/// The CPU must support AES-NI and AVX2.
-#[target_feature(enable = "aes,avx2")]
-unsafe fn cbc_decrypt_blocks_aesni_avx2(round_keys: &RoundKeys, iv: &Block, blocks: &mut [Block]) {
-    let mut previous = *iv;
-    for chunk in blocks.chunks_mut(LANES * GROUPS) {
-        previous = match chunk.len().div_ceil(LANES) {
-            1 => cbc_decrypt_groups::<1>(round_keys, &previous, chunk),
-            2 => cbc_decrypt_groups::<2>(round_keys, &previous, chunk),
-            3 => cbc_decrypt_groups::<3>(round_keys, &previous, chunk),
-            _ => cbc_decrypt_groups::<GROUPS>(round_keys, &previous, chunk),
-        };
-    }
-}
-
-/// Constant vectors, built once per call.
-struct Constants {
-    /// Block index of each 32-bit lane after `transpose` (register r, 128-bit lane l holds
-    /// block 2r + l), for building counter words in place.
-    lane_offsets: __m256i,
-    nibble_mask: __m256i,
-    to_aes_low: __m256i,
-    to_aes_high: __m256i,
-    to_sm4_low: __m256i,
-    to_sm4_high: __m256i,
-    inverse_shift_rows: __m256i,
-    rotate_8: __m256i,
-    rotate_16: __m256i,
-    rotate_24: __m256i,
-    bswap: __m256i,
-}
-
-/// Inverse AES ShiftRows as a `pshufb` control (FIPS 197, 5.3.1): `aesenclast` applies
-/// ShiftRows, so pre-applying its inverse keeps every byte in its lane.
-const INVERSE_SHIFT_ROWS: [u8; 16] = [0, 13, 10, 7, 4, 1, 14, 11, 8, 5, 2, 15, 12, 9, 6, 3];
-
-/// `pshufb` controls rotating each little-endian 32-bit lane left by 8, 16 and 24 bits.
-const ROTATE_8: [u8; 16] = [3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14];
-const ROTATE_16: [u8; 16] = [2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13];
-const ROTATE_24: [u8; 16] = [1, 2, 3, 0, 5, 6, 7, 4, 9, 10, 11, 8, 13, 14, 15, 12];
-
-#[target_feature(enable = "avx2")]
-fn broadcast(bytes: [u8; 16]) -> __m256i {
-    let (high, low) = halves(bytes);
-    _mm256_set_epi64x(high, low, high, low)
-}
-
-impl Constants {
-    #[target_feature(enable = "avx2")]
-    fn new() -> Self {
-        let low = |map: &Affine| broadcast(map.low_nibble_table());
-        let high = |map: &Affine| broadcast(map.high_nibble_table());
-        Self {
-            lane_offsets: _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7),
-            nibble_mask: _mm256_set1_epi8(0x0f),
-            to_aes_low: low(&SM4_TO_AES_FIELD),
-            to_aes_high: high(&SM4_TO_AES_FIELD),
-            to_sm4_low: low(&AES_SBOX_TO_SM4),
-            to_sm4_high: high(&AES_SBOX_TO_SM4),
-            inverse_shift_rows: broadcast(INVERSE_SHIFT_ROWS),
-            rotate_8: broadcast(ROTATE_8),
-            rotate_16: broadcast(ROTATE_16),
-            rotate_24: broadcast(ROTATE_24),
-            bswap: broadcast(BSWAP_WORDS),
-        }
-    }
-}
-
-/// Applies a byte-wise affine map given as low- and high-nibble `pshufb` tables.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn affine(x: __m256i, low_table: __m256i, high_table: __m256i, nibble_mask: __m256i) -> __m256i {
-    let low = _mm256_and_si256(x, nibble_mask);
-    let high = _mm256_and_si256(_mm256_srli_epi32::<4>(x), nibble_mask);
-    _mm256_xor_si256(
-        _mm256_shuffle_epi8(low_table, low),
-        _mm256_shuffle_epi8(high_table, high),
-    )
-}
-
-/// The S-box on all 32 bytes.
+/// AES SubBytes of all 32 bytes (after ShiftRows' inverse): `aesenclast` with a zero round key
+/// on each 128-bit half.
 #[inline]
 #[target_feature(enable = "aes,avx2")]
-fn sbox(x: __m256i, c: &Constants) -> __m256i {
-    let y = affine(x, c.to_aes_low, c.to_aes_high, c.nibble_mask);
-    let y = _mm256_shuffle_epi8(y, c.inverse_shift_rows);
+fn aes_sbox_256(y: __m256i) -> __m256i {
     let zero = _mm_setzero_si128();
     let low = _mm_aesenclast_si128(_mm256_castsi256_si128(y), zero);
     let high = _mm_aesenclast_si128(_mm256_extracti128_si256::<1>(y), zero);
-    let z = _mm256_set_m128i(high, low);
-    affine(z, c.to_sm4_low, c.to_sm4_high, c.nibble_mask)
-}
-
-/// L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24) (GB/T 32907-2016, 6.2.2),
-/// computed as B ^ (B <<< 24) ^ ((B ^ (B <<< 8) ^ (B <<< 16)) <<< 2).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn linear(b: __m256i, c: &Constants) -> __m256i {
-    let spread = _mm256_xor_si256(
-        _mm256_xor_si256(b, _mm256_shuffle_epi8(b, c.rotate_8)),
-        _mm256_shuffle_epi8(b, c.rotate_16),
-    );
-    let spread_2 = _mm256_or_si256(
-        _mm256_slli_epi32::<2>(spread),
-        _mm256_srli_epi32::<30>(spread),
-    );
-    _mm256_xor_si256(
-        _mm256_xor_si256(b, _mm256_shuffle_epi8(b, c.rotate_24)),
-        spread_2,
-    )
-}
-
-/// One round: returns X_i ^ T(X_{i+1} ^ X_{i+2} ^ X_{i+3} ^ rk_i) (GB/T 32907-2016, 7.1).
-#[inline]
-#[target_feature(enable = "aes,avx2")]
-fn round(
-    x0: __m256i,
-    x1: __m256i,
-    x2: __m256i,
-    x3: __m256i,
-    rk: __m256i,
-    c: &Constants,
-) -> __m256i {
-    // `x3` is the word the previous round produced: XOR it last to shorten the critical path.
-    let t = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(x1, x2), rk), x3);
-    _mm256_xor_si256(x0, linear(sbox(t, c), c))
-}
-
-/// 4x4 transpose of 32-bit words inside each 128-bit lane; its own inverse.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn transpose(rows: [__m256i; 4]) -> [__m256i; 4] {
-    let t0 = _mm256_unpacklo_epi32(rows[0], rows[1]);
-    let t1 = _mm256_unpacklo_epi32(rows[2], rows[3]);
-    let t2 = _mm256_unpackhi_epi32(rows[0], rows[1]);
-    let t3 = _mm256_unpackhi_epi32(rows[2], rows[3]);
-    [
-        _mm256_unpacklo_epi64(t0, t1),
-        _mm256_unpackhi_epi64(t0, t1),
-        _mm256_unpacklo_epi64(t2, t3),
-        _mm256_unpackhi_epi64(t2, t3),
-    ]
-}
-
-/// Loads up to two blocks into a `ymm`; the upper half is zero when `pair` has one block.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load_pair(pair: &[Block]) -> __m256i {
-    match pair {
-        [_, _] => {
-            // SAFETY: `pair` is two contiguous blocks, so 32 bytes are readable from its start;
-            // `loadu` has no alignment requirement.
-            unsafe { _mm256_loadu_si256(pair.as_ptr().cast()) }
-        }
-        [block] => {
-            // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
-            let low = unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
-            _mm256_set_m128i(_mm_setzero_si128(), low)
-        }
-        _ => _mm256_setzero_si256(),
-    }
-}
-
-/// Stores the first `pair.len()` (at most two) blocks of a `ymm` into `pair`.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store_pair(pair: &mut [Block], value: __m256i) {
-    match pair {
-        [_, _] => {
-            // SAFETY: `pair` is two contiguous, exclusively borrowed blocks, so 32 bytes are
-            // writable from its start; `storeu` has no alignment requirement.
-            unsafe { _mm256_storeu_si256(pair.as_mut_ptr().cast(), value) }
-        }
-        [block] => {
-            // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
-            unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), _mm256_castsi256_si128(value)) }
-        }
-        _ => {}
-    }
-}
-
-/// Loads up to eight blocks as four registers of state words (word w of every block in
-/// register w); lanes past `group.len()` are zero.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn load_words(group: &[Block], c: &Constants) -> [__m256i; 4] {
-    let mut rows = [_mm256_setzero_si256(); 4];
-    for (row, pair) in rows.iter_mut().zip(group.chunks(2)) {
-        *row = _mm256_shuffle_epi8(load_pair(pair), c.bswap);
-    }
-    transpose(rows)
-}
-
-/// Stores four registers of state words back as `group.len()` (at most 8) blocks.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn store_words(words: [__m256i; 4], group: &mut [Block], c: &Constants) {
-    let rows = transpose(words);
-    for (row, pair) in rows.iter().zip(group.chunks_mut(2)) {
-        store_pair(pair, _mm256_shuffle_epi8(*row, c.bswap));
-    }
-}
-
-/// XORs four registers of state words, as blocks, into `group` (at most 8 blocks).
-#[inline]
-#[target_feature(enable = "avx2")]
-fn xor_store_words(words: [__m256i; 4], group: &mut [Block], c: &Constants) {
-    let rows = transpose(words);
-    for (row, pair) in rows.iter().zip(group.chunks_mut(2)) {
-        let key = _mm256_shuffle_epi8(*row, c.bswap);
-        let data = load_pair(pair);
-        store_pair(pair, _mm256_xor_si256(data, key));
-    }
-}
-
-/// Encrypts up to `G * LANES` blocks, `G` register sets interleaved (unused lanes are zero).
-#[target_feature(enable = "aes,avx2")]
-fn crypt_groups<const G: usize>(round_keys: &RoundKeys, blocks: &mut [Block]) {
-    assert!(blocks.len() <= G * LANES);
-    let c = Constants::new();
-    let mut state = [[_mm256_setzero_si256(); 4]; G];
-    for (words, group) in state.iter_mut().zip(blocks.chunks(LANES)) {
-        *words = load_words(group, &c);
-    }
-    rounds(round_keys, &mut state, &c);
-    for (x, group) in state.iter().zip(blocks.chunks_mut(LANES)) {
-        // Reverse transform R: the output is (X35, X34, X33, X32) (GB/T 32907-2016, 7.1).
-        store_words([x[3], x[2], x[1], x[0]], group, &c);
-    }
-}
-
-/// The 32 rounds (GB/T 32907-2016, 7.1) on `G` interleaved register sets.
-#[inline]
-#[target_feature(enable = "aes,avx2")]
-fn rounds<const G: usize>(round_keys: &RoundKeys, state: &mut [[__m256i; 4]; G], c: &Constants) {
-    for rk in round_keys.chunks_exact(4) {
-        let rk0 = _mm256_set1_epi32(rk[0] as i32);
-        for x in state.iter_mut() {
-            x[0] = round(x[0], x[1], x[2], x[3], rk0, c);
-        }
-        let rk1 = _mm256_set1_epi32(rk[1] as i32);
-        for x in state.iter_mut() {
-            x[1] = round(x[1], x[2], x[3], x[0], rk1, c);
-        }
-        let rk2 = _mm256_set1_epi32(rk[2] as i32);
-        for x in state.iter_mut() {
-            x[2] = round(x[2], x[3], x[0], x[1], rk2, c);
-        }
-        let rk3 = _mm256_set1_epi32(rk[3] as i32);
-        for x in state.iter_mut() {
-            x[3] = round(x[3], x[0], x[1], x[2], rk3, c);
-        }
-    }
-}
-
-/// Encrypts the counter blocks counter, counter + 1, ... and XORs them into up to `G * LANES`
-/// blocks.
-#[target_feature(enable = "aes,avx2")]
-fn ctr_groups<const G: usize>(round_keys: &RoundKeys, counter: u128, blocks: &mut [Block]) {
-    assert!(blocks.len() <= G * LANES);
-    let c = Constants::new();
-    let mut state = [[_mm256_setzero_si256(); 4]; G];
-    let low_word = counter as u32;
-    if low_word.checked_add((G * LANES - 1) as u32).is_some() {
-        // No carry out of the low word: words 0..=2 are the same in every block.
-        let word = |shift: u32| _mm256_set1_epi32((counter >> shift) as u32 as i32);
-        for (group, x) in state.iter_mut().enumerate() {
-            let first = _mm256_set1_epi32((low_word + (group * LANES) as u32) as i32);
-            *x = [
-                word(96),
-                word(64),
-                word(32),
-                _mm256_add_epi32(first, c.lane_offsets),
-            ];
-        }
-    } else {
-        // The low word wraps inside this chunk (rare): build the counter blocks in memory.
-        let mut counters = [[0u8; 16]; LANES];
-        for (group, x) in state.iter_mut().enumerate() {
-            for (offset, block) in counters.iter_mut().enumerate() {
-                *block = counter
-                    .wrapping_add((group * LANES + offset) as u128)
-                    .to_be_bytes();
-            }
-            *x = load_words(&counters, &c);
-        }
-    }
-    rounds(round_keys, &mut state, &c);
-    for (x, group) in state.iter().zip(blocks.chunks_mut(LANES)) {
-        xor_store_words([x[3], x[2], x[1], x[0]], group, &c);
-    }
-}
-
-/// CBC-decrypts 1..=`G * LANES` blocks in place, `G` register sets interleaved; returns the
-/// last ciphertext block, the IV of the next chunk.
-#[target_feature(enable = "aes,avx2")]
-fn cbc_decrypt_groups<const G: usize>(
-    round_keys: &RoundKeys,
-    iv: &Block,
-    blocks: &mut [Block],
-) -> Block {
-    assert!(!blocks.is_empty() && blocks.len() <= G * LANES);
-    let c = Constants::new();
-    let mut state = [[_mm256_setzero_si256(); 4]; G];
-    for (words, group) in state.iter_mut().zip(blocks.chunks(LANES)) {
-        *words = load_words(group, &c);
-    }
-    rounds(round_keys, &mut state, &c);
-    let last_ciphertext = blocks[blocks.len() - 1];
-    // Write back from the end, so that each C_(i-1) is read before it is overwritten.
-    for (set, x) in state.iter().enumerate().rev() {
-        // Reverse transform R: the output is (X35, X34, X33, X32) (GB/T 32907-2016, 7.1).
-        let rows = transpose([x[3], x[2], x[1], x[0]]);
-        for (index, row) in rows.iter().enumerate().rev() {
-            let first = set * LANES + index * 2;
-            let end = blocks.len().min(first + 2);
-            if first >= end {
-                continue;
-            }
-            let decrypted = _mm256_shuffle_epi8(*row, c.bswap);
-            let previous = if first == 0 {
-                let mut shifted = [*iv; 2];
-                shifted[1..end].copy_from_slice(&blocks[..end - 1]);
-                load_pair(&shifted[..end])
-            } else {
-                load_pair(&blocks[first - 1..end - 1])
-            };
-            store_pair(
-                &mut blocks[first..end],
-                _mm256_xor_si256(decrypted, previous),
-            );
-        }
-    }
-    last_ciphertext
+    _mm256_set_m128i(high, low)
 }
 
 // One block at a time.
@@ -627,5 +211,201 @@ fn block_round(
         ),
     );
     // x~_(i+4) = x~_i ^ Mx·L(S(y_i)) = x~_i ^ Q_i ^ y~_(i+1); off the critical path.
+    (y_next, _mm_xor_si128(_mm_xor_si128(oldest, q), y_next))
+}
+
+// A few blocks at a time.
+//
+// The rounds of the one-block path are lane-wise but for the ShiftRows inside `aesenclast`,
+// which only moves bytes between the four 32-bit columns: with a word broadcast to every lane
+// it does nothing, with a different block in each lane it mixes them. Undoing it after the
+// S-box costs no latency: the three rotations of L become one `pshufb` each with the inverse
+// ShiftRows folded into the control, and the unrotated term takes a `pshufb` of its own that
+// runs beside them. So up to four blocks (one per lane) take the one-block path's 18-cycle
+// round instead of a whole eight-lane pass: a CTR or GCM message of one to four blocks, CBC
+// decryption and XTS of a few blocks.
+
+/// Most blocks [`crypt_few`] and [`ctr_xor_few`] take: one per 32-bit lane of an `xmm`.
+pub(crate) const FEW_BLOCKS: usize = 4;
+
+/// `first` after `second` as one `pshufb` control: `pshufb(pshufb(v, second), first)`.
+const fn compose(first: [u8; 16], second: [u8; 16]) -> [u8; 16] {
+    let mut control = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        control[i] = second[first[i] as usize];
+        i += 1;
+    }
+    control
+}
+
+/// Constant vectors of the few-block path.
+struct FewConstants {
+    block: BlockConstants,
+    inverse_shift_rows: __m128i,
+    rotate_8: __m128i,
+    rotate_16: __m128i,
+    rotate_24: __m128i,
+}
+
+impl FewConstants {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Self {
+        Self {
+            block: BlockConstants::new(),
+            inverse_shift_rows: bytes_to_xmm(INVERSE_SHIFT_ROWS),
+            rotate_8: bytes_to_xmm(compose(ROTATE_8, INVERSE_SHIFT_ROWS)),
+            rotate_16: bytes_to_xmm(compose(ROTATE_16, INVERSE_SHIFT_ROWS)),
+            rotate_24: bytes_to_xmm(compose(ROTATE_24, INVERSE_SHIFT_ROWS)),
+        }
+    }
+
+    /// Bytes through `map`, then each 32-bit word byte-swapped.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn map_rows(&self, rows: [__m128i; 4], map: &NibbleTables) -> [__m128i; 4] {
+        rows.map(|row| {
+            let (low, high) = self.block.nibbles(row);
+            _mm_shuffle_epi8(map.apply(low, high), self.block.bswap)
+        })
+    }
+}
+
+/// Runs the 32 rounds over 1..=[`FEW_BLOCKS`] blocks, one per 32-bit lane, on the one-block
+/// path's rounds with keys from `x86_64::one_block_keys`.
+pub(crate) fn crypt_few(_token: Token, keys: &BlockKeys, blocks: &mut [Block]) {
+    assert!(blocks.len() <= FEW_BLOCKS);
+    // SAFETY: a `Token` exists only after `Token::detect` saw AES-NI and AVX2, the features
+    // `crypt_few_inner` is compiled with.
+    unsafe { crypt_few_inner(keys, blocks) }
+}
+
+/// XORs E(counter), ..., E(counter + n − 1) (counter modulo 2^128) into 1..=[`FEW_BLOCKS`]
+/// blocks, as [`crypt_few`] runs them; the keystream stays in registers.
+pub(crate) fn ctr_xor_few(_token: Token, keys: &BlockKeys, counter: u128, blocks: &mut [Block]) {
+    assert!(blocks.len() <= FEW_BLOCKS);
+    // SAFETY: as in `crypt_few`.
+    unsafe { ctr_xor_few_inner(keys, counter, blocks) }
+}
+
+/// # Safety
+/// The CPU must support AES-NI and AVX2.
+#[target_feature(enable = "aes,avx2")]
+unsafe fn crypt_few_inner(keys: &BlockKeys, blocks: &mut [Block]) {
+    let c = FewConstants::new();
+    let rows = few_rounds(load_rows(blocks), keys, &c);
+    store_rows(&rows, blocks);
+}
+
+/// # Safety
+/// The CPU must support AES-NI and AVX2.
+#[target_feature(enable = "aes,avx2")]
+unsafe fn ctr_xor_few_inner(keys: &BlockKeys, counter: u128, blocks: &mut [Block]) {
+    let c = FewConstants::new();
+    // Counter blocks are public; only their encryptions, kept in registers, are keystream.
+    let mut counters = [[0u8; 16]; FEW_BLOCKS];
+    for (offset, block) in counters.iter_mut().enumerate().take(blocks.len()) {
+        *block = counter.wrapping_add(offset as u128).to_be_bytes();
+    }
+    let rows = few_rounds(load_rows(&counters), keys, &c);
+    for (row, block) in rows.iter().zip(blocks.iter_mut()) {
+        // SAFETY: `block` is 16 exclusively borrowed bytes; `loadu`/`storeu` need no alignment.
+        unsafe {
+            let data = _mm_loadu_si128(block.as_ptr().cast());
+            _mm_storeu_si128(block.as_mut_ptr().cast(), _mm_xor_si128(data, *row));
+        }
+    }
+}
+
+// `load_rows` and `store_rows` spell out one arm per block count.
+const _: () = assert!(FEW_BLOCKS == 4);
+
+/// Up to [`FEW_BLOCKS`] blocks as rows of bytes; missing rows are zero.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_rows(blocks: &[Block]) -> [__m128i; FEW_BLOCKS] {
+    // SAFETY: `block` is 16 readable bytes; `loadu` has no alignment requirement.
+    let load = |block: &Block| unsafe { _mm_loadu_si128(block.as_ptr().cast()) };
+    let zero = _mm_setzero_si128();
+    match blocks {
+        [] => [zero; FEW_BLOCKS],
+        [a] => [load(a), zero, zero, zero],
+        [a, b] => [load(a), load(b), zero, zero],
+        [a, b, c] => [load(a), load(b), load(c), zero],
+        [a, b, c, d, ..] => [load(a), load(b), load(c), load(d)],
+    }
+}
+
+/// Stores the first `blocks.len()` ≤ [`FEW_BLOCKS`] rows into `blocks`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_rows(rows: &[__m128i; FEW_BLOCKS], blocks: &mut [Block]) {
+    for (block, row) in blocks.iter_mut().zip(rows) {
+        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *row) }
+    }
+}
+
+/// 4x4 transpose of 32-bit words; its own inverse.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn transpose_xmm(rows: [__m128i; 4]) -> [__m128i; 4] {
+    let t0 = _mm_unpacklo_epi32(rows[0], rows[1]);
+    let t1 = _mm_unpacklo_epi32(rows[2], rows[3]);
+    let t2 = _mm_unpackhi_epi32(rows[0], rows[1]);
+    let t3 = _mm_unpackhi_epi32(rows[2], rows[3]);
+    [
+        _mm_unpacklo_epi64(t0, t1),
+        _mm_unpackhi_epi64(t0, t1),
+        _mm_unpacklo_epi64(t2, t3),
+        _mm_unpackhi_epi64(t2, t3),
+    ]
+}
+
+/// The 32 rounds over four blocks given as rows of bytes (block k in row k); returns the output
+/// blocks the same way.
+#[inline]
+#[target_feature(enable = "aes,avx2")]
+fn few_rounds(rows: [__m128i; 4], keys: &BlockKeys, c: &FewConstants) -> [__m128i; 4] {
+    // Bytes into the Mx domain, words to native order (GB/T 32907-2016, 5.1: big-endian),
+    // then register j holds word j of block k in lane k.
+    let [mut x0, mut x1, mut x2, mut x3] = transpose_xmm(c.map_rows(rows, &c.block.to_aes));
+    let mut y = xor4(x1, x2, x3, _mm_set1_epi32(keys[0][0] as i32));
+    for keys in keys.chunks_exact(4) {
+        (y, x0) = few_round(y, x0, x1, &keys[0], c);
+        (y, x1) = few_round(y, x1, x2, &keys[1], c);
+        (y, x2) = few_round(y, x2, x3, &keys[2], c);
+        (y, x3) = few_round(y, x3, x0, &keys[3], c);
+    }
+    // Reverse transform R: block k is (X35, X34, X33, X32) (GB/T 32907-2016, 7.1).
+    c.map_rows(transpose_xmm([x3, x2, x1, x0]), &c.block.from_aes)
+}
+
+/// [`block_round`] with a different block in each lane: the ShiftRows of `aesenclast` undone
+/// inside the term shuffles.
+#[inline]
+#[target_feature(enable = "aes,avx2")]
+fn few_round(
+    y: __m128i,
+    oldest: __m128i,
+    next: __m128i,
+    keys: &[u32; 2],
+    c: &FewConstants,
+) -> (__m128i, __m128i) {
+    let sbox = _mm_aesenclast_si128(y, _mm_setzero_si128());
+    let (low, high) = c.block.nibbles(sbox);
+    let [term_0, term_1, term_3] = c.block.terms.each_ref().map(|term| term.apply(low, high));
+    let chained_key = _mm_set1_epi32(keys[1] as i32);
+    let q = _mm_xor_si128(y, _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key));
+    let y_next = _mm_xor_si128(
+        _mm_xor_si128(
+            _mm_xor_si128(q, _mm_shuffle_epi8(term_0, c.inverse_shift_rows)),
+            _mm_shuffle_epi8(term_1, c.rotate_8),
+        ),
+        _mm_xor_si128(
+            _mm_shuffle_epi8(term_1, c.rotate_16),
+            _mm_shuffle_epi8(term_3, c.rotate_24),
+        ),
+    );
     (y_next, _mm_xor_si128(_mm_xor_si128(oldest, q), y_next))
 }

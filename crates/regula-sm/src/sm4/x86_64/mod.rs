@@ -86,8 +86,11 @@ macro_rules! one_block_entry_points {
     };
 }
 
+#[macro_use]
+mod avx2;
 pub(crate) mod aesni;
 pub(crate) mod gfni;
+pub(crate) mod vaes;
 
 use zeroize::Zeroize;
 

@@ -3,6 +3,7 @@
 //! | implementation | CPU features | blocks per reduction |
 //! |---|---|---|
 //! | `ghash-vpclmulqdq-avx512` | VPCLMULQDQ, AVX-512F, AVX-512BW | 16 (four per instruction) |
+//! | `ghash-vpclmulqdq-avx2` | VPCLMULQDQ, AVX2 (no AVX-512) | 16 (two per instruction) |
 //! | `ghash-pclmulqdq` | PCLMULQDQ, SSSE3 | 8 |
 //! | `ghash-pmull` | aarch64 NEON + PMULL (`pmull`/`pmull2`) | 8 |
 //! | `ghash-rustcrypto` | none: RustCrypto `ghash` (its own CLMUL/PMULL detection, constant-time portable fallback) | 1 |
@@ -15,6 +16,8 @@
 mod clmul;
 #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
 mod pmull;
+
+use std::sync::OnceLock;
 
 use ::ghash::universal_hash::UniversalHash;
 #[cfg(any(
@@ -29,6 +32,11 @@ use zeroize::Zeroize;
 ))]
 use crate::sm4::BLOCK_SIZE;
 use crate::sm4::Block;
+use crate::sm4::backend::{ForcedBackendError, resolve_forced};
+
+/// The environment variable that forces a GHASH implementation by name (e.g.
+/// `REGULA_GHASH_BACKEND=ghash-pclmulqdq`), read once, at the first SM4-GCM key of the process.
+pub(crate) const FORCE_VARIABLE: &str = "REGULA_GHASH_BACKEND";
 
 /// A GHASH implementation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +45,8 @@ pub(crate) enum Implementation {
     RustCrypto,
     /// PCLMULQDQ on 128-bit registers.
     Pclmulqdq,
+    /// VPCLMULQDQ with AVX2 on 256-bit registers.
+    VpclmulqdqAvx2,
     /// VPCLMULQDQ with AVX-512 on 512-bit registers.
     VpclmulqdqAvx512,
     /// PMULL on aarch64 NEON registers.
@@ -45,20 +55,53 @@ pub(crate) enum Implementation {
 
 impl Implementation {
     /// Every implementation, slowest first.
-    pub(crate) const ALL: [Implementation; 4] = [
+    pub(crate) const ALL: [Implementation; 5] = [
         Implementation::RustCrypto,
         Implementation::Pclmulqdq,
+        Implementation::VpclmulqdqAvx2,
         Implementation::VpclmulqdqAvx512,
         Implementation::Pmull,
     ];
 
-    /// The one [`Key::new`] picks on this CPU (and build).
-    pub(crate) fn active() -> Implementation {
+    /// The fastest this CPU (and build) supports.
+    fn fastest() -> Implementation {
         Implementation::ALL
             .into_iter()
             .rev()
-            .find(|implementation| Key::with_implementation(&[0; 16], *implementation).is_some())
+            .find(|implementation| implementation.is_available())
             .unwrap_or(Implementation::RustCrypto)
+    }
+
+    fn is_available(self) -> bool {
+        Key::with_implementation(&[0; 16], self).is_some()
+    }
+
+    /// The implementation for `value`, [`FORCE_VARIABLE`]'s value (unset or empty: the
+    /// fastest).
+    pub(crate) fn select(value: Option<&str>) -> Result<Implementation, ForcedBackendError> {
+        let forced = resolve_forced(
+            FORCE_VARIABLE,
+            value,
+            &Implementation::ALL,
+            Implementation::name,
+            Implementation::is_available,
+        )?;
+        Ok(forced.unwrap_or_else(Implementation::fastest))
+    }
+
+    /// The process's choice: [`FORCE_VARIABLE`] read on first use, then cached.
+    pub(crate) fn selection() -> &'static Result<Implementation, ForcedBackendError> {
+        static SELECTION: OnceLock<Result<Implementation, ForcedBackendError>> = OnceLock::new();
+        SELECTION.get_or_init(|| Self::select(std::env::var(FORCE_VARIABLE).ok().as_deref()))
+    }
+
+    /// The one [`Key::new`] picks: the forced one, else (also when the variable is invalid,
+    /// which [`Implementation::selection`] reports) the fastest.
+    pub(crate) fn active() -> Implementation {
+        match Self::selection() {
+            Ok(implementation) => *implementation,
+            Err(_) => Implementation::fastest(),
+        }
     }
 
     /// Driver-style name.
@@ -66,6 +109,7 @@ impl Implementation {
         match self {
             Implementation::RustCrypto => "ghash-rustcrypto",
             Implementation::Pclmulqdq => "ghash-pclmulqdq",
+            Implementation::VpclmulqdqAvx2 => "ghash-vpclmulqdq-avx2",
             Implementation::VpclmulqdqAvx512 => "ghash-vpclmulqdq-avx512",
             Implementation::Pmull => "ghash-pmull",
         }
@@ -91,12 +135,9 @@ enum KeyImpl {
 }
 
 impl Key {
-    /// Keys the fastest implementation this CPU supports with the hash subkey `h`.
+    /// Keys the [`Implementation::active`] implementation with the hash subkey `h`.
     pub(crate) fn new(h: &Block) -> Self {
-        Implementation::ALL
-            .into_iter()
-            .rev()
-            .find_map(|implementation| Self::with_implementation(h, implementation))
+        Self::with_implementation(h, Implementation::active())
             .unwrap_or_else(|| Self(KeyImpl::RustCrypto(::ghash::GHash::new(&(*h).into()))))
     }
 
@@ -114,6 +155,13 @@ impl Key {
                 )))
             }),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            Implementation::VpclmulqdqAvx2 => clmul::Avx2Token::detect().map(|token| {
+                Self(KeyImpl::Clmul(clmul::Key::new(
+                    clmul::Width::Avx2(token),
+                    h,
+                )))
+            }),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
             Implementation::VpclmulqdqAvx512 => clmul::WideToken::detect().map(|token| {
                 Self(KeyImpl::Clmul(clmul::Key::new(
                     clmul::Width::Wide(token),
@@ -121,7 +169,9 @@ impl Key {
                 )))
             }),
             #[cfg(not(all(target_arch = "x86_64", not(sm4_backend = "soft"))))]
-            Implementation::Pclmulqdq | Implementation::VpclmulqdqAvx512 => None,
+            Implementation::Pclmulqdq
+            | Implementation::VpclmulqdqAvx2
+            | Implementation::VpclmulqdqAvx512 => None,
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             Implementation::Pmull => {
                 pmull::Token::detect().map(|token| Self(KeyImpl::Pmull(pmull::Key::new(token, h))))
@@ -277,6 +327,29 @@ mod tests {
         if std::arch::is_aarch64_feature_detected!("aes") {
             assert_eq!(Implementation::active(), Implementation::Pmull);
         }
+    }
+
+    #[test]
+    fn forcing_picks_the_named_implementation_and_refuses_others() {
+        assert_eq!(Implementation::select(None), Ok(Implementation::fastest()));
+        for implementation in Implementation::ALL {
+            match Implementation::select(Some(implementation.name())) {
+                Ok(chosen) => assert_eq!(chosen, implementation),
+                Err(error) => {
+                    assert!(!available().contains(&implementation));
+                    assert!(error.known, "{error}");
+                }
+            }
+        }
+        let error = Implementation::select(Some("ghash-fast")).unwrap_err();
+        assert!(!error.known);
+        assert!(
+            error
+                .to_string()
+                .starts_with("REGULA_GHASH_BACKEND=\"ghash-fast\" is not an implementation name"),
+            "{error}"
+        );
+        assert!(error.available.contains(&"ghash-rustcrypto"));
     }
 
     fn reference(h: &Block, data: &[u8]) -> Block {

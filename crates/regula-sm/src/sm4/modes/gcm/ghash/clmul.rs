@@ -1,5 +1,6 @@
-//! GHASH with carry-less multiplication: PCLMULQDQ on 128-bit registers, and VPCLMULQDQ with
-//! AVX-512 on 512-bit registers (four blocks per instruction).
+//! GHASH with carry-less multiplication: PCLMULQDQ on 128-bit registers, VPCLMULQDQ with AVX2
+//! on 256-bit registers (two blocks per instruction), and VPCLMULQDQ with AVX-512 on 512-bit
+//! registers (four blocks per instruction).
 //!
 //! The arithmetic is POLYVAL's (RFC 8452, 3), which suits little-endian carry-less multipliers:
 //! GHASH_H(X_1..X_n) = ByteReverse(POLYVAL_{mulX(ByteReverse(H))}(ByteReverse(X_1), ...))
@@ -62,11 +63,28 @@ impl WideToken {
     }
 }
 
+/// Proof that the CPU supports VPCLMULQDQ and AVX2 as well as what [`Token`] needs; only
+/// [`Avx2Token::detect`] makes one.
+#[derive(Clone, Copy)]
+pub(crate) struct Avx2Token(());
+
+impl Avx2Token {
+    /// Checks the CPU for the features the 256-bit path uses.
+    pub(crate) fn detect() -> Option<Self> {
+        let supported = Token::detect().is_some()
+            && std::arch::is_x86_feature_detected!("vpclmulqdq")
+            && std::arch::is_x86_feature_detected!("avx2");
+        supported.then_some(Avx2Token(()))
+    }
+}
+
 /// Which register width absorbs the bulk of a message.
 #[derive(Clone, Copy)]
 pub(crate) enum Width {
     /// PCLMULQDQ, eight blocks per reduction.
     Narrow(Token),
+    /// VPCLMULQDQ + AVX2, sixteen blocks per reduction.
+    Avx2(Avx2Token),
     /// VPCLMULQDQ + AVX-512, sixteen blocks per reduction.
     Wide(WideToken),
 }
@@ -94,9 +112,10 @@ impl Key {
         let carry = 0u128.wrapping_sub(h >> 127);
         let mut h_polyval = (h << 1) ^ (carry & ((0b11 << 126) | (1 << 121) | 1));
         let powers = match width {
-            Width::Narrow(_) | Width::Wide(_) => {
-                // SAFETY: both widths hold a `Token` proof (a `WideToken` is made only after
-                // `Token::detect` succeeded), i.e. PCLMULQDQ and SSSE3 were detected.
+            Width::Narrow(_) | Width::Avx2(_) | Width::Wide(_) => {
+                // SAFETY: every width holds a `Token` proof (an `Avx2Token` or `WideToken` is
+                // made only after `Token::detect` succeeded), i.e. PCLMULQDQ and SSSE3 were
+                // detected.
                 unsafe { powers_of(h_polyval) }
             }
         };
@@ -110,6 +129,9 @@ impl Key {
         match self.width {
             // SAFETY: a `Token` exists only after `Token::detect` saw PCLMULQDQ and SSSE3.
             Width::Narrow(_) => unsafe { update_narrow(&self.powers, acc, blocks) },
+            // SAFETY: an `Avx2Token` exists only after `Avx2Token::detect` saw VPCLMULQDQ, AVX2,
+            // PCLMULQDQ and SSSE3.
+            Width::Avx2(_) => unsafe { update_avx2(&self.powers, acc, blocks) },
             // SAFETY: a `WideToken` exists only after `WideToken::detect` saw VPCLMULQDQ,
             // AVX-512F, AVX-512BW, PCLMULQDQ and SSSE3.
             Width::Wide(_) => unsafe { update_wide(&self.powers, acc, blocks) },
@@ -353,6 +375,76 @@ unsafe fn update_wide(powers: &Powers, acc: &mut u128, blocks: &[Block]) {
                 low: fold_lanes(low),
                 middle: fold_lanes(middle),
                 high: fold_lanes(high),
+            };
+            y = wide.add(times_power(powers, y, WIDE_BATCH)).reduce();
+        }
+    }
+    let (narrow, tail) = rest.as_chunks::<NARROW_BATCH>();
+    for batch in narrow {
+        y = absorb(powers, y, batch);
+    }
+    if !tail.is_empty() {
+        y = absorb(powers, y, tail);
+    }
+    *acc = to_u128(y);
+}
+
+/// XOR of the two 128-bit lanes of `x`.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn fold_halves_256(x: __m256i) -> __m128i {
+    _mm_xor_si128(_mm256_castsi256_si128(x), _mm256_extracti128_si256::<1>(x))
+}
+
+/// Absorbs `blocks` sixteen at a time on 256-bit registers (eight registers of two blocks),
+/// the rest on 128-bit ones.
+///
+/// # Safety
+/// The CPU must support VPCLMULQDQ, AVX2, PCLMULQDQ and SSSE3.
+#[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+unsafe fn update_avx2(powers: &Powers, acc: &mut u128, blocks: &[Block]) {
+    const PAIRS: usize = WIDE_BATCH / 2;
+    let mut y = from_u128(*acc);
+    let (batches, rest) = blocks.as_chunks::<WIDE_BATCH>();
+    if !batches.is_empty() {
+        let swap = _mm256_broadcastsi128_si256(byte_reverse_mask());
+        // Register k holds H^(16-2k) and H^(15-2k), the keys of blocks 2k and 2k+1 of a
+        // batch, and their folded halves.
+        // SAFETY: each load reads entries 2k..2k + 1, 32 bytes inside a 256-byte array;
+        // `loadu` has no alignment requirement.
+        let keys: [__m256i; PAIRS] = core::array::from_fn(|k| unsafe {
+            _mm256_loadu_si256(powers.h[2 * k..].as_ptr().cast())
+        });
+        // SAFETY: as above.
+        let folded: [__m256i; PAIRS] = core::array::from_fn(|k| unsafe {
+            _mm256_loadu_si256(powers.folded[2 * k..].as_ptr().cast())
+        });
+        for batch in batches {
+            // dot(Y ^ X_1, H^16) = dot(X_1, H^16) ^ dot(Y, H^16): the wide products do not
+            // wait for Y; only one 128-bit product and the reduction do.
+            let product = |k: usize| {
+                // SAFETY: the load reads blocks 2k..2k + 1, 32 bytes inside the 256-byte
+                // batch; `loadu` has no alignment requirement.
+                let x = unsafe { _mm256_loadu_si256(batch[2 * k..].as_ptr().cast()) };
+                let data = _mm256_shuffle_epi8(x, swap);
+                let data_folded = _mm256_xor_si256(data, _mm256_shuffle_epi32::<0x4e>(data));
+                (
+                    _mm256_clmulepi64_epi128::<0x00>(data, keys[k]),
+                    _mm256_clmulepi64_epi128::<0x00>(data_folded, folded[k]),
+                    _mm256_clmulepi64_epi128::<0x11>(data, keys[k]),
+                )
+            };
+            let (mut low, mut middle, mut high) = product(0);
+            for k in 1..PAIRS {
+                let (l, m, h) = product(k);
+                low = _mm256_xor_si256(low, l);
+                middle = _mm256_xor_si256(middle, m);
+                high = _mm256_xor_si256(high, h);
+            }
+            let wide = Sum {
+                low: fold_halves_256(low),
+                middle: fold_halves_256(middle),
+                high: fold_halves_256(high),
             };
             y = wide.add(times_power(powers, y, WIDE_BATCH)).reduce();
         }
