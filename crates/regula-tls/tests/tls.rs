@@ -628,3 +628,105 @@ async fn a_cnsa_server_refuses_x25519_and_p256_clients() {
             .all(|row| module.policy().approves(row.algorithm))
     );
 }
+
+/// The `--http` page answers a request whose head ends in a bare LF ("\n\n"), which RFC 9112
+/// §2.2 lets a recipient accept, as well as the CRLF form.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_page_answers_a_head_ended_by_bare_lf() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let server = start(
+        &module,
+        &identity,
+        Responder::Http,
+        ServerOptions::default(),
+    )
+    .await;
+    let roots = regula_tls::load_roots(&identity.ca).unwrap();
+    let config = Arc::new(regula_tls::client_config(&module, roots).unwrap());
+    for request in [
+        &b"GET / HTTP/1.1\nHost: localhost\n\n"[..],
+        b"GET / HTTP/1.1\r\n\r\n",
+    ] {
+        let tcp = TcpStream::connect(server.address).await.unwrap();
+        let mut stream = tokio_rustls::TlsConnector::from(Arc::clone(&config))
+            .connect(localhost(), tcp)
+            .await
+            .unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut response = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut response));
+        let _ = read
+            .await
+            .expect("the server must answer, not wait for more of the head");
+        let response = String::from_utf8_lossy(&response);
+        assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+        assert!(response.contains("protocol: TLSv1.3"), "{response}");
+    }
+    server.stop().await;
+}
+
+/// `certgen --key-type`: an RSA-2048 server certificate serves TLS 1.3 with RSA-PSS, and a key
+/// type the policy does not approve is refused with a message naming the policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certgen_issues_the_key_type_asked_for_and_refuses_what_the_policy_refuses() {
+    use regula_tls::certgen::{KeyType, certgen_with};
+    let module = module(Profile::Fips1403);
+    let dir = tempfile::tempdir().unwrap();
+    let issued = certgen_with(&module, dir.path(), Some(KeyType::Rsa(2048))).unwrap();
+    assert_eq!(issued.key_algorithm, Algorithm::RsaPkcs1Sha256);
+    let identity = Identity {
+        ca: issued.ca_cert,
+        cert: issued.server_cert,
+        key: issued.server_key,
+        _dir: dir,
+    };
+    let server = start(
+        &module,
+        &identity,
+        Responder::Echo,
+        ServerOptions::default(),
+    )
+    .await;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (_, negotiated) = client
+        .connect(&server.address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert!(
+        negotiated
+            .signature_scheme
+            .as_deref()
+            .is_some_and(|scheme| scheme.starts_with("rsa_pss")),
+        "{negotiated:?}"
+    );
+    server.stop().await;
+
+    let gm = self::module(Profile::Gm);
+    let refused = certgen_with(
+        &gm,
+        tempfile::tempdir().unwrap().path(),
+        Some(KeyType::Rsa(2048)),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("policy `gm` does not approve"),
+        "{refused}"
+    );
+    let refused = certgen_with(
+        &module,
+        tempfile::tempdir().unwrap().path(),
+        Some(KeyType::Sm2),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("does not approve"), "{refused}");
+    assert!("rsa-1024".parse::<KeyType>().is_err());
+}
