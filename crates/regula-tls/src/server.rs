@@ -378,13 +378,47 @@ async fn accept(
         };
         return Err(refuse(accepted.io, refusal).await);
     }
-    match accepted.into_stream(config).into_fallible().await {
+    // The bytes read after the ClientHello (0-RTT records, or early data a server that rejects
+    // it must skip, RFC 8446 §4.2.10) go to the connection before it reads the socket again.
+    let mut fed = Ok(());
+    let handshake = accepted
+        .into_stream_with(config, |connection| fed = feed(connection, unread))
+        .into_fallible();
+    if let Err(error) = fed {
+        // rustls has queued its alert: the handshake future writes it on its first poll, then
+        // waits for input it will refuse.
+        let _ = tokio::time::timeout(LINGER, handshake).await;
+        return Err(Failed::Tls(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            error,
+        )));
+    }
+    match handshake.await {
         Ok(stream) => Ok(stream),
         Err((error, tcp)) => {
             linger(tcp).await;
             Err(Failed::Tls(error))
         }
     }
+}
+
+/// Hands `bytes` (already read from the socket) to `connection`: as many as rustls buffers,
+/// then processed, until none are left. (Filling first means fewer processing passes: rustls
+/// charges records it skips as rejected early data again on each pass, see the README.)
+fn feed(connection: &mut ServerConnection, mut bytes: &[u8]) -> Result<(), rustls::Error> {
+    while !bytes.is_empty() {
+        let before = bytes.len();
+        while !bytes.is_empty() && matches!(connection.read_tls(&mut bytes), Ok(read) if read > 0) {
+        }
+        connection.process_new_packets()?;
+        if bytes.len() == before && !bytes.is_empty() {
+            // rustls' buffer is full of a message it cannot process yet (more than it holds).
+            return Err(rustls::Error::General(
+                "more data after the ClientHello than rustls buffers".to_string(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Reads until the ClientHello is complete, the checks refuse it, or the peer stops sending.

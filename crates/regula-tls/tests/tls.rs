@@ -435,6 +435,73 @@ async fn replayed_early_data_is_rejected_and_the_server_keeps_serving() {
     assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
 }
 
+/// Early data that arrives in the same read as the ClientHello, well past the first 4 KiB the
+/// server hands rustls to find the hello, reaches the connection whole (none of it dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn early_data_read_with_the_client_hello_is_kept_whole() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let options = ServerOptions {
+        max_early_data: 16384,
+        session_store_size: 16,
+        ..ServerOptions::default()
+    };
+    let server = start(&module, &identity, Responder::Echo, options).await;
+    let address = server.address;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Client::new(&policy, regula_tls::load_roots(&identity.ca).unwrap(), true).unwrap();
+    client
+        .prime_session(&address.to_string(), localhost())
+        .await
+        .unwrap();
+    let config = client.config();
+    let early: Vec<u8> = (0..12_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let sent = early.clone();
+    let echoed = tokio::task::spawn_blocking(move || {
+        let mut connection = ClientConnection::new(config, localhost()).unwrap();
+        connection
+            .early_data()
+            .expect("a ticket allowing 0-RTT")
+            .write_all(&sent)
+            .unwrap();
+        let mut first_flight = Vec::new();
+        while connection.wants_write() {
+            connection.write_tls(&mut first_flight).unwrap();
+        }
+        assert!(first_flight.len() > 12_000, "{}", first_flight.len());
+        let mut socket = std::net::TcpStream::connect(address).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        // One write: the server's first read takes the hello and the early data together.
+        socket.write_all(&first_flight).unwrap();
+        complete_handshake(&mut connection, &mut socket);
+        assert!(connection.is_early_data_accepted());
+        let mut echoed = vec![0u8; sent.len()];
+        let mut filled = 0;
+        while filled < echoed.len() {
+            match connection.reader().read(&mut echoed[filled..]) {
+                Ok(0) => panic!("server closed after {filled} bytes"),
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    assert!(
+                        connection.read_tls(&mut socket).unwrap() > 0,
+                        "server closed"
+                    );
+                    connection.process_new_packets().unwrap();
+                }
+                Err(error) => panic!("{error}"),
+            }
+        }
+        echoed
+    })
+    .await
+    .unwrap();
+    assert!(echoed == early, "the echo differs from the early data sent");
+    let summary = server.stop().await;
+    assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
+}
+
 async fn echo_backend() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
