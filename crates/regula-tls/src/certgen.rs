@@ -18,6 +18,76 @@ const KEY_CHOICES: &[(Algorithm, &SignatureAlgorithm)] = &[
     (Algorithm::Ed25519, &rcgen::PKCS_ED25519),
 ];
 
+/// A key type `certgen` can issue with (`--key-type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    Rsa(u32),
+    EcdsaP256,
+    EcdsaP384,
+    Ed25519,
+    MlDsa,
+    Sm2,
+}
+
+impl KeyType {
+    /// The names `--key-type` takes.
+    pub const NAMES: &'static [&'static str] = &[
+        "rsa-2048",
+        "rsa-3072",
+        "rsa-4096",
+        "ecdsa-p256",
+        "ecdsa-p384",
+        "ed25519",
+        "ml-dsa",
+        "sm2",
+    ];
+
+    fn choice(self) -> Result<(Algorithm, &'static SignatureAlgorithm, Option<u32>), TlsError> {
+        Ok(match self {
+            // Certificates signed sha256WithRSAEncryption; TLS 1.3 signs with RSA-PSS (rsae).
+            KeyType::Rsa(bits) => (
+                Algorithm::RsaPkcs1Sha256,
+                &rcgen::PKCS_RSA_SHA256,
+                Some(bits),
+            ),
+            KeyType::EcdsaP256 => (Algorithm::EcdsaP256, &rcgen::PKCS_ECDSA_P256_SHA256, None),
+            KeyType::EcdsaP384 => (Algorithm::EcdsaP384, &rcgen::PKCS_ECDSA_P384_SHA384, None),
+            KeyType::Ed25519 => (Algorithm::Ed25519, &rcgen::PKCS_ED25519, None),
+            KeyType::MlDsa => {
+                return Err(TlsError::NothingToOffer(
+                    "certgen cannot issue ML-DSA certificates yet: the certificate encoder it \
+                     uses (rcgen 0.14) has no ML-DSA signature algorithm"
+                        .to_string(),
+                ));
+            }
+            KeyType::Sm2 => (Algorithm::Sm2Sign, &rcgen::PKCS_ECDSA_P256_SHA256, None),
+        })
+    }
+}
+
+impl std::str::FromStr for KeyType {
+    type Err = String;
+
+    fn from_str(name: &str) -> Result<KeyType, String> {
+        Ok(match name {
+            "rsa-2048" => KeyType::Rsa(2048),
+            "rsa-3072" => KeyType::Rsa(3072),
+            "rsa-4096" => KeyType::Rsa(4096),
+            "ecdsa-p256" => KeyType::EcdsaP256,
+            "ecdsa-p384" => KeyType::EcdsaP384,
+            "ed25519" => KeyType::Ed25519,
+            "ml-dsa" => KeyType::MlDsa,
+            "sm2" => KeyType::Sm2,
+            other => {
+                return Err(format!(
+                    "unknown key type `{other}` (one of: {})",
+                    KeyType::NAMES.join(", ")
+                ));
+            }
+        })
+    }
+}
+
 /// The files `certgen` writes.
 #[derive(Debug)]
 pub struct Issued {
@@ -38,18 +108,32 @@ struct ModuleKey {
     algorithm: &'static SignatureAlgorithm,
 }
 
+/// The first key type the policy serves, in [`KEY_CHOICES`] order.
+fn default_choice(
+    module: &Module,
+) -> Result<(Algorithm, &'static SignatureAlgorithm, Option<u32>), TlsError> {
+    KEY_CHOICES
+        .iter()
+        .find(|(algorithm, _)| module.policy().approves(*algorithm))
+        .map(|(algorithm, signature)| (*algorithm, *signature, None))
+        .ok_or_else(|| {
+            TlsError::NothingToOffer(format!(
+                "policy `{}` approves no key type certgen can issue with (ECDSA P-256/P-384, Ed25519)",
+                module.policy().name()
+            ))
+        })
+}
+
 impl ModuleKey {
-    fn generate(module: &Module) -> Result<ModuleKey, TlsError> {
-        let (algorithm, signature_algorithm) = KEY_CHOICES
-            .iter()
-            .find(|(algorithm, _)| module.policy().approves(*algorithm))
-            .ok_or_else(|| {
-                TlsError::NothingToOffer(format!(
-                    "policy `{}` approves no key type certgen can issue with (ECDSA P-256/P-384, Ed25519)",
-                    module.policy().name()
-                ))
-            })?;
-        let (key, public_key) = generate_key_pair(module, *algorithm)?;
+    fn generate(
+        module: &Module,
+        (algorithm, signature_algorithm, bits): (
+            Algorithm,
+            &'static SignatureAlgorithm,
+            Option<u32>,
+        ),
+    ) -> Result<ModuleKey, TlsError> {
+        let (key, public_key) = generate_key_pair(module, algorithm, bits)?;
         Ok(ModuleKey {
             key,
             public_key,
@@ -67,9 +151,10 @@ fn refused(error: regula::Error) -> TlsError {
 fn generate_key_pair(
     module: &Module,
     algorithm: Algorithm,
+    bits: Option<u32>,
 ) -> Result<(regula::SigningKey, Vec<u8>), TlsError> {
     let key = module
-        .generate_signing_key(algorithm, None)
+        .generate_signing_key(algorithm, bits)
         .map_err(refused)?
         .into_value();
     let public_key =
@@ -177,19 +262,45 @@ fn pem_block(label: &str, der: &[u8]) -> String {
 /// writes `ca.pem`, `ca.key`, `server.pem`, `server.key`, `client.pem` and `client.key` into
 /// `dir` (keys readable by the owner only).
 pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
+    certgen_with(module, dir, None)
+}
+
+/// [`certgen`] with a chosen key type; one the policy does not approve is refused, naming it.
+pub fn certgen_with(
+    module: &Module,
+    dir: &Path,
+    key_type: Option<KeyType>,
+) -> Result<Issued, TlsError> {
     let policy = module.policy();
-    if !KEY_CHOICES
-        .iter()
-        .any(|(algorithm, _)| policy.approves(*algorithm))
-        && policy.approves(Algorithm::Sm2Sign)
-    {
+    let choice = match key_type {
+        Some(key_type) => {
+            let choice = key_type.choice()?;
+            if !policy.approves(choice.0) {
+                return Err(TlsError::NothingToOffer(format!(
+                    "policy `{}` does not approve {} keys (key type {key_type:?})",
+                    policy.name(),
+                    choice.0
+                )));
+            }
+            choice
+        }
+        None if !KEY_CHOICES
+            .iter()
+            .any(|(algorithm, _)| policy.approves(*algorithm))
+            && policy.approves(Algorithm::Sm2Sign) =>
+        {
+            (Algorithm::Sm2Sign, &rcgen::PKCS_ECDSA_P256_SHA256, None)
+        }
+        None => default_choice(module)?,
+    };
+    if choice.0 == Algorithm::Sm2Sign {
         return certgen_sm2(module, dir);
     }
     let encode =
         |error: rcgen::Error| TlsError::NothingToOffer(format!("certificate encoding: {error}"));
     std::fs::create_dir_all(dir)?;
 
-    let ca_key = ModuleKey::generate(module)?;
+    let ca_key = ModuleKey::generate(module, choice)?;
     let mut ca_params = CertificateParams::default();
     let mut ca_name = DistinguishedName::new();
     ca_name.push(DnType::OrganizationName, "Regula");
@@ -203,7 +314,7 @@ pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     ca_params.serial_number = Some(serial_number(module)?);
     let ca_cert = ca_params.self_signed(&ca_key).map_err(encode)?;
 
-    let server_key = ModuleKey::generate(module)?;
+    let server_key = ModuleKey::generate(module, choice)?;
     let mut params = CertificateParams::new(vec!["localhost".to_string()]).map_err(encode)?;
     params
         .subject_alt_names
@@ -217,7 +328,7 @@ pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     let issuer = Issuer::new(ca_params, &ca_key);
     let server_cert = params.signed_by(&server_key, &issuer).map_err(encode)?;
 
-    let client_key = ModuleKey::generate(module)?;
+    let client_key = ModuleKey::generate(module, choice)?;
     let mut params = CertificateParams::default();
     let mut name = DistinguishedName::new();
     name.push(DnType::CommonName, "Regula test client");
@@ -242,7 +353,7 @@ pub fn certgen(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
 fn certgen_sm2(module: &Module, dir: &Path) -> Result<Issued, TlsError> {
     use crate::x509;
     std::fs::create_dir_all(dir)?;
-    let generate = || generate_key_pair(module, Algorithm::Sm2Sign);
+    let generate = || generate_key_pair(module, Algorithm::Sm2Sign, None);
     let sign = |key: &regula::SigningKey, tbs: &[u8]| -> Result<Vec<u8>, TlsError> {
         key.sign_with_id(tbs, crate::rfc8998::DEFAULT_SIGNER_ID)
             .map(regula::Served::into_value)

@@ -28,6 +28,7 @@ pub mod provider;
 pub mod rfc8998;
 pub mod server;
 pub mod store;
+pub mod wire;
 mod x509;
 
 use std::fmt;

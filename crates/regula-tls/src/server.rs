@@ -14,9 +14,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
-use tokio_rustls::TlsAcceptor;
+use tokio_rustls::server::TlsStream;
 
 use crate::provider::{group_name, suite_name};
+use crate::wire::{self, Refusal, Verdict};
 
 /// What the server does with a connection once the handshake is done.
 #[derive(Clone, Debug)]
@@ -155,14 +156,14 @@ pub async fn run_reloadable(
         while tasks.try_join_next().is_some() {}
         let number = counters.connections.fetch_add(1, Ordering::Relaxed) + 1;
         let current = serving.borrow().clone();
-        let acceptor = TlsAcceptor::from(current.config);
+        let config = current.config;
         let counters = Arc::clone(&counters);
         let responder = responder.clone();
         let mut options = options.clone();
         options.policy = current.policy;
         tasks.spawn(async move {
             let _permit = permit;
-            let outcome = serve_connection(tcp, &acceptor, &responder, &options, &counters).await;
+            let outcome = serve_connection(tcp, config, &responder, &options, &counters).await;
             if let Err(error) = outcome
                 && options.log
             {
@@ -198,16 +199,29 @@ pub async fn run_reloadable(
 
 async fn serve_connection(
     tcp: TcpStream,
-    acceptor: &TlsAcceptor,
+    config: Arc<ServerConfig>,
     responder: &Responder,
     options: &LoopOptions,
     counters: &Counters,
 ) -> Result<(), String> {
     let _ = tcp.set_nodelay(true);
-    let handshake = tokio::time::timeout(options.handshake_timeout, acceptor.accept(tcp)).await;
+    let handshake = tokio::time::timeout(options.handshake_timeout, accept(tcp, config)).await;
     let mut stream = match handshake {
         Ok(Ok(stream)) => stream,
-        Ok(Err(error)) => {
+        Ok(Err(Failed::Refused(refusal))) => {
+            counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
+            if let Some(metrics) = &options.metrics {
+                metrics.failure(
+                    if refusal.alert == rustls::AlertDescription::HandshakeFailure {
+                        "policy"
+                    } else {
+                        "protocol"
+                    },
+                );
+            }
+            return Err(format!("handshake refused: {refusal}"));
+        }
+        Ok(Err(Failed::Tls(error))) => {
             counters.handshake_failures.fetch_add(1, Ordering::Relaxed);
             if let Some(metrics) = &options.metrics {
                 metrics.failure(failure_reason(&error));
@@ -286,6 +300,173 @@ async fn serve_connection(
     Ok(())
 }
 
+/// Why a handshake did not complete.
+enum Failed {
+    /// Refused on the first flight's bytes, with a plaintext alert (see [`crate::wire`]).
+    Refused(Refusal),
+    /// rustls refused (its alert, if any, was written) or the socket failed.
+    Tls(std::io::Error),
+}
+
+/// How long a refused connection is read from (and the bytes dropped) after the alert, so that
+/// closing with unread input does not turn into a TCP reset that destroys the alert.
+const LINGER: Duration = Duration::from_millis(500);
+
+/// Reads the first flight, checks it (see [`crate::wire`]), then hands every byte read to
+/// rustls and completes the handshake.
+async fn accept(
+    mut tcp: TcpStream,
+    config: Arc<ServerConfig>,
+) -> Result<TlsStream<TcpStream>, Failed> {
+    let tls13 = config
+        .crypto_provider()
+        .cipher_suites
+        .iter()
+        .any(|suite| matches!(suite, rustls::SupportedCipherSuite::Tls13(_)));
+    let (bytes, verdict) = read_first_flight(&mut tcp, tls13)
+        .await
+        .map_err(Failed::Tls)?;
+    let summary = match verdict {
+        Verdict::Refuse(refusal) => return Err(refuse(tcp, refusal).await),
+        Verdict::Pass(summary) => summary,
+        Verdict::NeedMore => None,
+    };
+    let mut acceptor = rustls::server::Acceptor::default();
+    let mut unread = &bytes[..];
+    let accepted = loop {
+        if !unread.is_empty() {
+            match acceptor.read_tls(&mut unread) {
+                Ok(_) => {}
+                // More than rustls buffers before a handshake message: let it refuse below.
+                Err(_) => unread = &[],
+            }
+        }
+        match acceptor.accept() {
+            Ok(Some(accepted)) => break tokio_rustls::StartHandshake::from_parts(accepted, tcp),
+            Ok(None) if !unread.is_empty() => continue,
+            Ok(None) => {
+                break tokio_rustls::LazyConfigAcceptor::new(acceptor, tcp)
+                    .await
+                    .map_err(Failed::Tls)?;
+            }
+            Err((error, mut alert)) => {
+                let mut record = Vec::new();
+                let _ = alert.write_all(&mut record);
+                let _ = tcp.write_all(&record).await;
+                linger(tcp).await;
+                return Err(Failed::Tls(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    error,
+                )));
+            }
+        }
+    };
+    if let Some(summary) =
+        summary.filter(|summary| tls13 && summary.offers_tls13 && !summary.has_pre_shared_key)
+        && let Some(certified) = config.cert_resolver.resolve(accepted.client_hello())
+        && certified
+            .key
+            .choose_scheme(&summary.tls13_schemes())
+            .is_none()
+    {
+        let refusal = Refusal {
+            alert: rustls::AlertDescription::HandshakeFailure,
+            reason: format!(
+                "no offered signature scheme fits the certificate's {:?} key (RFC 8446 §4.2.3)",
+                certified.key.algorithm()
+            ),
+        };
+        return Err(refuse(accepted.io, refusal).await);
+    }
+    // The bytes read after the ClientHello (0-RTT records, or early data a server that rejects
+    // it must skip, RFC 8446 §4.2.10) go to the connection before it reads the socket again.
+    let mut fed = Ok(());
+    let handshake = accepted
+        .into_stream_with(config, |connection| fed = feed(connection, unread))
+        .into_fallible();
+    if let Err(error) = fed {
+        // rustls has queued its alert: the handshake future writes it on its first poll, then
+        // waits for input it will refuse.
+        let _ = tokio::time::timeout(LINGER, handshake).await;
+        return Err(Failed::Tls(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            error,
+        )));
+    }
+    match handshake.await {
+        Ok(stream) => Ok(stream),
+        Err((error, tcp)) => {
+            linger(tcp).await;
+            Err(Failed::Tls(error))
+        }
+    }
+}
+
+/// Hands `bytes` (already read from the socket) to `connection`: as many as rustls buffers,
+/// then processed, until none are left. (Filling first means fewer processing passes: rustls
+/// charges records it skips as rejected early data again on each pass, see the README.)
+fn feed(connection: &mut ServerConnection, mut bytes: &[u8]) -> Result<(), rustls::Error> {
+    while !bytes.is_empty() {
+        let before = bytes.len();
+        while !bytes.is_empty() && matches!(connection.read_tls(&mut bytes), Ok(read) if read > 0) {
+        }
+        connection.process_new_packets()?;
+        if bytes.len() == before && !bytes.is_empty() {
+            // rustls' buffer is full of a message it cannot process yet (more than it holds).
+            return Err(rustls::Error::General(
+                "more data after the ClientHello than rustls buffers".to_string(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Reads until the ClientHello is complete, the checks refuse it, or the peer stops sending.
+/// A hello that fits one segment takes one read.
+async fn read_first_flight(
+    tcp: &mut TcpStream,
+    tls13: bool,
+) -> std::io::Result<(Vec<u8>, Verdict)> {
+    let mut bytes = Vec::with_capacity(wire::MAX_PLAINTEXT_FRAGMENT + 5);
+    loop {
+        if bytes.len() == bytes.capacity() {
+            bytes.reserve(wire::MAX_PLAINTEXT_FRAGMENT + 5);
+        }
+        if tcp.read_buf(&mut bytes).await? == 0 {
+            return Ok((bytes, Verdict::NeedMore));
+        }
+        let verdict = wire::examine(&bytes, tls13);
+        if verdict != Verdict::NeedMore || bytes.len() > wire::MAX_CLIENT_HELLO + 1024 {
+            return Ok((bytes, verdict));
+        }
+    }
+}
+
+/// Sends the refusal's alert in plaintext and closes.
+async fn refuse(mut tcp: TcpStream, refusal: Refusal) -> Failed {
+    let _ = tcp.write_all(&refusal.record()).await;
+    linger(tcp).await;
+    Failed::Refused(refusal)
+}
+
+/// Closes the sending side and drops what the peer still sends, for a short while.
+async fn linger(mut tcp: TcpStream) {
+    let _ = tcp.shutdown().await;
+    let mut sink = [0u8; 4096];
+    let _ = tokio::time::timeout(LINGER, async {
+        while matches!(tcp.read(&mut sink).await, Ok(read) if read > 0) {}
+    })
+    .await;
+}
+
+/// Whether an HTTP request head is complete: an empty line ends it, with CRLF or a bare LF
+/// (RFC 9112 §2.2 lets a recipient accept LF alone as a line terminator).
+fn head_complete(request: &[u8]) -> bool {
+    request.windows(4).any(|window| window == b"\r\n\r\n")
+        || request.windows(2).any(|window| window == b"\n\n")
+        || request.windows(3).any(|window| window == b"\n\r\n")
+}
+
 /// A short word for why a handshake failed, for the failure metric.
 fn failure_reason(error: &std::io::Error) -> &'static str {
     match crate::rustls_error(error) {
@@ -358,7 +539,7 @@ async fn discard<S: AsyncRead + AsyncWrite + Unpin>(
 }
 
 async fn http(
-    stream: &mut tokio_rustls::server::TlsStream<TcpStream>,
+    stream: &mut TlsStream<TcpStream>,
     early: &[u8],
     counters: &Counters,
     policy: Option<&regula::Policy>,
@@ -366,7 +547,7 @@ async fn http(
     const MAX_REQUEST_HEAD: usize = 16 * 1024;
     let mut request = early.to_vec();
     let mut buffer = [0u8; 4096];
-    while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+    while !head_complete(&request) {
         if request.len() > MAX_REQUEST_HEAD {
             return Err("HTTP request head larger than 16 KiB".to_string());
         }
@@ -426,7 +607,7 @@ async fn http(
 }
 
 async fn forward(
-    mut stream: tokio_rustls::server::TlsStream<TcpStream>,
+    mut stream: TlsStream<TcpStream>,
     backend: SocketAddr,
     header: Option<Vec<u8>>,
     early: &[u8],
@@ -508,7 +689,7 @@ const PP2_SUBTYPE_SSL_CIPHER: u8 = 0x23;
 /// The PROXY protocol v2 header for a terminated connection: client and proxy addresses, the
 /// SNI as PP2_TYPE_AUTHORITY, and PP2_TYPE_SSL with the negotiated version and suite and, for
 /// a client that presented a (verified) certificate, its common name.
-fn proxy_header(stream: &tokio_rustls::server::TlsStream<TcpStream>) -> Result<Vec<u8>, String> {
+fn proxy_header(stream: &TlsStream<TcpStream>) -> Result<Vec<u8>, String> {
     use ppp::v2::{Builder, Command, Protocol, Type, Version};
     let (tcp, connection) = stream.get_ref();
     let addresses = (

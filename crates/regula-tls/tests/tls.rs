@@ -435,6 +435,73 @@ async fn replayed_early_data_is_rejected_and_the_server_keeps_serving() {
     assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
 }
 
+/// Early data that arrives in the same read as the ClientHello, well past the first 4 KiB the
+/// server hands rustls to find the hello, reaches the connection whole (none of it dropped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn early_data_read_with_the_client_hello_is_kept_whole() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let options = ServerOptions {
+        max_early_data: 16384,
+        session_store_size: 16,
+        ..ServerOptions::default()
+    };
+    let server = start(&module, &identity, Responder::Echo, options).await;
+    let address = server.address;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Client::new(&policy, regula_tls::load_roots(&identity.ca).unwrap(), true).unwrap();
+    client
+        .prime_session(&address.to_string(), localhost())
+        .await
+        .unwrap();
+    let config = client.config();
+    let early: Vec<u8> = (0..12_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let sent = early.clone();
+    let echoed = tokio::task::spawn_blocking(move || {
+        let mut connection = ClientConnection::new(config, localhost()).unwrap();
+        connection
+            .early_data()
+            .expect("a ticket allowing 0-RTT")
+            .write_all(&sent)
+            .unwrap();
+        let mut first_flight = Vec::new();
+        while connection.wants_write() {
+            connection.write_tls(&mut first_flight).unwrap();
+        }
+        assert!(first_flight.len() > 12_000, "{}", first_flight.len());
+        let mut socket = std::net::TcpStream::connect(address).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
+        // One write: the server's first read takes the hello and the early data together.
+        socket.write_all(&first_flight).unwrap();
+        complete_handshake(&mut connection, &mut socket);
+        assert!(connection.is_early_data_accepted());
+        let mut echoed = vec![0u8; sent.len()];
+        let mut filled = 0;
+        while filled < echoed.len() {
+            match connection.reader().read(&mut echoed[filled..]) {
+                Ok(0) => panic!("server closed after {filled} bytes"),
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    assert!(
+                        connection.read_tls(&mut socket).unwrap() > 0,
+                        "server closed"
+                    );
+                    connection.process_new_packets().unwrap();
+                }
+                Err(error) => panic!("{error}"),
+            }
+        }
+        echoed
+    })
+    .await
+    .unwrap();
+    assert!(echoed == early, "the echo differs from the early data sent");
+    let summary = server.stop().await;
+    assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
+}
+
 async fn echo_backend() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
@@ -627,4 +694,106 @@ async fn a_cnsa_server_refuses_x25519_and_p256_clients() {
             .iter()
             .all(|row| module.policy().approves(row.algorithm))
     );
+}
+
+/// The `--http` page answers a request whose head ends in a bare LF ("\n\n"), which RFC 9112
+/// §2.2 lets a recipient accept, as well as the CRLF form.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_http_page_answers_a_head_ended_by_bare_lf() {
+    let module = module(Profile::Fips1403);
+    let identity = identity(&module);
+    let server = start(
+        &module,
+        &identity,
+        Responder::Http,
+        ServerOptions::default(),
+    )
+    .await;
+    let roots = regula_tls::load_roots(&identity.ca).unwrap();
+    let config = Arc::new(regula_tls::client_config(&module, roots).unwrap());
+    for request in [
+        &b"GET / HTTP/1.1\nHost: localhost\n\n"[..],
+        b"GET / HTTP/1.1\r\n\r\n",
+    ] {
+        let tcp = TcpStream::connect(server.address).await.unwrap();
+        let mut stream = tokio_rustls::TlsConnector::from(Arc::clone(&config))
+            .connect(localhost(), tcp)
+            .await
+            .unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut response = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut response));
+        let _ = read
+            .await
+            .expect("the server must answer, not wait for more of the head");
+        let response = String::from_utf8_lossy(&response);
+        assert!(response.starts_with("HTTP/1.1 200 OK\r\n"), "{response}");
+        assert!(response.contains("protocol: TLSv1.3"), "{response}");
+    }
+    server.stop().await;
+}
+
+/// `certgen --key-type`: an RSA-2048 server certificate serves TLS 1.3 with RSA-PSS, and a key
+/// type the policy does not approve is refused with a message naming the policy.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certgen_issues_the_key_type_asked_for_and_refuses_what_the_policy_refuses() {
+    use regula_tls::certgen::{KeyType, certgen_with};
+    let module = module(Profile::Fips1403);
+    let dir = tempfile::tempdir().unwrap();
+    let issued = certgen_with(&module, dir.path(), Some(KeyType::Rsa(2048))).unwrap();
+    assert_eq!(issued.key_algorithm, Algorithm::RsaPkcs1Sha256);
+    let identity = Identity {
+        ca: issued.ca_cert,
+        cert: issued.server_cert,
+        key: issued.server_key,
+        _dir: dir,
+    };
+    let server = start(
+        &module,
+        &identity,
+        Responder::Echo,
+        ServerOptions::default(),
+    )
+    .await;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    let client = Client::new(
+        &policy,
+        regula_tls::load_roots(&identity.ca).unwrap(),
+        false,
+    )
+    .unwrap();
+    let (_, negotiated) = client
+        .connect(&server.address.to_string(), localhost(), None)
+        .await
+        .unwrap();
+    assert!(
+        negotiated
+            .signature_scheme
+            .as_deref()
+            .is_some_and(|scheme| scheme.starts_with("rsa_pss")),
+        "{negotiated:?}"
+    );
+    server.stop().await;
+
+    let gm = self::module(Profile::Gm);
+    let refused = certgen_with(
+        &gm,
+        tempfile::tempdir().unwrap().path(),
+        Some(KeyType::Rsa(2048)),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        refused.contains("policy `gm` does not approve"),
+        "{refused}"
+    );
+    let refused = certgen_with(
+        &module,
+        tempfile::tempdir().unwrap().path(),
+        Some(KeyType::Sm2),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(refused.contains("does not approve"), "{refused}");
+    assert!("rsa-1024".parse::<KeyType>().is_err());
 }

@@ -67,6 +67,11 @@ pub struct CertgenArgs {
     /// Directory to write the certificates and keys into (created if missing).
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
+    /// Key type of the CA, server and client keys: rsa-2048, rsa-3072, rsa-4096, ecdsa-p256,
+    /// ecdsa-p384, ed25519, ml-dsa or sm2 (gm). The policy must approve it. Default: the
+    /// first of ECDSA P-256, P-384, Ed25519 the policy approves (SM2 under gm).
+    #[arg(long, value_name = "TYPE")]
+    key_type: Option<regula_tls::certgen::KeyType>,
 }
 
 #[derive(Args)]
@@ -190,7 +195,8 @@ pub fn run(global: &GlobalOptions, command: TlsCommand) -> Result<(), Failure> {
     match command {
         TlsCommand::Show(args) => show(&policy, args),
         TlsCommand::Certgen(args) => {
-            let issued = regula_tls::certgen::certgen(&module, &args.out).map_err(tls_failure)?;
+            let issued = regula_tls::certgen::certgen_with(&module, &args.out, args.key_type)
+                .map_err(tls_failure)?;
             println!(
                 "issued with {}: {} {} {} {} {} {}",
                 issued.key_algorithm,
