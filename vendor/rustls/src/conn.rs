@@ -1017,7 +1017,20 @@ impl<Data> ConnectionCore<Data> {
             let (message, processed) = loop {
                 let message = match iter.next().transpose() {
                     Ok(Some(message)) => message,
-                    Ok(None) => return Ok(None),
+                    Ok(None) => {
+                        // Regula patch: records dropped by trial decryption (rejected 0-RTT)
+                        // are consumed here, so that a later pass does not decrypt them again
+                        // and charge them twice against max_early_data_size. RFC 8446 §4.2.10:
+                        // the server skips up to the configured maximum of early data. Only
+                        // skipped records precede this point (any other record ends the loop),
+                        // and they are skipped only while the handshake is aligned.
+                        let skipped = iter.bytes_consumed();
+                        if skipped > 0 {
+                            buffer_progress.add_processed(skipped);
+                            buffer_progress.add_discard(skipped);
+                        }
+                        return Ok(None);
+                    }
                     Err(err) => return Err(self.handle_deframe_error(err, state)),
                 };
 
