@@ -14,6 +14,7 @@ use crate::log::trace;
 use crate::msgs::deframer::DeframerIter;
 use crate::msgs::deframer::buffers::{BufferProgress, DeframerVecBuffer, Delocator, Locator};
 use crate::msgs::deframer::handshake::HandshakeDeframer;
+use crate::msgs::fragmenter::MAX_FRAGMENT_LEN;
 use crate::msgs::handshake::Random;
 use crate::msgs::message::{InboundPlainMessage, Message, MessagePayload};
 use crate::record_layer::Decrypted;
@@ -1059,6 +1060,17 @@ impl<Data> ConnectionCore<Data> {
 
                 if allowed_plaintext && !self.hs_deframer.is_active() {
                     break (message.into_plain_message(), iter.bytes_consumed());
+                }
+
+                // Regula patch: RFC 8446 §5.2: a TLSCiphertext longer than 2^14 + 256 bytes is
+                // refused with record_overflow, before any attempt to decrypt it (which would
+                // end in bad_record_mac, or skip it as rejected early data).
+                if version_is_tls13
+                    && message.payload.len() > MAX_FRAGMENT_LEN + 256
+                {
+                    return Err(
+                        self.handle_deframe_error(Error::PeerSentOversizedRecord, state)
+                    );
                 }
 
                 let message = match self
