@@ -9,7 +9,7 @@ use kernel::KernelConnection;
 
 use crate::common_state::{CommonState, Context, DEFAULT_BUFFER_LIMIT, IoState, State};
 use crate::enums::{AlertDescription, ContentType, ProtocolVersion};
-use crate::error::{Error, PeerMisbehaved};
+use crate::error::{Error, InvalidMessage, PeerMisbehaved};
 use crate::log::trace;
 use crate::msgs::deframer::DeframerIter;
 use crate::msgs::deframer::buffers::{BufferProgress, DeframerVecBuffer, Delocator, Locator};
@@ -1115,6 +1115,15 @@ impl<Data> ConnectionCore<Data> {
             }
 
             match message.payload.len() {
+                // Regula patch: RFC 8446 §5.1 and §6: alert messages are never empty (an alert
+                // record carries whole two-byte alerts), and an empty one is an unexpected
+                // message, not a decoding error.
+                0 if version_is_tls13 && message.typ == ContentType::Alert => {
+                    return Err(self.common_state.send_fatal_alert(
+                        AlertDescription::UnexpectedMessage,
+                        InvalidMessage::InvalidEmptyPayload,
+                    ));
+                }
                 0 => {
                     if self.seen_consecutive_empty_fragments
                         == ALLOWED_CONSECUTIVE_EMPTY_FRAGMENTS_MAX
