@@ -1124,6 +1124,15 @@ impl<Data> ConnectionCore<Data> {
                         InvalidMessage::InvalidEmptyPayload,
                     ));
                 }
+                // Regula patch: RFC 8446 §5.1: "Implementations MUST NOT send zero-length
+                // fragments of Handshake types"; one received is an unexpected message, where
+                // rustls would tolerate up to 32 of them.
+                0 if version_is_tls13 && message.typ == ContentType::Handshake => {
+                    return Err(self.common_state.send_fatal_alert(
+                        AlertDescription::UnexpectedMessage,
+                        InvalidMessage::InvalidEmptyPayload,
+                    ));
+                }
                 0 => {
                     if self.seen_consecutive_empty_fragments
                         == ALLOWED_CONSECUTIVE_EMPTY_FRAGMENTS_MAX
