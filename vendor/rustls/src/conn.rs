@@ -1111,7 +1111,12 @@ impl<Data> ConnectionCore<Data> {
                 // types.  That is, if a handshake message is split over two or more
                 // records, there MUST NOT be any other records between them."
                 // https://www.rfc-editor.org/rfc/rfc8446#section-5.1
-                return Err(PeerMisbehaved::MessageInterleavedWithHandshakeMessage.into());
+                // Regula patch: the connection is closed with an unexpected_message alert
+                // (RFC 8446 §5.1, §6.2), not silently.
+                return Err(self.common_state.send_fatal_alert(
+                    AlertDescription::UnexpectedMessage,
+                    PeerMisbehaved::MessageInterleavedWithHandshakeMessage,
+                ));
             }
 
             match message.payload.len() {
