@@ -1397,6 +1397,19 @@ impl State<ServerConnectionData> for ExpectFinished {
             .key_schedule
             .sign_client_finish(&handshake_hash, cx.common);
 
+        // Regula patch: RFC 8446 §4.4.4 and §6.2: verify_data is Hash.length bytes; a Finished
+        // of another length is malformed (decode_error), not a failed check (decrypt_error).
+        // The lengths are public.
+        if finished.bytes().len() != expect_verify_data.as_ref().len() {
+            let error = match finished.bytes().len() < expect_verify_data.as_ref().len() {
+                true => InvalidMessage::MessageTooShort,
+                false => InvalidMessage::TrailingData("Finished"),
+            };
+            return Err(cx
+                .common
+                .send_fatal_alert(AlertDescription::DecodeError, error));
+        }
+
         let fin = match ConstantTimeEq::ct_eq(expect_verify_data.as_ref(), finished.bytes()).into()
         {
             true => verify::FinishedMessageVerified::assertion(),
