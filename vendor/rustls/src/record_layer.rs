@@ -228,6 +228,15 @@ impl RecordLayer {
     }
 
     fn doing_trial_decryption(&mut self, requested: usize) -> bool {
+        // Regula patch: RFC 8446 §4.2.10 and §4.6.1: max_early_data_size counts application data
+        // only, not the inner content type or the AEAD tag; a skipped record is charged the most
+        // plaintext it can hold (its length less that per-record overhead, which the encrypter of
+        // the same suite gives), so that a full 16,384-byte record of rejected early data fits
+        // a max_early_data_size of 16,384.
+        let overhead = self
+            .message_encrypter
+            .encrypted_payload_len(0);
+        let requested = requested.saturating_sub(overhead);
         match self
             .trial_decryption_len
             .and_then(|value| value.checked_sub(requested))
