@@ -236,7 +236,8 @@ impl RecordLayer {
         let overhead = self
             .message_encrypter
             .encrypted_payload_len(0);
-        let requested = requested.saturating_sub(overhead);
+        // A record too short to hold any data still costs a byte, so that skipping stays bounded.
+        let requested = requested.saturating_sub(overhead).max(1);
         match self
             .trial_decryption_len
             .and_then(|value| value.checked_sub(requested))
