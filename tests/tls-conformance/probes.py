@@ -254,13 +254,15 @@ def oversized_garbage(connection, sock):
 
 
 def early_data_probe(total, chunk=4096):
-    """0-RTT with an identity the server never issued, then `total` bytes of application_data
-    records it cannot decrypt (records of at most `chunk` bytes), then the handshake and a GET."""
+    """0-RTT with an identity the server never issued, then application_data records it cannot
+    decrypt holding `total` bytes of early data (at most `chunk` a record), then the handshake and
+    a GET. max_early_data_size counts application data only (§4.2.10, §4.6.1): each record's
+    ciphertext is its data plus the inner content type byte and a 16-byte AES-GCM tag."""
     def probe(address):
         host, port = address.rsplit(":", 1)
         sock = socket.create_connection((host, int(port)), timeout=TIMEOUT)
         garbage = b"".join(
-            record(APPDATA, os.urandom(min(chunk, total - sent)), version=(3, 3))
+            record(APPDATA, os.urandom(min(chunk, total - sent) + 1 + 16), version=(3, 3))
             for sent in range(0, total, chunk))
 
         class EarlyConnection(TLSConnection):

@@ -502,6 +502,100 @@ async fn early_data_read_with_the_client_hello_is_kept_whole() {
     assert_eq!(summary.early_data_accepted, 1, "{summary:?}");
 }
 
+/// 0-RTT with a PSK the server does not know (a ticket from another server): RFC 8446 §4.2.10
+/// has the server skip the undecryptable early data up to its max_early_data_size and finish a
+/// full handshake. The first flight arrives in small pieces, so that the server reads it over
+/// many passes; rustls 0.23.46 charged a skipped record again on each later pass and aborted with
+/// bad_record_mac from about 8 KiB (vendor/rustls-regula.patch fixes it).
+async fn early_data_under_an_unknown_psk_is_skipped_up_to_the_maximum(profile: Profile) {
+    let module = module(profile);
+    let identity = identity(&module);
+    let options = || ServerOptions {
+        max_early_data: 16384,
+        session_store_size: 16,
+        ..ServerOptions::default()
+    };
+    // Two servers with the same identity but their own ticket keys.
+    let issuer = start(&module, &identity, Responder::Echo, options()).await;
+    let server = start(&module, &identity, Responder::Echo, options()).await;
+    let address = server.address;
+    let policy = TlsPolicy::for_module(&module).unwrap();
+    // 9,000 bytes in two records, the first skipped in an earlier pass than the second; then
+    // the whole allowance, 16,384 bytes in one record.
+    for records in [&[4500, 4500][..], &[16384][..]] {
+        let size: usize = records.iter().sum();
+        let client =
+            Client::new(&policy, regula_tls::load_roots(&identity.ca).unwrap(), true).unwrap();
+        client
+            .prime_session(&issuer.address.to_string(), localhost())
+            .await
+            .unwrap();
+        let config = client.config();
+        let echoed = tokio::task::spawn_blocking(move || {
+            let mut connection = ClientConnection::new(config, localhost()).unwrap();
+            let mut early_data = connection.early_data().expect("a ticket allowing 0-RTT");
+            assert_eq!(early_data.bytes_left(), 16384);
+            for &record in records {
+                assert_eq!(early_data.write(&vec![0x5a; record]).unwrap(), record);
+            }
+            let mut first_flight = Vec::new();
+            while connection.wants_write() {
+                connection.write_tls(&mut first_flight).unwrap();
+            }
+            assert!(first_flight.len() > size, "{}", first_flight.len());
+            let mut socket = std::net::TcpStream::connect(address).unwrap();
+            socket.set_nodelay(true).unwrap();
+            socket
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            for piece in first_flight.chunks(1500) {
+                socket.write_all(piece).unwrap();
+                std::thread::sleep(Duration::from_millis(3));
+            }
+            complete_handshake(&mut connection, &mut socket);
+            assert!(!connection.is_early_data_accepted());
+            connection.writer().write_all(b"after 0-RTT").unwrap();
+            while connection.wants_write() {
+                connection.write_tls(&mut socket).unwrap();
+            }
+            let mut echoed = [0u8; 11];
+            let mut filled = 0;
+            while filled < echoed.len() {
+                match connection.reader().read(&mut echoed[filled..]) {
+                    Ok(0) => panic!("server closed after {filled} bytes"),
+                    Ok(read) => filled += read,
+                    Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                        assert!(
+                            connection.read_tls(&mut socket).unwrap() > 0,
+                            "server closed"
+                        );
+                        connection.process_new_packets().unwrap();
+                    }
+                    Err(error) => panic!("{error}"),
+                }
+            }
+            echoed
+        })
+        .await
+        .unwrap();
+        assert_eq!(&echoed, b"after 0-RTT", "{size} bytes of early data");
+    }
+    let summary = server.stop().await;
+    assert_eq!(summary.early_data_accepted, 0, "{summary:?}");
+    assert_eq!(summary.handshake_failures, 0, "{summary:?}");
+    issuer.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fips_early_data_under_an_unknown_psk_is_skipped_up_to_the_maximum() {
+    early_data_under_an_unknown_psk_is_skipped_up_to_the_maximum(Profile::Fips1403).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn gm_early_data_under_an_unknown_psk_is_skipped_up_to_the_maximum() {
+    early_data_under_an_unknown_psk_is_skipped_up_to_the_maximum(Profile::Gm).await;
+}
+
 async fn echo_backend() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
