@@ -239,6 +239,12 @@ const fn compose(first: [u8; 16], second: [u8; 16]) -> [u8; 16] {
     control
 }
 
+/// The rotations of L with the inverse ShiftRows folded in, composed at compile time: a
+/// `const fn` called while building [`FewConstants`] ran on every call (three 16-step loops).
+const FEW_ROTATE_8: [u8; 16] = compose(ROTATE_8, INVERSE_SHIFT_ROWS);
+const FEW_ROTATE_16: [u8; 16] = compose(ROTATE_16, INVERSE_SHIFT_ROWS);
+const FEW_ROTATE_24: [u8; 16] = compose(ROTATE_24, INVERSE_SHIFT_ROWS);
+
 /// Constant vectors of the few-block path.
 struct FewConstants {
     block: BlockConstants,
@@ -254,9 +260,9 @@ impl FewConstants {
         Self {
             block: BlockConstants::new(),
             inverse_shift_rows: bytes_to_xmm(INVERSE_SHIFT_ROWS),
-            rotate_8: bytes_to_xmm(compose(ROTATE_8, INVERSE_SHIFT_ROWS)),
-            rotate_16: bytes_to_xmm(compose(ROTATE_16, INVERSE_SHIFT_ROWS)),
-            rotate_24: bytes_to_xmm(compose(ROTATE_24, INVERSE_SHIFT_ROWS)),
+            rotate_8: bytes_to_xmm(FEW_ROTATE_8),
+            rotate_16: bytes_to_xmm(FEW_ROTATE_16),
+            rotate_24: bytes_to_xmm(FEW_ROTATE_24),
         }
     }
 
@@ -340,9 +346,29 @@ fn load_rows(blocks: &[Block]) -> [__m128i; FEW_BLOCKS] {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn store_rows(rows: &[__m128i; FEW_BLOCKS], blocks: &mut [Block]) {
-    for (block, row) in blocks.iter_mut().zip(rows) {
-        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
-        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *row) }
+    // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+    let store = |block: &mut Block, row: __m128i| unsafe {
+        _mm_storeu_si128(block.as_mut_ptr().cast(), row)
+    };
+    // One arm per count: a loop over the rows became a call to `memcpy` from the stack.
+    match blocks {
+        [] => {}
+        [a] => store(a, rows[0]),
+        [a, b] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+        }
+        [a, b, c] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+        }
+        [a, b, c, d, ..] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+            store(d, rows[3]);
+        }
     }
 }
 
