@@ -184,9 +184,9 @@ impl Sm4Gcm {
         }
         let lengths = (aad.len(), text_len);
         let mut full = if last.len() <= SHORT_FINAL_BYTES {
-            self.seal_last::<SHORT_FINAL_BLOCKS>(&mut counter, last, &j0, ghash, lengths)
+            self.seal_last::<SHORT_FINAL_BLOCKS>(&mut counter, last, &j0, &mut ghash, lengths)
         } else {
-            self.seal_last::<FINAL_BLOCKS>(&mut counter, last, &j0, ghash, lengths)
+            self.seal_last::<FINAL_BLOCKS>(&mut counter, last, &j0, &mut ghash, lengths)
         };
         // The common 16-byte tag as one fixed-size copy (a variable length was a `memcpy` call).
         match <&mut Block>::try_from(&mut *tag) {
@@ -205,7 +205,7 @@ impl Sm4Gcm {
         counter: &mut Counter,
         last: &mut [u8],
         j0: &Block,
-        mut ghash: ghash::Hasher<'_>,
+        ghash: &mut ghash::Hasher<'_>,
         (aad_len, text_len): (usize, usize),
     ) -> Block {
         let mut keystream = FinalKeystream::<N>::EMPTY;
@@ -240,9 +240,9 @@ impl Sm4Gcm {
         // keystream, not plaintext) and wiped when it goes out of scope.
         let lengths = (aad.len(), text_len);
         if last.len() <= SHORT_FINAL_BYTES {
-            self.open_last::<SHORT_FINAL_BLOCKS>(body, last, &j0, ghash, lengths, tag)
+            self.open_last::<SHORT_FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
         } else {
-            self.open_last::<FINAL_BLOCKS>(body, last, &j0, ghash, lengths, tag)
+            self.open_last::<FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
         }
     }
 
@@ -254,7 +254,7 @@ impl Sm4Gcm {
         body: &mut [u8],
         last: &mut [u8],
         j0: &Block,
-        ghash: ghash::Hasher<'_>,
+        ghash: &mut ghash::Hasher<'_>,
         (aad_len, text_len): (usize, usize),
         tag: &[u8],
     ) -> Result<(), Error> {
@@ -291,11 +291,12 @@ impl Sm4Gcm {
 
 /// The full tag E_K(J0) ^ GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64)
 /// (SP 800-38D, 7.1 steps 5–6), given GHASH over the padded A and C and `mask` = E_K(J0).
-/// Inlined: the hasher, moved in by value, was otherwise copied with `memcpy` on every message.
+/// The hasher is taken by reference: moved in by value, it was copied with `memcpy` on every
+/// message. The caller drops it, which wipes it.
 #[inline(always)]
-fn finish(mut ghash: ghash::Hasher<'_>, mask: &Block, aad_len: usize, text_len: usize) -> Block {
+fn finish(ghash: &mut ghash::Hasher<'_>, mask: &Block, aad_len: usize, text_len: usize) -> Block {
     ghash.update_block(&lengths_block(aad_len, text_len));
-    let mut tag = ghash.finalize();
+    let mut tag = ghash.finalize_in_place();
     xor_block(&mut tag, mask);
     tag
 }
