@@ -175,28 +175,26 @@ impl AeadKey {
         in_out: &mut Vec<u8>,
     ) -> Result<Served<[u8; NONCE_LEN]>> {
         self.module.ensure_operational()?;
-        let nonce = match self.backend.seal_in_place_internal_nonce(aad, in_out) {
-            Some(sealed) => sealed?,
+        let mut nonce = [0u8; NONCE_LEN];
+        match self.backend.seal_in_place_internal_nonce(aad, in_out) {
+            Some(sealed) => nonce = sealed?,
             None => {
-                let nonce = self.module_nonce()?;
+                self.module_nonce(&mut nonce)?;
                 self.seal_raw(&nonce, aad, in_out)?;
-                nonce
             }
-        };
+        }
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, nonce))
     }
 
-    /// A fresh nonce for a message this key seals, from the policy's generator.
+    /// Writes a fresh nonce for a message this key seals, from the policy's generator.
     #[inline]
-    fn module_nonce(&self) -> Result<[u8; NONCE_LEN]> {
+    fn module_nonce(&self, nonce: &mut [u8; NONCE_LEN]) -> Result<()> {
         if let Some(sequence) = &self.nonce_sequence {
-            return sequence.next(&self.module, self.algorithm);
+            return sequence.next_into(&self.module, self.algorithm, nonce);
         }
-        let mut nonce = [0u8; NONCE_LEN];
-        self.module.internal_random(&mut nonce)?;
-        Ok(nonce)
+        self.module.internal_random(nonce)
     }
 
     /// [`AeadKey::seal_in_place`] on a copy of `plaintext`.
@@ -355,14 +353,14 @@ impl AeadKey {
     ) -> Result<Served<[u8; NONCE_LEN]>> {
         self.module.ensure_operational()?;
         self.check_tag_slot(tag.len())?;
-        let nonce = match self.backend.seal_detached_internal_nonce(aad, in_out, tag) {
-            Some(sealed) => sealed?,
+        let mut nonce = [0u8; NONCE_LEN];
+        match self.backend.seal_detached_internal_nonce(aad, in_out, tag) {
+            Some(sealed) => nonce = sealed?,
             None => {
-                let nonce = self.module_nonce()?;
+                self.module_nonce(&mut nonce)?;
                 self.backend.seal_detached(&nonce, aad, in_out, tag)?;
-                nonce
             }
-        };
+        }
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, nonce))

@@ -85,16 +85,14 @@ impl Block {
         }
     }
 
-    /// Issues the next value's nonce; the block must have one left.
+    /// Writes the next value's nonce to `nonce`; the block must have one left.
     #[inline]
-    fn issue(&self) -> [u8; NONCE_LEN] {
+    fn issue(&self, nonce: &mut [u8; NONCE_LEN]) {
         let next = self.next.get();
         self.next.set(next.wrapping_add(1));
         self.remaining.set(self.remaining.get() - 1);
-        let mut nonce = [0u8; NONCE_LEN];
         nonce[..4].copy_from_slice(&self.fixed.get().to_be_bytes());
         nonce[4..].copy_from_slice(&next.to_be_bytes());
-        nonce
     }
 }
 
@@ -129,8 +127,22 @@ impl NonceSequence {
     }
 
     /// The next nonce: from this thread's block for the key, or from a block reserved now.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn next(&self, module: &Module, algorithm: Algorithm) -> Result<[u8; NONCE_LEN]> {
+        let mut nonce = [0u8; NONCE_LEN];
+        self.next_into(module, algorithm, &mut nonce)?;
+        Ok(nonce)
+    }
+
+    /// Writes the next nonce to `nonce` (the caller's slot, so that the 12 bytes are stored
+    /// twice, not carried byte by byte through a returned `Result`).
+    #[inline]
+    pub(crate) fn next_into(
+        &self,
+        module: &Module,
+        algorithm: Algorithm,
+        nonce: &mut [u8; NONCE_LEN],
+    ) -> Result<()> {
         let generation = fork_detect::generation();
         let issued = BLOCKS
             .try_with(|blocks| {
@@ -138,15 +150,15 @@ impl NonceSequence {
                     block.sequence.get() == self.id
                         && block.generation.get() == generation
                         && block.remaining.get() > 0
-                })?;
-                Some(block.issue())
+                });
+                block.map(|block| block.issue(nonce)).is_some()
             })
-            .ok()
-            .flatten();
-        match issued {
-            Some(nonce) => Ok(nonce),
-            None => self.next_from_new_block(module, algorithm, generation),
+            .unwrap_or(false);
+        if issued {
+            return Ok(());
         }
+        *nonce = self.next_from_new_block(module, algorithm, generation)?;
+        Ok(())
     }
 
     /// Reserves a block (drawing a new starting point first in a forked child), issues its first
@@ -210,13 +222,17 @@ impl NonceSequence {
                         .unwrap_or(0)
                 });
             fill(&blocks[slot]);
-            blocks[slot].issue()
+            let mut nonce = [0u8; NONCE_LEN];
+            blocks[slot].issue(&mut nonce);
+            nonce
         });
         // A thread being torn down issues the block's first nonce and keeps no cache.
         let nonce = cached.unwrap_or_else(|_| {
             let block = Block::empty();
             fill(&block);
-            block.issue()
+            let mut nonce = [0u8; NONCE_LEN];
+            block.issue(&mut nonce);
+            nonce
         });
         Ok(nonce)
     }

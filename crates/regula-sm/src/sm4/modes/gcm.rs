@@ -66,6 +66,13 @@ const CHUNK: usize = 256 * BLOCK_SIZE;
 /// block of a longer one, together with E_K(J0). 64 is the widest backend's batch.
 const FINAL_BLOCKS: usize = 64;
 
+/// The final batch of a short message (up to `SHORT_FINAL_BLOCKS − 1` blocks): a
+/// [`FinalKeystream`] this size is cleared with a few stores, where the 1 KiB one took a
+/// `memset` call on every message.
+const SHORT_FINAL_BLOCKS: usize = 8;
+/// The longest final part that fits a short batch beside E_K(J0).
+const SHORT_FINAL_BYTES: usize = (SHORT_FINAL_BLOCKS - 1) * BLOCK_SIZE;
+
 /// Longest plaintext: len(P) ≤ 2^39 − 256 bits (SP 800-38D, 5.2.1.1), i.e. 2^32 − 2 blocks, so
 /// the 32-bit counter never comes back to inc32(J0).
 const MAX_PLAINTEXT: u64 = (1 << 36) - 32;
@@ -175,14 +182,37 @@ impl Sm4Gcm {
             counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
             ghash.update_padded(chunk);
         }
-        let mut keystream = FinalKeystream::EMPTY;
-        keystream.fill(&self.cipher, &mut counter, last.len(), &j0);
-        keystream.apply(last);
-        ghash.update_padded(last);
-        let mut full = finish(ghash, keystream.mask(), aad.len(), text_len);
-        tag.copy_from_slice(&full[..tag.len()]);
+        let lengths = (aad.len(), text_len);
+        let mut full = if last.len() <= SHORT_FINAL_BYTES {
+            self.seal_last::<SHORT_FINAL_BLOCKS>(&mut counter, last, &j0, &mut ghash, lengths)
+        } else {
+            self.seal_last::<FINAL_BLOCKS>(&mut counter, last, &j0, &mut ghash, lengths)
+        };
+        // The common 16-byte tag as one fixed-size copy (a variable length was a `memcpy` call).
+        match <&mut Block>::try_from(&mut *tag) {
+            Ok(whole) => *whole = full,
+            Err(_) => tag.copy_from_slice(&full[..tag.len()]),
+        }
         full.zeroize();
         Ok(())
+    }
+
+    /// The end of [`Sm4Gcm::encrypt_with_tag_len`]: encrypts `last` with keystream made in one
+    /// batch of at most `N` blocks together with E_K(J0), hashes it, and returns the full tag.
+    #[inline(always)]
+    fn seal_last<const N: usize>(
+        &self,
+        counter: &mut Counter,
+        last: &mut [u8],
+        j0: &Block,
+        ghash: &mut ghash::Hasher<'_>,
+        (aad_len, text_len): (usize, usize),
+    ) -> Block {
+        let mut keystream = FinalKeystream::<N>::EMPTY;
+        keystream.fill(&self.cipher, counter, last.len(), j0);
+        keystream.apply(last);
+        ghash.update_padded(last);
+        finish(ghash, keystream.mask(), aad_len, text_len)
     }
 
     /// Checks `tag` (16, 15, 14, 13, 12, 8 or 4 bytes) and decrypts `in_out` in place
@@ -208,11 +238,31 @@ impl Sm4Gcm {
         let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
         // E_K(J0) comes with the keystream for the last blocks, made before the check (it is
         // keystream, not plaintext) and wiped when it goes out of scope.
-        let mut body_counter = Counter::after(&j0);
+        let lengths = (aad.len(), text_len);
+        if last.len() <= SHORT_FINAL_BYTES {
+            self.open_last::<SHORT_FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
+        } else {
+            self.open_last::<FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
+        }
+    }
+
+    /// The end of [`Sm4Gcm::decrypt`], with the keystream for `last` and E_K(J0) made in one
+    /// batch of at most `N` blocks.
+    #[inline(always)]
+    fn open_last<const N: usize>(
+        &self,
+        body: &mut [u8],
+        last: &mut [u8],
+        j0: &Block,
+        ghash: &mut ghash::Hasher<'_>,
+        (aad_len, text_len): (usize, usize),
+        tag: &[u8],
+    ) -> Result<(), Error> {
+        let mut body_counter = Counter::after(j0);
         let mut last_counter = body_counter.skipping(body.len() / BLOCK_SIZE);
-        let mut keystream = FinalKeystream::EMPTY;
-        keystream.fill(&self.cipher, &mut last_counter, last.len(), &j0);
-        let mut expected = finish(ghash, keystream.mask(), aad.len(), text_len);
+        let mut keystream = FinalKeystream::<N>::EMPTY;
+        keystream.fill(&self.cipher, &mut last_counter, last.len(), j0);
+        let mut expected = finish(ghash, keystream.mask(), aad_len, text_len);
         let matches = constant_time_eq(&expected[..tag.len()], tag);
         expected.zeroize();
         if !matches {
@@ -241,9 +291,12 @@ impl Sm4Gcm {
 
 /// The full tag E_K(J0) ^ GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64)
 /// (SP 800-38D, 7.1 steps 5–6), given GHASH over the padded A and C and `mask` = E_K(J0).
-fn finish(mut ghash: ghash::Hasher<'_>, mask: &Block, aad_len: usize, text_len: usize) -> Block {
+/// The hasher is taken by reference: moved in by value, it was copied with `memcpy` on every
+/// message. The caller drops it, which wipes it.
+#[inline(always)]
+fn finish(ghash: &mut ghash::Hasher<'_>, mask: &Block, aad_len: usize, text_len: usize) -> Block {
     ghash.update_block(&lengths_block(aad_len, text_len));
-    let mut tag = ghash.finalize();
+    let mut tag = ghash.finalize_in_place();
     xor_block(&mut tag, mask);
     tag
 }
@@ -266,22 +319,23 @@ fn final_len(text_len: usize) -> usize {
 
 /// The GCTR keystream (SP 800-38D, 6.5) for the last bytes of a message, made in one call to
 /// the backend together with E_K(J0) (7.1 step 6). Wiped on drop.
-struct FinalKeystream {
-    blocks: [Block; FINAL_BLOCKS],
+struct FinalKeystream<const N: usize> {
+    blocks: [Block; N],
     /// Keystream blocks before E_K(J0) in `blocks`.
     len: usize,
 }
 
-impl FinalKeystream {
+impl<const N: usize> FinalKeystream<N> {
     /// An empty keystream; [`FinalKeystream::fill`] makes it. Two steps, because Rust does
     /// not promise to build a returned value in the caller's frame: a constructor returning
     /// `Self` copied the 1 KiB array on every message.
-    const EMPTY: FinalKeystream = FinalKeystream {
-        blocks: [[0u8; BLOCK_SIZE]; FINAL_BLOCKS],
+    const EMPTY: FinalKeystream<N> = FinalKeystream {
+        blocks: [[0u8; BLOCK_SIZE]; N],
         len: 0,
     };
 
-    /// Keystream for `text_len` ≤ [`final_len`] bytes from `counter` on, and E_K(`j0`).
+    /// Keystream for `text_len` ≤ [`final_len`] bytes (at most `N − 1` blocks) from `counter`
+    /// on, and E_K(`j0`).
     fn fill(&mut self, cipher: &Sm4, counter: &mut Counter, text_len: usize, j0: &Block) {
         let len = text_len.div_ceil(BLOCK_SIZE);
         self.len = len;
@@ -308,7 +362,7 @@ impl FinalKeystream {
     }
 }
 
-impl Drop for FinalKeystream {
+impl<const N: usize> Drop for FinalKeystream<N> {
     fn drop(&mut self) {
         self.blocks[..=self.len].as_flattened_mut().zeroize();
     }
@@ -445,29 +499,36 @@ mod tests {
     /// The final batch counts like the bulk path, across the 32-bit wrap, and ends with E(J0).
     #[test]
     fn final_keystream_wraps_and_masks() {
+        fn check<const N: usize>(cipher: &Sm4, j0: &Block, text_len: usize) {
+            let mut counter = Counter::after(j0);
+            let mut keystream = FinalKeystream::<N>::EMPTY;
+            keystream.fill(cipher, &mut counter, text_len, j0);
+            let mut data = vec![0u8; text_len];
+            keystream.apply(&mut data);
+
+            let mut by_block = Counter::after(j0);
+            let mut expected = vec![[0u8; BLOCK_SIZE]; text_len.div_ceil(BLOCK_SIZE)];
+            by_block.xor_keystream(cipher, &mut expected);
+            let backend = cipher.backend();
+            assert_eq!(
+                data,
+                expected.as_flattened()[..text_len],
+                "{backend} {text_len} in {N} blocks"
+            );
+            assert_eq!(counter.low, by_block.low);
+            let mut mask = *j0;
+            cipher.encrypt_block(&mut mask);
+            assert_eq!(*keystream.mask(), mask);
+        }
         for backend in crate::sm4::backend::available() {
             let cipher = Sm4::with_backend(&[0xa5; KEY_SIZE], backend).unwrap();
             let mut j0 = [0x11u8; BLOCK_SIZE];
             j0[12..].copy_from_slice(&(u32::MAX - 3).to_be_bytes());
             for text_len in [0, 1, 16, 17, 100, 16 * 63, 16 * 62 + 15, final_len(10_001)] {
-                let mut counter = Counter::after(&j0);
-                let mut keystream = FinalKeystream::EMPTY;
-                keystream.fill(&cipher, &mut counter, text_len, &j0);
-                let mut data = vec![0u8; text_len];
-                keystream.apply(&mut data);
-
-                let mut by_block = Counter::after(&j0);
-                let mut expected = vec![[0u8; BLOCK_SIZE]; text_len.div_ceil(BLOCK_SIZE)];
-                by_block.xor_keystream(&cipher, &mut expected);
-                assert_eq!(
-                    data,
-                    expected.as_flattened()[..text_len],
-                    "{backend} {text_len}"
-                );
-                assert_eq!(counter.low, by_block.low);
-                let mut mask = j0;
-                cipher.encrypt_block(&mut mask);
-                assert_eq!(*keystream.mask(), mask);
+                check::<FINAL_BLOCKS>(&cipher, &j0, text_len);
+            }
+            for text_len in [0, 1, 16, 17, 64, 65, 100, SHORT_FINAL_BYTES] {
+                check::<SHORT_FINAL_BLOCKS>(&cipher, &j0, text_len);
             }
             assert_eq!(final_len(10_001), 1);
             assert_eq!(final_len(16 * 100), 0);

@@ -183,6 +183,23 @@ fn xor4(a: __m128i, b: __m128i, c: __m128i, d: __m128i) -> __m128i {
     _mm_xor_si128(_mm_xor_si128(_mm_xor_si128(a, b), d), c)
 }
 
+/// Returns `x` unchanged through an empty `asm!` block, which LLVM cannot see through: it
+/// keeps a round's XOR tree in the shape written. Left free, LLVM reassociated
+/// `Q_i ^ terms` into a chain that added two XORs to every round's critical path.
+#[inline(always)]
+fn keep(mut x: __m128i) -> __m128i {
+    // SAFETY: an empty assembly block that names one vector register, reads no memory, writes
+    // none and leaves the flags and the stack alone.
+    unsafe {
+        core::arch::asm!(
+            "/* {0} */",
+            inout(xmm_reg) x,
+            options(pure, nomem, nostack, preserves_flags)
+        )
+    };
+    x
+}
+
 /// Round i: from y~_i, x~_i and x~_(i+1), returns (y~_(i+1), x~_(i+4)).
 #[inline]
 #[target_feature(enable = "aes,avx2")]
@@ -196,19 +213,27 @@ fn block_round(
     // ShiftRows permutes bytes between the four equal columns: a no-op here.
     let sbox = _mm_aesenclast_si128(y, _mm_setzero_si128());
     let (low, high) = c.nibbles(sbox);
-    let [term_0, term_1, term_3] = c.terms.each_ref().map(|term| term.apply(low, high));
     // Q_i = y~_i ^ x~_i ^ x~_(i+1) ^ rk~_i ^ rk~_(i+1), ready long before the terms.
     let chained_key = _mm_set1_epi32(keys[1] as i32);
-    let q = _mm_xor_si128(y, _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key));
+    let q = keep(_mm_xor_si128(
+        y,
+        _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key),
+    ));
+    let [term_0, term_1, term_3] = &c.terms;
+    // Q_i joins the unrotated term with its low-nibble half, which is ready a cycle before the
+    // high-nibble half, so it costs no latency; the four terms then meet in a tree of depth 2.
+    let term_0 = _mm_xor_si128(
+        keep(_mm_xor_si128(q, _mm_shuffle_epi8(term_0.low, low))),
+        _mm_shuffle_epi8(term_0.high, high),
+    );
+    let term_1 = term_1.apply(low, high);
+    let term_3 = term_3.apply(low, high);
     let y_next = _mm_xor_si128(
-        _mm_xor_si128(
-            _mm_xor_si128(q, term_0),
-            _mm_shuffle_epi8(term_1, c.rotate_8),
-        ),
-        _mm_xor_si128(
+        keep(_mm_xor_si128(term_0, _mm_shuffle_epi8(term_1, c.rotate_8))),
+        keep(_mm_xor_si128(
             _mm_shuffle_epi8(term_1, c.rotate_16),
             _mm_shuffle_epi8(term_3, c.rotate_24),
-        ),
+        )),
     );
     // x~_(i+4) = x~_i ^ Mx·L(S(y_i)) = x~_i ^ Q_i ^ y~_(i+1); off the critical path.
     (y_next, _mm_xor_si128(_mm_xor_si128(oldest, q), y_next))
@@ -239,10 +264,17 @@ const fn compose(first: [u8; 16], second: [u8; 16]) -> [u8; 16] {
     control
 }
 
+/// The rotations of L with the inverse ShiftRows folded in, composed at compile time: a
+/// `const fn` called while building [`FewConstants`] ran on every call (three 16-step loops).
+const FEW_ROTATE_8: [u8; 16] = compose(ROTATE_8, INVERSE_SHIFT_ROWS);
+const FEW_ROTATE_16: [u8; 16] = compose(ROTATE_16, INVERSE_SHIFT_ROWS);
+const FEW_ROTATE_24: [u8; 16] = compose(ROTATE_24, INVERSE_SHIFT_ROWS);
+
 /// Constant vectors of the few-block path.
 struct FewConstants {
     block: BlockConstants,
     inverse_shift_rows: __m128i,
+    shift_rows: __m128i,
     rotate_8: __m128i,
     rotate_16: __m128i,
     rotate_24: __m128i,
@@ -254,9 +286,10 @@ impl FewConstants {
         Self {
             block: BlockConstants::new(),
             inverse_shift_rows: bytes_to_xmm(INVERSE_SHIFT_ROWS),
-            rotate_8: bytes_to_xmm(compose(ROTATE_8, INVERSE_SHIFT_ROWS)),
-            rotate_16: bytes_to_xmm(compose(ROTATE_16, INVERSE_SHIFT_ROWS)),
-            rotate_24: bytes_to_xmm(compose(ROTATE_24, INVERSE_SHIFT_ROWS)),
+            shift_rows: bytes_to_xmm(SHIFT_ROWS),
+            rotate_8: bytes_to_xmm(FEW_ROTATE_8),
+            rotate_16: bytes_to_xmm(FEW_ROTATE_16),
+            rotate_24: bytes_to_xmm(FEW_ROTATE_24),
         }
     }
 
@@ -340,9 +373,29 @@ fn load_rows(blocks: &[Block]) -> [__m128i; FEW_BLOCKS] {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn store_rows(rows: &[__m128i; FEW_BLOCKS], blocks: &mut [Block]) {
-    for (block, row) in blocks.iter_mut().zip(rows) {
-        // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
-        unsafe { _mm_storeu_si128(block.as_mut_ptr().cast(), *row) }
+    // SAFETY: `block` is 16 exclusively borrowed bytes; `storeu` needs no alignment.
+    let store = |block: &mut Block, row: __m128i| unsafe {
+        _mm_storeu_si128(block.as_mut_ptr().cast(), row)
+    };
+    // One arm per count: a loop over the rows became a call to `memcpy` from the stack.
+    match blocks {
+        [] => {}
+        [a] => store(a, rows[0]),
+        [a, b] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+        }
+        [a, b, c] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+        }
+        [a, b, c, d, ..] => {
+            store(a, rows[0]);
+            store(b, rows[1]);
+            store(c, rows[2]);
+            store(d, rows[3]);
+        }
     }
 }
 
@@ -394,18 +447,47 @@ fn few_round(
 ) -> (__m128i, __m128i) {
     let sbox = _mm_aesenclast_si128(y, _mm_setzero_si128());
     let (low, high) = c.block.nibbles(sbox);
-    let [term_0, term_1, term_3] = c.block.terms.each_ref().map(|term| term.apply(low, high));
     let chained_key = _mm_set1_epi32(keys[1] as i32);
-    let q = _mm_xor_si128(y, _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key));
+    let q = keep(_mm_xor_si128(
+        y,
+        _mm_xor_si128(_mm_xor_si128(oldest, next), chained_key),
+    ));
+    // As in `block_round`, Q_i joins the unrotated term's low-nibble half; that term is then
+    // shuffled by the inverse ShiftRows, so Q_i goes in through ShiftRows (computed early).
+    let q_rows = _mm_shuffle_epi8(q, c.shift_rows);
+    let [term_0, term_1, term_3] = &c.block.terms;
+    let term_0 = _mm_xor_si128(
+        keep(_mm_xor_si128(q_rows, _mm_shuffle_epi8(term_0.low, low))),
+        _mm_shuffle_epi8(term_0.high, high),
+    );
+    let term_1 = term_1.apply(low, high);
+    let term_3 = term_3.apply(low, high);
     let y_next = _mm_xor_si128(
-        _mm_xor_si128(
-            _mm_xor_si128(q, _mm_shuffle_epi8(term_0, c.inverse_shift_rows)),
+        keep(_mm_xor_si128(
+            _mm_shuffle_epi8(term_0, c.inverse_shift_rows),
             _mm_shuffle_epi8(term_1, c.rotate_8),
-        ),
-        _mm_xor_si128(
+        )),
+        keep(_mm_xor_si128(
             _mm_shuffle_epi8(term_1, c.rotate_16),
             _mm_shuffle_epi8(term_3, c.rotate_24),
-        ),
+        )),
     );
     (y_next, _mm_xor_si128(_mm_xor_si128(oldest, q), y_next))
 }
+
+/// The `pshufb` control that undoes the permutation `control`.
+const fn inverse_permutation(control: [u8; 16]) -> [u8; 16] {
+    let mut inverse = [0u8; 16];
+    let mut seen = 0u32;
+    let mut i = 0;
+    while i < 16 {
+        inverse[control[i] as usize] = i as u8;
+        seen |= 1 << control[i];
+        i += 1;
+    }
+    assert!(seen == 0xffff, "not a permutation of the 16 bytes");
+    inverse
+}
+
+/// AES ShiftRows as a `pshufb` control: `INVERSE_SHIFT_ROWS` after it leaves bytes in place.
+const SHIFT_ROWS: [u8; 16] = inverse_permutation(INVERSE_SHIFT_ROWS);

@@ -267,6 +267,24 @@ impl Hasher<'_> {
         self.update_padded(block);
     }
 
+    /// The GHASH value of everything absorbed, the hasher left to be dropped (which wipes
+    /// it). By reference, because moving a hasher (160 bytes, the size of the RustCrypto
+    /// variant) into a consuming call was a `memcpy` on every message.
+    pub(crate) fn finalize_in_place(&mut self) -> Block {
+        match &mut self.0 {
+            HasherImpl::RustCrypto(ghash) => ghash.clone().finalize().into(),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            HasherImpl::Clmul { acc, .. } => acc.0.to_be_bytes(),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            HasherImpl::Pmull { acc, .. } => acc.0.to_be_bytes(),
+            #[cfg(not(any(
+                all(target_arch = "x86_64", not(sm4_backend = "soft")),
+                all(target_arch = "aarch64", not(sm4_backend = "soft"))
+            )))]
+            HasherImpl::Unused(_) => unreachable!(),
+        }
+    }
+
     /// The GHASH value of everything absorbed.
     pub(crate) fn finalize(self) -> Block {
         match self.0 {
