@@ -145,6 +145,12 @@ pub struct Report {
     /// The CPU features the run had, for anyone comparing figures across machines.
     pub cpu_features: Vec<&'static str>,
     pub backend: String,
+    /// What serves each measured algorithm in this process (`regula-sm sm4-vaes-avx2 +
+    /// ghash-vpclmulqdq-avx2`, the AWS-LC build…), as `regula info` names it.
+    pub implementations: BTreeMap<String, String>,
+    /// Backend-forcing variables set for this run (`REGULA_SM4_BACKEND=…`): a figure measured on
+    /// a forced backend says so.
+    pub forced: Vec<String>,
     /// The library or program behind each peer that has one.
     pub peers: Vec<PeerSource>,
 }
@@ -157,6 +163,9 @@ impl Report {
             .find(|source| source.implementation == peer)
     }
 }
+
+/// The environment variables that force an implementation (read by regula-sm at first use).
+const FORCING_VARIABLES: [&str; 2] = ["REGULA_SM4_BACKEND", "REGULA_GHASH_BACKEND"];
 
 /// Spread above which a row is flagged as noisy.
 pub const NOISY_SPREAD: f64 = 0.15;
@@ -208,9 +217,29 @@ pub fn run(
     } else {
         None
     };
+    let build = regula::info::build_info();
     let mut report = Report {
         cpu_features: regula::info::cpu_features(),
-        backend: regula::info::build_info().backend,
+        implementations: build
+            .implementations
+            .iter()
+            .filter(|served| config.algorithms.contains(&served.algorithm))
+            .map(|served| {
+                (
+                    served.algorithm.name().to_owned(),
+                    served.implementation.clone(),
+                )
+            })
+            .collect(),
+        forced: FORCING_VARIABLES
+            .iter()
+            .filter_map(|name| {
+                std::env::var(name)
+                    .ok()
+                    .map(|value| format!("{name}={value}"))
+            })
+            .collect(),
+        backend: build.backend,
         ..Report::default()
     };
     report

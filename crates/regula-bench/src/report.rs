@@ -20,6 +20,9 @@ pub fn text(report: &Report) -> String {
         report.backend,
         report.cpu_features.join(" ")
     );
+    if !report.forced.is_empty() {
+        let _ = writeln!(out, "forced: {}", report.forced.join(" "));
+    }
     for source in &report.peers {
         let _ = writeln!(
             out,
@@ -76,6 +79,14 @@ pub fn text(report: &Report) -> String {
             );
         }
         out.push('\n');
+        // The SM backends vary by CPU (and can be forced): name the one behind these figures.
+        if let Some(served) = report
+            .implementations
+            .get(&algorithm)
+            .filter(|served| **served != report.backend)
+        {
+            let _ = writeln!(out, "{:<18} regula: {served}", "");
+        }
         for &implementation in &implementations {
             let _ = write!(out, "{:<18} {:<11} {:<16}", "", "", implementation.name());
             for &column in &columns {
@@ -221,6 +232,32 @@ mod tests {
             "8192 B has no OpenSSL figure: {ratio_line}"
         );
         assert!(table.contains("40.0±10%"), "{table}");
+    }
+
+    #[test]
+    fn text_names_a_forced_backend_and_what_serves_each_algorithm() {
+        let mut report = sample();
+        report.backend = "AWS-LC 5.12.0".to_owned();
+        report.forced = vec!["REGULA_SM4_BACKEND=sm4-vaes-avx2".to_owned()];
+        let algorithm = report.rows[0].algorithm.clone();
+        report.implementations.insert(
+            algorithm,
+            "regula-sm sm4-vaes-avx2 + ghash-vpclmulqdq-avx2".to_owned(),
+        );
+        let table = text(&report);
+        assert!(
+            table.contains("forced: REGULA_SM4_BACKEND=sm4-vaes-avx2"),
+            "{table}"
+        );
+        assert!(
+            table.contains("regula: regula-sm sm4-vaes-avx2 + ghash-vpclmulqdq-avx2"),
+            "{table}"
+        );
+        // An algorithm AWS-LC serves is named once, in the header, not per table.
+        report
+            .implementations
+            .insert(report.rows[0].algorithm.clone(), "AWS-LC 5.12.0".to_owned());
+        assert!(!text(&report).contains("regula: AWS-LC"), "{table}");
     }
 
     #[test]
