@@ -274,6 +274,7 @@ impl Hasher<'_> {
         match &mut self.0 {
             HasherImpl::RustCrypto(ghash) => ghash.clone().finalize().into(),
             #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            // ByteReverse of the POLYVAL value (RFC 8452, Appendix A); `acc` wipes itself.
             HasherImpl::Clmul { acc, .. } => acc.0.to_be_bytes(),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             HasherImpl::Pmull { acc, .. } => acc.0.to_be_bytes(),
@@ -286,20 +287,8 @@ impl Hasher<'_> {
     }
 
     /// The GHASH value of everything absorbed.
-    pub(crate) fn finalize(self) -> Block {
-        match self.0 {
-            HasherImpl::RustCrypto(ghash) => ghash.finalize().into(),
-            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-            // ByteReverse of the POLYVAL value (RFC 8452, Appendix A); `acc` wipes itself.
-            HasherImpl::Clmul { acc, .. } => acc.0.to_be_bytes(),
-            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
-            HasherImpl::Pmull { acc, .. } => acc.0.to_be_bytes(),
-            #[cfg(not(any(
-                all(target_arch = "x86_64", not(sm4_backend = "soft")),
-                all(target_arch = "aarch64", not(sm4_backend = "soft"))
-            )))]
-            HasherImpl::Unused(_) => unreachable!(),
-        }
+    pub(crate) fn finalize(mut self) -> Block {
+        self.finalize_in_place()
     }
 }
 
