@@ -15,120 +15,19 @@
 //! `cargo test --release -p regula-sm --test sm2_timing -- --nocapture --test-threads=1`.
 
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/dudect.rs"]
+mod dudect;
+use dudect::{leaks, measure};
 
 use ::sm2::elliptic_curve::Group;
 use ::sm2::elliptic_curve::ff::PrimeField;
 use ::sm2::{ProjectivePoint, Scalar};
 use regula_sm::sm2::{self as ours, PrivateKey};
 
-/// dudect's bound for "probably not constant time".
-const THRESHOLD: f64 = 4.5;
-/// Samples are cropped above these percentiles of the pooled times (100: none cropped).
-const CROPS: [f64; 6] = [100.0, 99.0, 95.0, 90.0, 75.0, 50.0];
-
 fn random(out: &mut [u8]) -> Result<(), ours::Error> {
     rand::fill(out);
     Ok(())
-}
-
-/// Welch's t statistic of class 0 against class 1.
-fn welch_t(samples: &[(bool, u64)], limit: u64) -> f64 {
-    // Welford's running mean and squared deviations, per class.
-    let mut count = [0f64; 2];
-    let mut mean = [0f64; 2];
-    let mut m2 = [0f64; 2];
-    for &(class, time) in samples.iter().filter(|(_, time)| *time <= limit) {
-        let class = usize::from(class);
-        let x = time as f64;
-        count[class] += 1.0;
-        let delta = x - mean[class];
-        mean[class] += delta / count[class];
-        m2[class] += delta * (x - mean[class]);
-    }
-    if count[0] < 2.0 || count[1] < 2.0 {
-        return 0.0;
-    }
-    let variance = |class: usize| m2[class] / (count[class] - 1.0);
-    let spread = (variance(0) / count[0] + variance(1) / count[1]).sqrt();
-    if spread == 0.0 {
-        return 0.0;
-    }
-    (mean[0] - mean[1]) / spread
-}
-
-/// The t statistic at each crop of [`CROPS`].
-fn t_values(samples: &[(bool, u64)]) -> Vec<f64> {
-    let mut pooled: Vec<u64> = samples.iter().map(|(_, time)| *time).collect();
-    pooled.sort_unstable();
-    CROPS
-        .iter()
-        .map(|percentile| {
-            let index = ((pooled.len() - 1) as f64 * percentile / 100.0) as usize;
-            welch_t(samples, pooled[index])
-        })
-        .collect()
-}
-
-/// Times `operation(i)` for `count` inputs whose classes (false: fixed, true: random) are
-/// drawn at random, after a warm-up; returns (class, nanoseconds) per input.
-fn measure<T>(
-    count: usize,
-    mut input: impl FnMut(bool) -> T,
-    mut operation: impl FnMut(&T),
-) -> Vec<(bool, u64)> {
-    let classes: Vec<bool> = (0..count).map(|_| rand::random()).collect();
-    let inputs: Vec<T> = classes.iter().map(|class| input(*class)).collect();
-    for value in inputs.iter().take(count / 10) {
-        operation(value);
-    }
-    classes
-        .iter()
-        .zip(&inputs)
-        .map(|(class, value)| {
-            let start = Instant::now();
-            operation(value);
-            let elapsed = start.elapsed();
-            (
-                *class,
-                u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
-            )
-        })
-        .collect()
-}
-
-/// Whether `run` (one measurement) shows a timing difference between the classes: in two
-/// independent measurements when the first one does. Prints every t value.
-fn leaks(label: &str, mut run: impl FnMut() -> Vec<(bool, u64)>) -> bool {
-    for attempt in 1..=2 {
-        let samples = run();
-        let t = t_values(&samples);
-        let median = |class: bool| {
-            let mut times: Vec<u64> = samples
-                .iter()
-                .filter(|(c, _)| *c == class)
-                .map(|(_, time)| *time)
-                .collect();
-            times.sort_unstable();
-            times[times.len() / 2]
-        };
-        let worst = t.iter().fold(0f64, |worst, t| worst.max(t.abs()));
-        println!(
-            "{label} (measurement {attempt}): {} samples, median fixed {} ns, random {} ns; \
-             t at crops {CROPS:?}: {}; max |t| = {worst:.2}",
-            samples.len(),
-            median(false),
-            median(true),
-            t.iter()
-                .map(|t| format!("{t:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        if worst < THRESHOLD {
-            return false;
-        }
-    }
-    true
 }
 
 /// The fixed class: d = 1.

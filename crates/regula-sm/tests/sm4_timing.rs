@@ -1,9 +1,10 @@
 //! Timing-leak test of the SM4 backends, after dudect (Reparaz, Balasch, Verbauwhede, "Dude,
-//! is my code constant time?", DATE 2017), with the detector of `sm2_timing.rs`: time one
-//! operation on two classes of secret inputs, an all-zero key and message against random ones,
-//! drawn in a random interleaving; compare the two timing distributions with Welch's t-test on
-//! all samples and on samples cropped above several percentiles; |t| ≥ 4.5 in two independent
-//! measurements means the timing depends on the secrets.
+//! is my code constant time?", DATE 2017), with the detector in `common/dudect.rs` (shared
+//! with `sm2_timing.rs`): time one operation on two classes of secret inputs, an all-zero key
+//! and message against random ones, drawn in a random interleaving; compare the two timing
+//! distributions with Welch's t-test on all samples and on samples cropped above several
+//! percentiles; |t| ≥ 4.5 in two independent measurements means the timing depends on the
+//! secrets.
 //!
 //! Every backend this CPU runs is measured on each of its paths: the one-block path
 //! (`encrypt_block`), the few-block path (CTR of one and three blocks, CBC decryption of two),
@@ -15,54 +16,17 @@
 //! `cargo test --release -p regula-sm --test sm4_timing -- --nocapture --test-threads=1`.
 
 use std::hint::black_box;
-use std::time::Instant;
+
+#[path = "common/dudect.rs"]
+mod dudect;
+use dudect::{leaks, measure};
 
 use regula_sm::Sm4;
 use regula_sm::sm4::backend;
 use regula_sm::sm4::modes::{Sm4Gcm, cbc_decrypt, ctr_apply_keystream, ghash_implementations};
 
-/// dudect's bound for "probably not constant time".
-const THRESHOLD: f64 = 4.5;
-/// Samples are cropped above these percentiles of the pooled times (100: none cropped).
-const CROPS: [f64; 6] = [100.0, 99.0, 95.0, 90.0, 75.0, 50.0];
 /// Samples per measurement.
 const SAMPLES: usize = 20_000;
-
-/// Welch's t statistic of class 0 against class 1, on samples at most `limit`.
-fn welch_t(samples: &[(bool, u64)], limit: u64) -> f64 {
-    let mut count = [0f64; 2];
-    let mut mean = [0f64; 2];
-    let mut m2 = [0f64; 2];
-    for &(class, time) in samples.iter().filter(|(_, time)| *time <= limit) {
-        let class = usize::from(class);
-        let x = time as f64;
-        count[class] += 1.0;
-        let delta = x - mean[class];
-        mean[class] += delta / count[class];
-        m2[class] += delta * (x - mean[class]);
-    }
-    if count[0] < 2.0 || count[1] < 2.0 {
-        return 0.0;
-    }
-    let variance = |class: usize| m2[class] / (count[class] - 1.0);
-    let spread = (variance(0) / count[0] + variance(1) / count[1]).sqrt();
-    if spread == 0.0 {
-        return 0.0;
-    }
-    (mean[0] - mean[1]) / spread
-}
-
-fn t_values(samples: &[(bool, u64)]) -> Vec<f64> {
-    let mut pooled: Vec<u64> = samples.iter().map(|(_, time)| *time).collect();
-    pooled.sort_unstable();
-    CROPS
-        .iter()
-        .map(|percentile| {
-            let index = ((pooled.len() - 1) as f64 * percentile / 100.0) as usize;
-            welch_t(samples, pooled[index])
-        })
-        .collect()
-}
 
 /// A key and message of a class: all zero (false) or random (true).
 fn secrets(random_class: bool, len: usize) -> ([u8; 16], Vec<u8>) {
@@ -73,53 +37,6 @@ fn secrets(random_class: bool, len: usize) -> ([u8; 16], Vec<u8>) {
         rand::fill(&mut message[..]);
     }
     (key, message)
-}
-
-/// Times `operation` on `SAMPLES` inputs of random classes, after a warm-up.
-fn measure<T>(
-    mut input: impl FnMut(bool) -> T,
-    mut operation: impl FnMut(&mut T),
-) -> Vec<(bool, u64)> {
-    let classes: Vec<bool> = (0..SAMPLES).map(|_| rand::random()).collect();
-    let mut inputs: Vec<T> = classes.iter().map(|class| input(*class)).collect();
-    for value in inputs.iter_mut().take(SAMPLES / 10) {
-        operation(value);
-    }
-    classes
-        .iter()
-        .zip(inputs.iter_mut())
-        .map(|(class, value)| {
-            let start = Instant::now();
-            operation(value);
-            let elapsed = start.elapsed();
-            (
-                *class,
-                u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX),
-            )
-        })
-        .collect()
-}
-
-/// Whether `run` shows a timing difference between the classes, in two independent
-/// measurements when the first one does. Prints every t value.
-fn leaks(label: &str, mut run: impl FnMut() -> Vec<(bool, u64)>) -> bool {
-    for attempt in 1..=2 {
-        let samples = run();
-        let t = t_values(&samples);
-        let worst = t.iter().fold(0f64, |worst, t| worst.max(t.abs()));
-        println!(
-            "{label} (measurement {attempt}): {} samples; t at crops {CROPS:?}: {}; max |t| = {worst:.2}",
-            samples.len(),
-            t.iter()
-                .map(|t| format!("{t:.2}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        if worst < THRESHOLD {
-            return false;
-        }
-    }
-    true
 }
 
 #[test]
@@ -135,6 +52,7 @@ fn every_backend_and_path_shows_no_timing_difference() {
         };
         check(format!("{backend} one block"), &mut || {
             measure(
+                SAMPLES,
                 |class| {
                     let (key, message) = secrets(class, 16);
                     (cipher(&key), <[u8; 16]>::try_from(message).unwrap())
@@ -145,6 +63,7 @@ fn every_backend_and_path_shows_no_timing_difference() {
         for blocks in [1, 3, 32] {
             check(format!("{backend} CTR {blocks} blocks"), &mut || {
                 measure(
+                    SAMPLES,
                     |class| {
                         let (key, message) = secrets(class, 16 * blocks);
                         (cipher(&key), message)
@@ -155,6 +74,7 @@ fn every_backend_and_path_shows_no_timing_difference() {
         }
         check(format!("{backend} CBC decryption 2 blocks"), &mut || {
             measure(
+                SAMPLES,
                 |class| {
                     let (key, message) = secrets(class, 32);
                     (cipher(&key), message)
@@ -168,6 +88,7 @@ fn every_backend_and_path_shows_no_timing_difference() {
                     format!("{backend} + {ghash} GCM {blocks} blocks"),
                     &mut || {
                         measure(
+                            SAMPLES,
                             |class| {
                                 let (key, message) = secrets(class, 16 * blocks);
                                 let gcm =
@@ -207,6 +128,7 @@ fn leaky_encrypt(sm4: &Sm4, key: &[u8; 16], block: &mut [u8; 16]) {
 fn the_detector_finds_a_key_dependent_branch() {
     let leak = leaks("SM4 with a branch per key bit (negative control)", || {
         measure(
+            SAMPLES,
             |class| {
                 let (key, message) = secrets(class, 16);
                 (Sm4::new(&key), key, <[u8; 16]>::try_from(message).unwrap())
