@@ -14,6 +14,8 @@ pub mod digest;
 pub mod error;
 pub mod ffi;
 pub mod indicator;
+pub mod mac;
+pub mod names;
 pub mod params;
 pub mod provider;
 pub mod rand;
