@@ -50,6 +50,7 @@ pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
 pub use provider::awslc_sys::{fips_service_indicator_approved, fips_service_indicator_counter};
 pub use provider::sm::KeyExchangeRole;
 pub use service::aead::{AeadKey, Sealed, StreamPrefix};
+pub use service::aead_stream::{AeadStream, Tag};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
 pub use service::digest::{DigestContext, Digester};

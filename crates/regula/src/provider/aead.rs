@@ -6,6 +6,7 @@ use aws_lc_rs::aead::{Aad, LessSafeKey, Nonce, RandomizedNonceKey, UnboundKey};
 use regula_sm::sm4::modes::{Sm4Ccm, Sm4Gcm};
 use zeroize::Zeroizing;
 
+use super::aead_stream::StreamKey;
 use super::awslc;
 use super::awslc_sys::{self, EvpCipher};
 use super::sm;
@@ -22,6 +23,8 @@ pub(crate) enum AeadBackend {
         random_nonce: Option<RandomizedNonceKey>,
         /// For decryption and for caller-chosen nonces.
         caller_nonce: LessSafeKey,
+        /// For streaming ([`super::aead_stream`]), which goes through AWS-LC's `EVP_CIPHER`.
+        stream_key: Option<StreamKey>,
     },
     Sm4Gcm(Box<Sm4Gcm>),
     Sm4Ccm(Box<Sm4Ccm>),
@@ -87,6 +90,7 @@ impl AeadBackend {
         Ok(AeadBackend::AwsLc {
             random_nonce,
             caller_nonce,
+            stream_key: StreamKey::new(algorithm, key),
         })
     }
 

@@ -619,3 +619,247 @@ pub(crate) fn x25519_public_key_from_private(private_key: &[u8; 32]) -> [u8; 32]
     unsafe { sys::X25519_public_from_private(public_key.as_mut_ptr(), private_key.as_ptr()) };
     public_key
 }
+
+// Streaming AEAD
+//
+// AES-GCM and ChaCha20-Poly1305 as AWS-LC's `EVP_CIPHER`s, which take the associated data and
+// the text in any number of update calls (aws-lc-rs seals and opens whole messages only).
+
+/// The AEADs AWS-LC streams through `EVP_CIPHER_CTX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamingAead {
+    Aes128Gcm,
+    Aes256Gcm,
+    ChaCha20Poly1305,
+}
+
+impl StreamingAead {
+    fn get(self) -> *const sys::EVP_CIPHER {
+        // SAFETY: each returns a pointer to a static, immutable cipher description.
+        unsafe {
+            match self {
+                StreamingAead::Aes128Gcm => sys::EVP_aes_128_gcm(),
+                StreamingAead::Aes256Gcm => sys::EVP_aes_256_gcm(),
+                StreamingAead::ChaCha20Poly1305 => sys::EVP_chacha20_poly1305(),
+            }
+        }
+    }
+
+    pub(crate) const fn key_len(self) -> usize {
+        match self {
+            StreamingAead::Aes128Gcm => 16,
+            StreamingAead::Aes256Gcm | StreamingAead::ChaCha20Poly1305 => 32,
+        }
+    }
+}
+
+/// The longest piece handed to one `EVP_CipherUpdate` (its length is a C `int`).
+const AEAD_STREAM_PIECE: usize = 1 << 30;
+
+/// One AEAD message in progress in an owned `EVP_CIPHER_CTX`, keyed and given its nonce. The
+/// caller keeps the order (associated data, then text, then one finish); AWS-LC cleanses the
+/// key schedule and state when the context is freed.
+pub(crate) struct AeadStreamCtx {
+    ctx: NonNull<sys::EVP_CIPHER_CTX>,
+    encrypt: bool,
+}
+
+// SAFETY: the context is owned exclusively and mutated only through `&mut self`; `&self` only
+// reads it (EVP_CIPHER_CTX_copy's source). AWS-LC cipher contexts are not tied to a thread.
+unsafe impl Send for AeadStreamCtx {}
+// SAFETY: see `Send`.
+unsafe impl Sync for AeadStreamCtx {}
+
+impl AeadStreamCtx {
+    fn empty(encrypt: bool) -> Result<AeadStreamCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::EVP_CIPHER_CTX_new() }).ok_or(Failed)?;
+        Ok(AeadStreamCtx { ctx, encrypt })
+    }
+
+    /// Keys `aead` with `key` (its key length) and `nonce` (a length the cipher takes).
+    pub(crate) fn new(
+        aead: StreamingAead,
+        key: &[u8],
+        nonce: &[u8],
+        encrypt: bool,
+    ) -> Result<AeadStreamCtx, Failed> {
+        if key.len() != aead.key_len() || nonce.is_empty() {
+            return Err(Failed);
+        }
+        let this = AeadStreamCtx::empty(encrypt)?;
+        let ctx = this.ctx.as_ptr();
+        let enc = c_int::from(encrypt);
+        // SAFETY: the context is live; the cipher description is static; no key or IV yet.
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                ctx,
+                aead.get(),
+                ptr::null_mut(),
+                ptr::null(),
+                ptr::null(),
+                enc,
+            )
+        })?;
+        // SAFETY: the context is live and holds an AEAD cipher; the IV-length control takes no
+        // data pointer.
+        check(unsafe {
+            sys::EVP_CIPHER_CTX_ctrl(
+                ctx,
+                sys::EVP_CTRL_AEAD_SET_IVLEN,
+                c_len(nonce.len())?,
+                ptr::null_mut(),
+            )
+        })?;
+        // SAFETY: the key has the cipher's key length and the nonce the IV length just set;
+        // AWS-LC copies both.
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                ctx,
+                ptr::null(),
+                ptr::null_mut(),
+                key.as_ptr(),
+                nonce.as_ptr(),
+                enc,
+            )
+        })?;
+        Ok(this)
+    }
+
+    /// Absorbs associated data (an update with no output).
+    pub(crate) fn aad(&mut self, aad: &[u8]) -> Result<(), Failed> {
+        for piece in aad.chunks(AEAD_STREAM_PIECE) {
+            let mut written: c_int = 0;
+            // SAFETY: the context is live and keyed; a NULL output makes the AEAD ciphers take
+            // the input (valid for its length) as associated data, writing nothing.
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.as_ptr(),
+                    ptr::null_mut(),
+                    &mut written,
+                    piece.as_ptr(),
+                    c_len(piece.len())?,
+                )
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Encrypts or decrypts `input` into `output` (the same length).
+    pub(crate) fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<(), Failed> {
+        if input.len() != output.len() {
+            return Err(Failed);
+        }
+        for (piece, out) in input
+            .chunks(AEAD_STREAM_PIECE)
+            .zip(output.chunks_mut(AEAD_STREAM_PIECE))
+        {
+            let mut written: c_int = 0;
+            // SAFETY: the context is live and keyed; `piece` and `out` are distinct buffers of
+            // the same length, and these ciphers (block size 1) write exactly that many bytes.
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.as_ptr(),
+                    out.as_mut_ptr(),
+                    &mut written,
+                    piece.as_ptr(),
+                    c_len(piece.len())?,
+                )
+            })?;
+            if usize::try_from(written) != Ok(piece.len()) {
+                return Err(Failed);
+            }
+        }
+        Ok(())
+    }
+
+    /// Encrypts or decrypts `data` in place (exact overlap, which `EVP_CipherUpdate` allows).
+    pub(crate) fn update_in_place(&mut self, data: &mut [u8]) -> Result<(), Failed> {
+        for piece in data.chunks_mut(AEAD_STREAM_PIECE) {
+            let mut written: c_int = 0;
+            let len = c_len(piece.len())?;
+            // SAFETY: the context is live and keyed; input and output are the same buffer of
+            // `len` bytes, and these ciphers (block size 1) write exactly that many bytes.
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.as_ptr(),
+                    piece.as_mut_ptr(),
+                    &mut written,
+                    piece.as_ptr(),
+                    len,
+                )
+            })?;
+            if written != len {
+                return Err(Failed);
+            }
+        }
+        Ok(())
+    }
+
+    /// `EVP_CipherFinal_ex`, which writes nothing for these ciphers (block size 1); when
+    /// decrypting it fails if the tag set before does not verify.
+    fn final_call(&mut self) -> Result<(), Failed> {
+        let mut block = [0u8; 16];
+        let mut written: c_int = 0;
+        // SAFETY: the context is live and keyed; these AEADs write nothing at final (the
+        // buffer has room for a block all the same).
+        check(unsafe {
+            sys::EVP_CipherFinal_ex(self.ctx.as_ptr(), block.as_mut_ptr(), &mut written)
+        })?;
+        if written == 0 { Ok(()) } else { Err(Failed) }
+    }
+
+    /// Ends an encryption and writes the full 16-byte tag.
+    pub(crate) fn finish_encrypt(&mut self, tag: &mut [u8; 16]) -> Result<(), Failed> {
+        if !self.encrypt {
+            return Err(Failed);
+        }
+        self.final_call()?;
+        // SAFETY: the context is live and finished encrypting; `tag` has room for the 16
+        // bytes asked for.
+        check(unsafe {
+            sys::EVP_CIPHER_CTX_ctrl(
+                self.ctx.as_ptr(),
+                sys::EVP_CTRL_AEAD_GET_TAG,
+                16,
+                tag.as_mut_ptr().cast(),
+            )
+        })
+    }
+
+    /// Ends a decryption: AWS-LC checks `tag` (1 to 16 bytes; the caller restricts the
+    /// length) against the first bytes of the computed tag with `CRYPTO_memcmp`.
+    pub(crate) fn finish_decrypt(&mut self, tag: &[u8]) -> Result<(), Failed> {
+        if self.encrypt || tag.is_empty() || tag.len() > 16 {
+            return Err(Failed);
+        }
+        // SAFETY: the context is live and decrypting; the control copies `tag.len()` bytes
+        // from `tag` and keeps no pointer.
+        check(unsafe {
+            sys::EVP_CIPHER_CTX_ctrl(
+                self.ctx.as_ptr(),
+                sys::EVP_CTRL_AEAD_SET_TAG,
+                c_len(tag.len())?,
+                tag.as_ptr().cast_mut().cast(),
+            )
+        })?;
+        self.final_call()
+    }
+
+    /// A copy of the message in progress (`EVP_CIPHER_CTX_copy`), which goes on independently.
+    pub(crate) fn try_clone(&self) -> Result<AeadStreamCtx, Failed> {
+        let copy = AeadStreamCtx::empty(self.encrypt)?;
+        // SAFETY: both contexts are live; the source is keyed and only read; AWS-LC's GCM and
+        // ChaCha20-Poly1305 copy their state through their copy controls.
+        check(unsafe { sys::EVP_CIPHER_CTX_copy(copy.ctx.as_ptr(), self.ctx.as_ptr()) })?;
+        Ok(copy)
+    }
+}
+
+impl Drop for AeadStreamCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_CIPHER_CTX_new and is freed once; AWS-LC cleanses
+        // the cipher state (key schedule, GHASH or Poly1305 state) before freeing it.
+        unsafe { sys::EVP_CIPHER_CTX_free(self.ctx.as_ptr()) }
+    }
+}

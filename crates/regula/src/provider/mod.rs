@@ -5,6 +5,7 @@
 //! (`tests/dependencies.rs` checks that no other file of the core imports a backend).
 
 pub(crate) mod aead;
+pub(crate) mod aead_stream;
 pub(crate) mod agreement;
 pub mod awslc;
 #[allow(unsafe_code)]

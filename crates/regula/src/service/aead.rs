@@ -74,11 +74,11 @@ pub struct Sealed {
 
 /// An AEAD key bound to a module.
 pub struct AeadKey {
-    module: Module,
+    pub(super) module: Module,
     algorithm: Algorithm,
     /// Approval for encryption with a module-generated nonce.
-    approval: Approval,
-    backend: AeadBackend,
+    pub(super) approval: Approval,
+    pub(super) backend: AeadBackend,
     tag_len: usize,
     /// The nonces this key makes (see [`NonceSequence`]): for SM4-GCM and SM4-CCM under every
     /// generator, for every AEAD under a GM/T 0105 generator. `None`: AES-GCM's nonce comes
@@ -307,7 +307,7 @@ impl AeadKey {
         Ok(Served::new(buffer, indicator))
     }
 
-    fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
+    pub(super) fn check_nonce(&self, nonce: &[u8]) -> Result<()> {
         let lens = self.nonce_lens();
         if lens.contains(&nonce.len()) {
             return Ok(());

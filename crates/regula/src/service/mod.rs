@@ -2,6 +2,7 @@
 //! records every completed operation in the service indicator.
 
 pub mod aead;
+pub mod aead_stream;
 pub mod agreement;
 pub mod cipher;
 pub mod digest;

@@ -15,6 +15,9 @@
 //!   so that little keystream has to be wiped afterwards (wiping is byte by byte).
 
 mod ghash;
+mod stream;
+
+pub use stream::{Sm4GcmDecryptor, Sm4GcmEncryptor};
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -212,7 +215,7 @@ impl Sm4Gcm {
         keystream.fill(&self.cipher, counter, last.len(), j0);
         keystream.apply(last);
         ghash.update_padded(last);
-        finish(ghash, keystream.mask(), aad_len, text_len)
+        finish(ghash, keystream.mask(), aad_len as u64, text_len as u64)
     }
 
     /// Checks `tag` (16, 15, 14, 13, 12, 8 or 4 bytes) and decrypts `in_out` in place
@@ -262,7 +265,7 @@ impl Sm4Gcm {
         let mut last_counter = body_counter.skipping(body.len() / BLOCK_SIZE);
         let mut keystream = FinalKeystream::<N>::EMPTY;
         keystream.fill(&self.cipher, &mut last_counter, last.len(), j0);
-        let mut expected = finish(ghash, keystream.mask(), aad_len, text_len);
+        let mut expected = finish(ghash, keystream.mask(), aad_len as u64, text_len as u64);
         let matches = constant_time_eq(&expected[..tag.len()], tag);
         expected.zeroize();
         if !matches {
@@ -284,7 +287,7 @@ impl Sm4Gcm {
         }
         let mut ghash = self.ghash.start();
         ghash.update_padded(nonce);
-        ghash.update_block(&lengths_block(0, nonce.len()));
+        ghash.update_block(&lengths_block(0, nonce.len() as u64));
         ghash.finalize()
     }
 }
@@ -294,7 +297,7 @@ impl Sm4Gcm {
 /// The hasher is taken by reference: moved in by value, it was copied with `memcpy` on every
 /// message. The caller drops it, which wipes it.
 #[inline(always)]
-fn finish(ghash: &mut ghash::Hasher<'_>, mask: &Block, aad_len: usize, text_len: usize) -> Block {
+fn finish(ghash: &mut impl ghash::Absorb, mask: &Block, aad_len: u64, text_len: u64) -> Block {
     ghash.update_block(&lengths_block(aad_len, text_len));
     let mut tag = ghash.finalize_in_place();
     xor_block(&mut tag, mask);
@@ -381,6 +384,7 @@ impl core::fmt::Debug for Sm4Gcm {
 
 /// The GCM counter block CB_i: the 96 fixed high bits of J0 and a 32-bit counter that wraps
 /// modulo 2^32 (inc32, SP 800-38D, 6.2).
+#[derive(Clone)]
 struct Counter {
     /// J0 with the low 32 bits cleared.
     fixed: u128,
@@ -430,8 +434,8 @@ impl Counter {
 
 /// [len(A)]_64 || [len(C)]_64, bit lengths as big-endian 64-bit integers (SP 800-38D, 7.1
 /// step 5). The callers checked the lengths, so the bit counts fit.
-fn lengths_block(aad_len: usize, text_len: usize) -> Block {
-    let bits = |len: usize| (len as u64).wrapping_mul(8);
+fn lengths_block(aad_len: u64, text_len: u64) -> Block {
+    let bits = |len: u64| len.wrapping_mul(8);
     ((u128::from(bits(aad_len)) << 64) | u128::from(bits(text_len))).to_be_bytes()
 }
 
@@ -445,14 +449,35 @@ fn check_tag_len(len: usize) -> Result<(), Error> {
 
 /// Input limits of SP 800-38D, 5.2.1.1.
 fn check_lengths(nonce: &[u8], aad: &[u8], text_len: usize) -> Result<(), Error> {
+    check_nonce_len(nonce)?;
+    check_aad_len(aad.len() as u64)?;
+    check_text_len(text_len as u64)
+}
+
+/// len(IV) between 1 bit (here: 1 byte) and 2^64 − 1 bits (SP 800-38D, 5.2.1.1).
+fn check_nonce_len(nonce: &[u8]) -> Result<(), Error> {
     if nonce.is_empty() || nonce.len() as u64 > MAX_AAD_OR_IV {
         return Err(Error::InvalidNonceLength { len: nonce.len() });
     }
-    if aad.len() as u64 > MAX_AAD_OR_IV {
-        return Err(Error::MessageTooLong { len: aad.len() });
+    Ok(())
+}
+
+/// len(A) ≤ 2^64 − 1 bits (SP 800-38D, 5.2.1.1), for `len` bytes of associated data so far.
+fn check_aad_len(len: u64) -> Result<(), Error> {
+    if len > MAX_AAD_OR_IV {
+        return Err(Error::MessageTooLong {
+            len: usize::try_from(len).unwrap_or(usize::MAX),
+        });
     }
-    if text_len as u64 > MAX_PLAINTEXT {
-        return Err(Error::MessageTooLong { len: text_len });
+    Ok(())
+}
+
+/// len(P) ≤ 2^39 − 256 bits (SP 800-38D, 5.2.1.1), for `len` bytes of text so far.
+fn check_text_len(len: u64) -> Result<(), Error> {
+    if len > MAX_PLAINTEXT {
+        return Err(Error::MessageTooLong {
+            len: usize::try_from(len).unwrap_or(usize::MAX),
+        });
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! * OFB and CFB-128 ([`ofb_apply_keystream`], [`cfb_encrypt`], [`cfb_decrypt`]) — any length;
 //!   CFB decryption runs through the wide backend.
 //! * GCM ([`Sm4Gcm`]) — NIST SP 800-38D with SM4 (RFC 8998): any IV length, tags of 16..=12, 8
-//!   or 4 bytes; GHASH by carry-less multiplication (PCLMULQDQ, or VPCLMULQDQ with AVX-512;
+//!   or 4 bytes; also incremental ([`Sm4GcmEncryptor`], [`Sm4GcmDecryptor`]); GHASH by carry-less multiplication (PCLMULQDQ, or VPCLMULQDQ with AVX-512;
 //!   RustCrypto `ghash` elsewhere).
 //! * CCM ([`Sm4Ccm`]) — NIST SP 800-38C with SM4 (RFC 8998): 7..=13-byte nonces, even tags of
 //!   4..=16 bytes.
@@ -39,7 +39,10 @@ pub use cs3::{Cs3Error, cbc_cs3_decrypt, cbc_cs3_encrypt};
 pub use ctr::{Ctr, ctr_apply_keystream};
 pub use ecb::{ecb_decrypt, ecb_encrypt};
 pub use feedback::{cfb_decrypt, cfb_encrypt, ofb_apply_keystream};
-pub use gcm::{Sm4Gcm, ghash_implementation, ghash_implementations, ghash_selection};
+pub use gcm::{
+    Sm4Gcm, Sm4GcmDecryptor, Sm4GcmEncryptor, ghash_implementation, ghash_implementations,
+    ghash_selection,
+};
 pub use mac::{CbcMac, Cmac, MIN_TAG_SIZE, MacError, MacStream, TAG_SIZE, Xcbc};
 pub use xts::{XTS_KEY_SIZE, XTS_MAX_BLOCKS, Xts, XtsError, XtsStandard};
 
@@ -75,6 +78,8 @@ pub enum Error {
         /// The rejected length in bytes.
         len: usize,
     },
+    /// AEAD stream: associated data after the first data call (GCM hashes all of it first).
+    AadAfterData,
 }
 
 impl core::fmt::Display for Error {
@@ -90,6 +95,9 @@ impl core::fmt::Display for Error {
             Error::InvalidTagLength { len } => write!(f, "tag length {len} is not allowed"),
             Error::MessageTooLong { len } => {
                 write!(f, "input length {len} exceeds the mode's limit")
+            }
+            Error::AadAfterData => {
+                f.write_str("associated data must come before the first data call")
             }
         }
     }

@@ -292,6 +292,88 @@ impl Hasher<'_> {
     }
 }
 
+/// What GCM's tag computation needs of a running GHASH: [`Hasher`] for a one-shot message,
+/// [`OwnedHasher`] for a stream.
+pub(crate) trait Absorb {
+    /// Absorbs `data` followed by zeros up to a whole number of blocks.
+    fn update_padded(&mut self, data: &[u8]);
+
+    /// Absorbs one block.
+    fn update_block(&mut self, block: &Block) {
+        self.update_padded(block);
+    }
+
+    /// The GHASH value of everything absorbed, the state left to be dropped (which wipes it).
+    fn finalize_in_place(&mut self) -> Block;
+}
+
+impl Absorb for Hasher<'_> {
+    #[inline(always)]
+    fn update_padded(&mut self, data: &[u8]) {
+        Hasher::update_padded(self, data);
+    }
+
+    #[inline(always)]
+    fn finalize_in_place(&mut self) -> Block {
+        Hasher::finalize_in_place(self)
+    }
+}
+
+/// A GHASH computation that owns a copy of its key, so that it can live in a stream next to
+/// the cipher (a [`Hasher`] borrows the key). RustCrypto's `ghash` keeps its running value in
+/// the keyed object itself; the carry-less multiplication paths keep it in `acc`. The key copy
+/// and `acc` are wiped on drop.
+#[derive(Clone)]
+pub(crate) struct OwnedHasher {
+    key: Key,
+    /// The running value Y_i in POLYVAL form (carry-less multiplication paths only).
+    acc: u128,
+}
+
+impl Key {
+    /// A GHASH computation from the all-zero state, with its own copy of this key.
+    pub(crate) fn start_owned(&self) -> OwnedHasher {
+        OwnedHasher {
+            key: self.clone(),
+            acc: 0,
+        }
+    }
+}
+
+impl Absorb for OwnedHasher {
+    fn update_padded(&mut self, data: &[u8]) {
+        match &mut self.key.0 {
+            KeyImpl::RustCrypto(ghash) => ghash.update_padded(data),
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            KeyImpl::Clmul(key) => {
+                absorb_padded(|acc, blocks| key.update(acc, blocks), &mut self.acc, data)
+            }
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            KeyImpl::Pmull(key) => {
+                absorb_padded(|acc, blocks| key.update(acc, blocks), &mut self.acc, data)
+            }
+        }
+    }
+
+    fn finalize_in_place(&mut self) -> Block {
+        match &self.key.0 {
+            KeyImpl::RustCrypto(ghash) => ghash.clone().finalize().into(),
+            // ByteReverse of the POLYVAL value (RFC 8452, Appendix A), as `Hasher` does.
+            #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
+            KeyImpl::Clmul(_) => self.acc.to_be_bytes(),
+            #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
+            KeyImpl::Pmull(_) => self.acc.to_be_bytes(),
+        }
+    }
+}
+
+impl Drop for OwnedHasher {
+    fn drop(&mut self) {
+        // The key copy wipes itself; RustCrypto's running value lives in it.
+        zeroize::Zeroize::zeroize(&mut self.acc);
+    }
+}
+
 /// Absorbs `data` through `update` (whole blocks into the POLYVAL-form accumulator), the last
 /// partial block padded with zeros.
 #[cfg(any(

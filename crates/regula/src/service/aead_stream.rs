@@ -1,0 +1,257 @@
+//! Streaming AEAD with OpenSSL's `EVP_CIPHER` semantics for GCM and ChaCha20-Poly1305:
+//! associated data in any number of calls before the first data call, data in any chunking
+//! with exactly as many bytes out as in, the tag from the encryption's finish, the expected tag
+//! given to the decryption's finish. AES-GCM and ChaCha20-Poly1305 run in AWS-LC (its
+//! `EVP_CIPHER` interface), SM4-GCM in regula-sm. CCM is not streamed (it needs the message
+//! length before any data).
+//!
+//! The policy decides when the stream starts, as for the one-shot calls with the same nonce:
+//! [`AeadKey::encrypt_stream`] is [`AeadKey::seal_with_nonce`]'s caller-chosen nonce,
+//! [`AeadKey::decrypt_stream`] is [`AeadKey::open`]'s. The service indicator records the
+//! operation when it finishes.
+
+use crate::algorithm::{Algorithm, Family, Service};
+use crate::error::{Error, Result};
+use crate::indicator::Served;
+use crate::module::Module;
+use crate::policy::{Approval, Usage};
+use crate::provider::aead_stream::AeadStreamBackend;
+use crate::service::aead::AeadKey;
+
+/// A full 16-byte AEAD tag (public data: nothing to wipe).
+pub type Tag = [u8; 16];
+
+/// The longest message each streamed AEAD takes, in bytes.
+fn max_text_len(algorithm: Algorithm) -> u64 {
+    match algorithm {
+        // RFC 8439 §2.8: the 32-bit block counter starts at 1, so (2^32 − 1) 64-byte blocks.
+        Algorithm::ChaCha20Poly1305 => ((1 << 32) - 1) * 64,
+        // SP 800-38D §5.2.1.1: len(P) ≤ 2^39 − 256 bits.
+        _ => (1 << 36) - 32,
+    }
+}
+
+/// One AEAD message being encrypted or decrypted in pieces (see the module documentation).
+///
+/// A decrypting stream hands out plaintext before the tag is checked, as OpenSSL's does: the
+/// caller must discard all of it unless [`AeadStream::finish_decrypt`] succeeds.
+///
+/// The backend state (key schedule, hash state, keystream) is wiped when the stream is dropped
+/// or finished.
+pub struct AeadStream {
+    module: Module,
+    algorithm: Algorithm,
+    /// The approval of this operation, decided when the stream started.
+    approval: Approval,
+    encrypt: bool,
+    tag_len: usize,
+    /// `None` once finished, or after a backend failure.
+    backend: Option<AeadStreamBackend>,
+    text_started: bool,
+    text_len: u64,
+}
+
+impl std::fmt::Debug for AeadStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AeadStream")
+            .field("algorithm", &self.algorithm)
+            .field("encrypt", &self.encrypt)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AeadKey {
+    /// Starts encrypting one message under a nonce the caller chose, as
+    /// [`AeadKey::seal_with_nonce`]: the same policy decision (FIPS 140-3 does not approve
+    /// AES-GCM with a caller's nonce) and the same nonce lengths. The caller must never repeat
+    /// a nonce under one key.
+    pub fn encrypt_stream(&self, nonce: &[u8]) -> Result<AeadStream> {
+        let usage = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let approval = self
+            .module
+            .authorize(self.algorithm(), Family::Aead, &usage)?;
+        self.start_stream(nonce, true, approval)
+    }
+
+    /// Starts decrypting one message, as [`AeadKey::open`] (see [`AeadStream`] on the plaintext
+    /// released before the tag is checked).
+    pub fn decrypt_stream(&self, nonce: &[u8]) -> Result<AeadStream> {
+        self.module.ensure_operational()?;
+        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
+        self.start_stream(nonce, false, self.approval)
+    }
+
+    fn start_stream(&self, nonce: &[u8], encrypt: bool, approval: Approval) -> Result<AeadStream> {
+        self.check_nonce(nonce)?;
+        let backend = AeadStreamBackend::start(&self.backend, self.algorithm(), nonce, encrypt)?;
+        Ok(AeadStream {
+            module: self.module.clone(),
+            algorithm: self.algorithm(),
+            approval,
+            encrypt,
+            tag_len: self.tag_len(),
+            backend: Some(backend),
+            text_started: false,
+            text_len: 0,
+        })
+    }
+}
+
+impl AeadStream {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Whether this stream encrypts (else it decrypts).
+    pub fn is_encrypting(&self) -> bool {
+        self.encrypt
+    }
+
+    /// The tag length [`AeadStream::finish_decrypt`] takes (the key's).
+    pub fn tag_len(&self) -> usize {
+        self.tag_len
+    }
+
+    /// The live backend, or why there is none; refuses once the module is in its error state.
+    fn live(&mut self) -> Result<&mut AeadStreamBackend> {
+        self.module.ensure_operational()?;
+        self.backend.as_mut().ok_or_else(finished)
+    }
+
+    /// Adds associated data: any number of calls, all before the first data call.
+    pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
+        self.live()?;
+        if self.text_started {
+            return Err(Error::invalid_input(format!(
+                "{}: associated data must come before the first data call",
+                self.algorithm
+            )));
+        }
+        let result = self.live()?.aad(aad);
+        self.fail_on_error(result)
+    }
+
+    /// Checks that `len` more bytes of text stay within the algorithm's limit, and counts them.
+    fn count_text(&mut self, len: usize) -> Result<()> {
+        let total = self.text_len.saturating_add(len as u64);
+        let max = max_text_len(self.algorithm);
+        if total > max {
+            return Err(Error::invalid_input(format!(
+                "{} carries at most {max} bytes in one message, got {total}",
+                self.algorithm
+            )));
+        }
+        self.text_len = total;
+        self.text_started = true;
+        Ok(())
+    }
+
+    /// Encrypts or decrypts `input` into the first `input.len()` bytes of `output` (which must
+    /// be at least that long) and returns `input.len()`: a streamed AEAD writes all its output
+    /// here, none at finish. On failure the output is wiped and the stream is done.
+    pub fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize> {
+        self.live()?;
+        let Some(output) = output.get_mut(..input.len()) else {
+            return Err(Error::invalid_input(format!(
+                "output buffer of {} bytes is shorter than the {}-byte input",
+                output.len(),
+                input.len()
+            )));
+        };
+        self.count_text(input.len())?;
+        let result = self.live()?.update(input, output);
+        if result.is_err() {
+            zeroize::Zeroize::zeroize(output);
+        }
+        self.fail_on_error(result)?;
+        Ok(input.len())
+    }
+
+    /// [`AeadStream::update`] in place. On failure `in_out` is wiped and the stream is done.
+    pub fn update_in_place(&mut self, in_out: &mut [u8]) -> Result<()> {
+        self.live()?;
+        self.count_text(in_out.len())?;
+        let result = self.live()?.update_in_place(in_out);
+        if result.is_err() {
+            zeroize::Zeroize::zeroize(in_out);
+        }
+        self.fail_on_error(result)
+    }
+
+    /// Ends an encryption and returns the full 16-byte tag (a protocol that sends a shorter
+    /// tag sends its first bytes). A second finish is an error.
+    pub fn finish_encrypt(&mut self) -> Result<Served<Tag>> {
+        if !self.encrypt {
+            return Err(Error::invalid_input(format!(
+                "{}: this stream decrypts; finish it with the expected tag",
+                self.algorithm
+            )));
+        }
+        self.live()?;
+        let backend = self.backend.take().ok_or_else(finished)?;
+        let tag = backend.finish_encrypt()?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Encrypt, self.approval, tag))
+    }
+
+    /// Ends a decryption: checks `tag` (of the key's tag length) in constant time;
+    /// [`Error::AuthenticationFailed`] when it does not match, and then every byte this stream
+    /// released must be discarded. A tag of the wrong length is refused before anything ends;
+    /// any other second finish is an error.
+    pub fn finish_decrypt(&mut self, tag: &[u8]) -> Result<Served<()>> {
+        if self.encrypt {
+            return Err(Error::invalid_input(format!(
+                "{}: this stream encrypts; it makes the tag",
+                self.algorithm
+            )));
+        }
+        self.live()?;
+        if tag.len() != self.tag_len {
+            return Err(Error::invalid_input(format!(
+                "{} tag must be {} bytes, got {}",
+                self.algorithm,
+                self.tag_len,
+                tag.len()
+            )));
+        }
+        let backend = self.backend.take().ok_or_else(finished)?;
+        backend.finish_decrypt(tag)?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Decrypt, self.approval, ()))
+    }
+
+    /// A copy of the message in progress (OpenSSL's `EVP_CIPHER_CTX_copy`), which goes on
+    /// independently of this one.
+    pub fn try_clone(&self) -> Result<AeadStream> {
+        self.module.ensure_operational()?;
+        let backend = self.backend.as_ref().ok_or_else(finished)?.try_clone()?;
+        Ok(AeadStream {
+            module: self.module.clone(),
+            algorithm: self.algorithm,
+            approval: self.approval,
+            encrypt: self.encrypt,
+            tag_len: self.tag_len,
+            backend: Some(backend),
+            text_started: self.text_started,
+            text_len: self.text_len,
+        })
+    }
+
+    /// A backend failure leaves the state unknown: the stream is done (its state wiped).
+    fn fail_on_error(&mut self, result: Result<()>) -> Result<()> {
+        if result.is_err() {
+            self.backend = None;
+        }
+        result
+    }
+}
+
+#[cold]
+fn finished() -> Error {
+    Error::invalid_input("the AEAD stream is finished")
+}
