@@ -532,6 +532,53 @@ impl Drop for GcmAeadCtx {
     }
 }
 
+impl Sha2 {
+    fn evp_md(self) -> *const sys::EVP_MD {
+        // SAFETY: each returns a pointer to a static, immutable digest description.
+        unsafe {
+            match self {
+                Sha2::Sha224 => sys::EVP_sha224(),
+                Sha2::Sha256 => sys::EVP_sha256(),
+                Sha2::Sha384 => sys::EVP_sha384(),
+                Sha2::Sha512 => sys::EVP_sha512(),
+            }
+        }
+    }
+}
+
+/// HKDF-Extract (RFC 5869 §2.2, SP 800-56C Rev. 2 §5.1): PRK = HMAC-Hash(salt, secret) into
+/// `prk`, which must be exactly the digest length. aws-lc-rs keeps its PRK opaque, so
+/// OpenSSL's extract-only mode needs AWS-LC's `HKDF_extract` itself.
+pub(crate) fn hkdf_extract(
+    hash: Sha2,
+    secret: &[u8],
+    salt: &[u8],
+    prk: &mut [u8],
+) -> Result<(), Failed> {
+    if prk.len() != hash.output_len() {
+        return Err(Failed);
+    }
+    let mut written = 0usize;
+    // SAFETY: `prk` has room for the digest length, all HKDF_extract writes; the inputs are
+    // readable for their lengths and not retained; the digest description is static.
+    check(unsafe {
+        sys::HKDF_extract(
+            prk.as_mut_ptr(),
+            &mut written,
+            hash.evp_md(),
+            secret.as_ptr(),
+            secret.len(),
+            salt.as_ptr(),
+            salt.len(),
+        )
+    })?;
+    if written == prk.len() {
+        Ok(())
+    } else {
+        Err(Failed)
+    }
+}
+
 /// AWS-LC's own service indicator (FIPS builds only): how many approved services the calling
 /// thread has run. Tests compare it before and after a call, as AWS-LC's own tests do.
 #[cfg(feature = "fips")]

@@ -55,6 +55,60 @@ impl Module {
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
+    /// HKDF-Extract alone (RFC 5869 §2.2, SP 800-56C Rev. 2 §5.1's extraction step): the
+    /// HashLen-byte pseudorandom key from `secret` and `salt`. Same rows, policy and indicator
+    /// as [`Module::hkdf`]; OpenSSL's HKDF `EXTRACT_ONLY` mode and TLS 1.3's key schedule.
+    pub fn hkdf_extract(
+        &self,
+        algorithm: Algorithm,
+        secret: &[u8],
+        salt: &[u8],
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(secret.len()),
+            salt_bytes: len_u32(salt.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let hkdf = Hkdf::new(algorithm)?;
+        let mut prk = Zeroizing::new(vec![0u8; hkdf.hash_len()]);
+        hkdf.extract(secret, salt, &mut prk)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, prk))
+    }
+
+    /// HKDF-Expand alone (RFC 5869 §2.3, SP 800-56C Rev. 2 §5.1's expansion step): `len` bytes
+    /// from the pseudorandom key `prk` and `info`. Same rows, policy and indicator as
+    /// [`Module::hkdf`]; OpenSSL's HKDF `EXPAND_ONLY` mode and TLS 1.3's HKDF-Expand-Label.
+    pub fn hkdf_expand(
+        &self,
+        algorithm: Algorithm,
+        prk: &[u8],
+        info: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(prk.len()),
+            info_bytes: len_u32(info.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let hkdf = Hkdf::new(algorithm)?;
+        if prk.is_empty() {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} expansion needs a non-empty pseudorandom key"
+            )));
+        }
+        let max = hkdf.max_output_len();
+        if len == 0 || len > max {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..={max} bytes, got {len}"
+            )));
+        }
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        hkdf.expand(prk, info, &mut output)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
     /// PBKDF2: `len` bytes from `password` and `salt` with `iterations` rounds.
     pub fn pbkdf2(
         &self,
