@@ -10,7 +10,7 @@ use regula::{Algorithm, Family, Module, ModuleState, registry};
 use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
-use crate::{digest, rand};
+use crate::{digest, kdf, rand};
 
 /// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
 pub struct ProviderContext {
@@ -345,6 +345,7 @@ impl Tables {
         for (operation, offers) in [
             (ffi::OP_DIGEST, digest::offers(policy)),
             (ffi::OP_RAND, rand::offers(policy)),
+            (ffi::OP_KDF, kdf::offers(policy)),
         ] {
             let mut list = Vec::new();
             for offer in offers {
