@@ -748,6 +748,42 @@ fn hkdf_sha256_extract_and_expand_rfc5869() {
     );
 }
 
+/// NIST CAVP's TLS 1.2 KDF vector (SHA-256), as OpenSSL's evpkdf_tls12_prf.txt carries it: the
+/// key block from the master secret, seed "key expansion" ‖ server random ‖ client random.
+#[test]
+fn tls12_prf_sha256_nist() {
+    let module = module();
+    let master = unhex(
+        "202c88c00f84a17a20027079604787461176455539e705be730890602c289a50\
+         01e34eeb3a043e5d52a65e66125188bf",
+    );
+    let seed = [
+        &b"key expansion"[..],
+        &unhex("ae6c806f8ad4d80784549dff28a4b58fd837681a51d928c3e30ee5ff14f39868"),
+        &unhex("62e1fd91f23f558a605f28478c58cf72637b89784d959df7e946d3f07bd1b616"),
+    ]
+    .concat();
+    let expected = unhex(
+        "d06139889fffac1e3a71865f504aa5d0d2a2e89506c6f2279b670c3e1b74f531\
+         016a2530c51a3a0f7e1d6590d0f0566b2f387f8d11fd4f731cdd572d2eae927f\
+         6f2f81410b25e6960be68985add6c38445ad9f8c64bf8068bf9a6679485d966f\
+         1ad6f68b43495b10a683755ea2b858d70ccac7ec8b053c6bd41ca299d4e51928",
+    );
+    let derived = module
+        .tls12_prf(Algorithm::Tls12PrfSha256, &master, &seed, expected.len())
+        .unwrap();
+    assert_eq!(derived.as_slice(), expected);
+    assert_eq!(derived.indicator().service, Service::KeyDerivation);
+    assert!(matches!(
+        module.tls12_prf(Algorithm::Tls12PrfSha256, &master, &seed, 0),
+        Err(Error::InvalidInput { .. })
+    ));
+    assert!(matches!(
+        module.tls12_prf(Algorithm::Tls12PrfSha256, &master, b"", 32),
+        Err(Error::InvalidInput { .. })
+    ));
+}
+
 #[test]
 fn pbkdf2_sha256_rfc7914() {
     let module = module();

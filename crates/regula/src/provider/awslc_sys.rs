@@ -579,6 +579,34 @@ pub(crate) fn hkdf_extract(
     }
 }
 
+/// The TLS 1.2 PRF (RFC 5246 §5, SP 800-135 Rev. 1 §4.2.2): P_hash(secret, seed) into `out`,
+/// AWS-LC's `CRYPTO_tls1_prf`. The seed is given whole (TLS's label ‖ seed), as OpenSSL's
+/// TLS1-PRF takes it.
+pub(crate) fn tls12_prf(
+    hash: Sha2,
+    secret: &[u8],
+    seed: &[u8],
+    out: &mut [u8],
+) -> Result<(), Failed> {
+    // SAFETY: `out` is writable for its length; secret and seed are readable for theirs and not
+    // retained; an empty label is given as a valid pointer of length 0.
+    check(unsafe {
+        sys::CRYPTO_tls1_prf(
+            hash.evp_md(),
+            out.as_mut_ptr(),
+            out.len(),
+            secret.as_ptr(),
+            secret.len(),
+            c"".as_ptr(),
+            0,
+            seed.as_ptr(),
+            seed.len(),
+            ptr::null(),
+            0,
+        )
+    })
+}
+
 /// AWS-LC's own service indicator (FIPS builds only): how many approved services the calling
 /// thread has run. Tests compare it before and after a call, as AWS-LC's own tests do.
 #[cfg(feature = "fips")]

@@ -119,6 +119,26 @@ impl Kbkdf {
     }
 }
 
+/// The TLS 1.2 PRF (RFC 5246 §5) with one hash: AWS-LC's `CRYPTO_tls1_prf`.
+pub(crate) struct Tls12Prf(Sha2);
+
+impl Tls12Prf {
+    pub(crate) fn new(algorithm: Algorithm) -> Result<Tls12Prf> {
+        match algorithm {
+            Algorithm::Tls12PrfSha256 => Ok(Tls12Prf(Sha2::Sha256)),
+            Algorithm::Tls12PrfSha384 => Ok(Tls12Prf(Sha2::Sha384)),
+            other => Err(Error::invalid_input(format!(
+                "{other} is not a TLS 1.2 PRF algorithm"
+            ))),
+        }
+    }
+
+    /// P_hash(secret, seed) into `output`; the seed is TLS's label ‖ seed, whole.
+    pub(crate) fn derive(&self, secret: &[u8], seed: &[u8], output: &mut [u8]) -> Result<()> {
+        awslc_sys::tls12_prf(self.0, secret, seed, output).map_err(|_| Error::CryptoFailure)
+    }
+}
+
 /// PBKDF2 (RFC 8018 §5.2) with regula-sm's HMAC-SM3 as its PRF: `len` bytes.
 pub(crate) fn pbkdf2_hmac_sm3(
     password: &[u8],

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::Usage;
-use crate::provider::kdf::{self as backend, Hkdf, Kbkdf, Pbkdf2};
+use crate::provider::kdf::{self as backend, Hkdf, Kbkdf, Pbkdf2, Tls12Prf};
 
 /// The HKDF info prefix of every fscrypt v2 derivation (Linux fs/crypto/hkdf.c).
 const FSCRYPT_INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
@@ -106,6 +106,35 @@ impl Module {
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
         hkdf.expand(prk, info, &mut output)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// The TLS 1.2 PRF (RFC 5246 §5, SP 800-135 Rev. 1 §4.2.2): `len` bytes of
+    /// P_hash(`secret`, `seed`), where `seed` is TLS's label ‖ seed given whole, as OpenSSL's
+    /// TLS1-PRF takes it (`tls12-prf-sha256`, `tls12-prf-sha384`).
+    pub fn tls12_prf(
+        &self,
+        algorithm: Algorithm,
+        secret: &[u8],
+        seed: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(secret.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let prf = Tls12Prf::new(algorithm)?;
+        if seed.is_empty() {
+            return Err(Error::invalid_input("the TLS 1.2 PRF needs a seed"));
+        }
+        if len == 0 || len > (1 << 30) {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..=1073741824 bytes, got {len}"
+            )));
+        }
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        prf.derive(secret, seed, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 
