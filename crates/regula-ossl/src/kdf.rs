@@ -310,8 +310,8 @@ unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c
 /// Every parameter OpenSSL defines for the context's KDF; others are ignored, as OpenSSL does.
 fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     let kind = context.kind;
-    // Several `info` (HKDF, KBKDF) or `seed` (TLS1-PRF) parameters concatenate, and replace
-    // what an earlier call set.
+    // Several `info` (HKDF, KBKDF) or `seed` (TLS1-PRF) parameters concatenate; HKDF's and
+    // KBKDF's replace what an earlier call set.
     let concatenated = match kind {
         Kind::Hkdf | Kind::Kbkdf => Some("info"),
         Kind::Tls1Prf => Some("seed"),
@@ -414,7 +414,12 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
         }
     }
     if let Some(pieces) = pieces {
-        context.info = pieces;
+        if kind == Kind::Tls1Prf {
+            // TLS1-PRF's seeds concatenate across calls too (OpenSSL's tls1_prf.c).
+            context.info.extend_from_slice(&pieces);
+        } else {
+            context.info = pieces;
+        }
     }
     // OpenSSL's TLS13-KDF has no extract-and-expand mode: any setting that leaves it there fails.
     if kind == Kind::Tls13 && context.mode == MODE_EXTRACT_AND_EXPAND {
@@ -633,11 +638,9 @@ fn derive_tls1_prf(context: &mut Context, len: usize) -> Result<Derived, Failure
     if context.info.is_empty() {
         return Err(fail(Reason::BadParameter, "missing seed"));
     }
-    let _ = (row, secret, len);
-    Err(fail(
-        Reason::NotApproved,
-        "the TLS 1.2 PRF is not served by the Regula module",
-    ))
+    let served = context.module.tls12_prf(row, secret, &context.info, len)?;
+    context.note(served.indicator(), true);
+    Ok(Zeroizing::new(served.to_vec()))
 }
 
 fn derive_pbkdf2(context: &mut Context, len: usize) -> Result<Derived, Failure> {

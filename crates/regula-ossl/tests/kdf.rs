@@ -1,8 +1,9 @@
 //! The provider's KDFs driven through the system's libcrypto (`EVP_KDF_*`), loaded with
 //! `libloading`: the provider is found as `regula.so` in a temporary directory, fetched with
 //! `provider=regula`, and its outputs compared with published known answers (RFC 5869, RFC 7914,
-//! NIST CAVP via OpenSSL's evpkdf_kbkdf_counter.txt, RFC 8009 via OpenSSL's evp_kdf_test.c,
-//! OpenSSL's evpkdf_tls13_kdf.txt from ACVP). Bad input must fail with the provider's reason on
+//! NIST CAVP via OpenSSL's evpkdf_kbkdf_counter.txt and evpkdf_tls12_prf.txt, RFC 8009 via
+//! OpenSSL's evp_kdf_test.c, OpenSSL's evpkdf_tls13_kdf.txt from ACVP) or, where no published
+//! vector exists (TLS1-PRF with SHA-384), with OpenSSL's default provider in the same process. Bad input must fail with the provider's reason on
 //! the error queue, never crash.
 
 use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
@@ -88,6 +89,8 @@ fn crypto() -> &'static Crypto {
             assert_eq!(set_path(libctx, dir.as_ptr()), 1);
             let provider = load(libctx, c"regula".as_ptr());
             assert!(!provider.is_null(), "OpenSSL loads regula.so");
+            // The peer for outputs no standard publishes.
+            assert!(!load(libctx, c"default".as_ptr()).is_null());
             libctx
         };
         Crypto {
@@ -117,13 +120,17 @@ struct Kdf {
 
 impl Kdf {
     fn fetch(name: &str) -> Kdf {
+        Kdf::fetch_from(name, c"provider=regula")
+    }
+
+    fn fetch_from(name: &str, properties: &CStr) -> Kdf {
         let c = crypto();
         let name = CString::new(name).unwrap();
         // SAFETY: libcrypto calls with valid arguments; the KDF is freed once the context holds
         // its own reference.
         unsafe {
-            let kdf = (c.fetch)(c.libctx as Ptr, name.as_ptr(), c"provider=regula".as_ptr());
-            assert!(!kdf.is_null(), "regula offers {name:?}");
+            let kdf = (c.fetch)(c.libctx as Ptr, name.as_ptr(), properties.as_ptr());
+            assert!(!kdf.is_null(), "{properties:?} offers {name:?}");
             let ctx = (c.ctx_new)(kdf);
             (c.kdf_free)(kdf);
             assert!(!ctx.is_null());
@@ -640,4 +647,94 @@ fn tls13_kdf_acvp() {
         .derive(&[utf8(c"digest", c"SHA2-256"), octets(c"key", &early)], 32)
         .unwrap_err();
     assert!(refused.contains("EXTRACT_ONLY or EXPAND_ONLY"), "{refused}");
+}
+
+/// NIST CAVP's TLS 1.2 KDF vectors (SHA-256) from OpenSSL's evpkdf_tls12_prf.txt: the master
+/// secret (seeds given in three parameters, which concatenate) and the key block.
+#[test]
+fn tls1_prf_nist() {
+    let secret = unhex(
+        "f8938ecc9edebc5030c0c6a441e213cd24e6f770a50dda07876f8d55da062bca
+         db386b411fd4fe4313a604fce6c17fbc",
+    );
+    let client = unhex("36c129d01a3200894b9179faac589d9835d58775f9b5ea3587cb8fd0364cae8c");
+    let server = unhex("f6c9575ed7ddd73e1f7d16eca115415812a43c2b747daaaae043abfb50053fce");
+    let kdf = Kdf::fetch("TLS1-PRF");
+    let params = [
+        utf8(c"digest", c"SHA256"),
+        octets(c"secret", &secret),
+        octets(c"seed", b"master secret"),
+        octets(c"seed", &client),
+        octets(c"seed", &server),
+    ];
+    let master = kdf.derive(&params, 48).unwrap();
+    assert_eq!(
+        master,
+        unhex(
+            "202c88c00f84a17a20027079604787461176455539e705be730890602c289a50
+             01e34eeb3a043e5d52a65e66125188bf"
+        )
+    );
+    assert_eq!(kdf.get_int(c"regula-approved"), 1);
+
+    let kdf = Kdf::fetch("TLS1-PRF");
+    kdf.set(&[utf8(c"digest", c"SHA256"), octets(c"secret", &master)])
+        .unwrap();
+    // Seeds set in separate calls concatenate as well.
+    kdf.set(&[octets(c"seed", b"key expansion")]).unwrap();
+    let server = unhex("ae6c806f8ad4d80784549dff28a4b58fd837681a51d928c3e30ee5ff14f39868");
+    let client = unhex("62e1fd91f23f558a605f28478c58cf72637b89784d959df7e946d3f07bd1b616");
+    kdf.set(&[octets(c"seed", &server), octets(c"seed", &client)])
+        .unwrap();
+    assert_eq!(
+        kdf.derive(&[], 128).unwrap(),
+        unhex(
+            "d06139889fffac1e3a71865f504aa5d0d2a2e89506c6f2279b670c3e1b74f531
+             016a2530c51a3a0f7e1d6590d0f0566b2f387f8d11fd4f731cdd572d2eae927f
+             6f2f81410b25e6960be68985add6c38445ad9f8c64bf8068bf9a6679485d966f
+             1ad6f68b43495b10a683755ea2b858d70ccac7ec8b053c6bd41ca299d4e51928"
+        )
+    );
+
+    let missing = Kdf::fetch("TLS1-PRF")
+        .derive(
+            &[utf8(c"digest", c"SHA256"), octets(c"secret", &secret)],
+            48,
+        )
+        .unwrap_err();
+    assert!(missing.contains("missing seed"), "{missing}");
+    // No MD5-SHA1 row in the module: TLS 1.0/1.1's PRF is refused.
+    let md5_sha1 = Kdf::fetch("TLS1-PRF")
+        .derive(
+            &[
+                utf8(c"digest", c"MD5-SHA1"),
+                octets(c"secret", &secret),
+                octets(c"seed", b"seed"),
+            ],
+            48,
+        )
+        .unwrap_err();
+    assert!(md5_sha1.contains("unknown digest"), "{md5_sha1}");
+}
+
+/// TLS1-PRF with SHA-384 (no published vector in OpenSSL's files): the same output as OpenSSL's
+/// default provider.
+#[test]
+fn tls1_prf_sha384_matches_openssl() {
+    let secret: Vec<u8> = (0u8..48).collect();
+    let seed: Vec<u8> = (100u8..164).collect();
+    let derive = |properties: &CStr| {
+        Kdf::fetch_from("TLS1-PRF", properties)
+            .derive(
+                &[
+                    utf8(c"digest", c"SHA2-384"),
+                    octets(c"secret", &secret),
+                    octets(c"seed", b"key expansion"),
+                    octets(c"seed", &seed),
+                ],
+                104,
+            )
+            .unwrap()
+    };
+    assert_eq!(derive(c"provider=regula"), derive(c"provider=default"));
 }
