@@ -20,6 +20,10 @@ type Ptr = *mut c_void;
 /// The libcrypto functions the tests call.
 struct Crypto {
     libctx: usize,
+    /// The directory holding `regula.so`.
+    dir: PathBuf,
+    libctx_new: unsafe extern "C" fn() -> Ptr,
+    load_config: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
     fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
     kdf_free: unsafe extern "C" fn(Ptr),
     ctx_new: unsafe extern "C" fn(Ptr) -> Ptr,
@@ -81,7 +85,8 @@ fn crypto() -> &'static Crypto {
         let set_path: unsafe extern "C" fn(Ptr, *const c_char) -> c_int =
             symbol!("OSSL_PROVIDER_set_default_search_path");
         let load: unsafe extern "C" fn(Ptr, *const c_char) -> Ptr = symbol!("OSSL_PROVIDER_load");
-        let dir = CString::new(provider_dir().to_str().expect("UTF-8 path")).unwrap();
+        let provider_dir = provider_dir();
+        let dir = CString::new(provider_dir.to_str().expect("UTF-8 path")).unwrap();
         // SAFETY: the functions are called as documented; the strings outlive the calls.
         let libctx = unsafe {
             let libctx = libctx_new();
@@ -95,6 +100,9 @@ fn crypto() -> &'static Crypto {
         };
         Crypto {
             libctx: libctx as usize,
+            dir: provider_dir,
+            libctx_new,
+            load_config: symbol!("OSSL_LIB_CTX_load_config"),
             fetch: symbol!("EVP_KDF_fetch"),
             kdf_free: symbol!("EVP_KDF_free"),
             ctx_new: symbol!("EVP_KDF_CTX_new"),
@@ -124,12 +132,16 @@ impl Kdf {
     }
 
     fn fetch_from(name: &str, properties: &CStr) -> Kdf {
+        Kdf::fetch_in(crypto().libctx as Ptr, name, properties)
+    }
+
+    fn fetch_in(libctx: Ptr, name: &str, properties: &CStr) -> Kdf {
         let c = crypto();
         let name = CString::new(name).unwrap();
         // SAFETY: libcrypto calls with valid arguments; the KDF is freed once the context holds
         // its own reference.
         unsafe {
-            let kdf = (c.fetch)(c.libctx as Ptr, name.as_ptr(), properties.as_ptr());
+            let kdf = (c.fetch)(libctx, name.as_ptr(), properties.as_ptr());
             assert!(!kdf.is_null(), "{properties:?} offers {name:?}");
             let ctx = (c.ctx_new)(kdf);
             (c.kdf_free)(kdf);
@@ -737,4 +749,86 @@ fn tls1_prf_sha384_matches_openssl() {
             .unwrap()
     };
     assert_eq!(derive(c"provider=regula"), derive(c"provider=default"));
+}
+
+/// A library context whose configuration loads the provider under `policy` (the provider's
+/// `policy` setting in openssl.cnf), with OpenSSL's default provider beside it.
+fn libctx_with_policy(policy: &str) -> Ptr {
+    let c = crypto();
+    let config = c.dir.join(format!("openssl-{policy}.cnf"));
+    std::fs::write(
+        &config,
+        format!(
+            "openssl_conf = openssl_init\n\
+             [openssl_init]\nproviders = provider_sect\n\
+             [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
+             [regula_sect]\nmodule = {}\npolicy = {policy}\nactivate = 1\n\
+             [default_sect]\nactivate = 1\n",
+            c.dir.join("regula.so").display()
+        ),
+    )
+    .expect("configuration file");
+    let path = CString::new(config.to_str().expect("UTF-8 path")).unwrap();
+    // SAFETY: a fresh library context and a NUL-terminated path.
+    unsafe {
+        let libctx = (c.libctx_new)();
+        assert!(!libctx.is_null());
+        assert_eq!((c.load_config)(libctx, path.as_ptr()), 1, "{policy}");
+        libctx
+    }
+}
+
+/// Under `fips-140-3` the policy has the final word: pkcs5=1 turns OpenSSL's lower-bound checks
+/// off, but the module still refuses SP 800-132's minimums (RFC 7914's one iteration and 4-byte
+/// salt), and HKDF without salt or info (RFC 5869 A.3). A derivation within the bounds is served
+/// approved and matches OpenSSL's default provider.
+#[test]
+fn fips_policy_has_the_final_word() {
+    let fips = libctx_with_policy("fips-140-3");
+    let regula = c"provider=regula";
+    let mut iter = 1u64;
+    let mut pkcs5 = 1;
+    let weak = [
+        int(c"pkcs5", &mut pkcs5),
+        utf8(c"digest", c"SHA256"),
+        octets(c"pass", b"passwd"),
+        octets(c"salt", b"salt"),
+        uint64(c"iter", &mut iter),
+    ];
+    let refused = Kdf::fetch_in(fips, "PBKDF2", regula)
+        .derive(&weak, 64)
+        .unwrap_err();
+    assert!(
+        refused.contains("not allowed by the Regula policy"),
+        "{refused}"
+    );
+    assert!(refused.contains("below the minimum"), "{refused}");
+
+    let refused = Kdf::fetch_in(fips, "HKDF", regula)
+        .derive(
+            &[utf8(c"digest", c"SHA256"), octets(c"key", &[0x0b; 22])],
+            42,
+        )
+        .unwrap_err();
+    assert!(
+        refused.contains("not allowed by the Regula policy"),
+        "{refused}"
+    );
+
+    let mut iter = 1000u64;
+    let derive = |properties: &CStr, iter: &mut u64| {
+        Kdf::fetch_in(fips, "PBKDF2", properties)
+            .derive(
+                &[
+                    utf8(c"digest", c"SHA2-512"),
+                    octets(c"pass", b"correct horse battery staple"),
+                    octets(c"salt", &[0x5a; 16]),
+                    uint64(c"iter", iter),
+                ],
+                32,
+            )
+            .unwrap()
+    };
+    let kdf_output = derive(regula, &mut iter);
+    assert_eq!(kdf_output, derive(c"provider=default", &mut iter));
 }
