@@ -317,6 +317,12 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
         Kind::Tls1Prf => Some("seed"),
         _ => None,
     };
+    // OpenSSL reads PBKDF2's `pkcs5` before the values it governs, wherever it stands.
+    if kind == Kind::Pbkdf2
+        && let Some(pkcs5) = params.locate("pkcs5")
+    {
+        context.lower_bound_checks = pkcs5.get_i64()? == 0;
+    }
     let mut pieces: Option<Zeroizing<Vec<u8>>> = None;
     for param in params.iter() {
         if Some(param.key) == concatenated {
@@ -372,7 +378,6 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
                 }
                 context.iterations = iterations;
             }
-            (Kind::Pbkdf2, "pkcs5") => context.lower_bound_checks = param.get_i64()? == 0,
             (Kind::Kbkdf, "mode") => {
                 let mode = param.get_utf8()?;
                 context.feedback = if mode.eq_ignore_ascii_case("counter") {

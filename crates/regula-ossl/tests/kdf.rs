@@ -496,12 +496,13 @@ fn pbkdf2_rfc7914() {
     // pkcs5=0: OpenSSL's lower-bound checks refuse one iteration.
     let mut iter = 1u64;
     let mut pkcs5 = 0;
+    // pkcs5 last in the array: the checks apply all the same.
     let params = [
-        int(c"pkcs5", &mut pkcs5),
         utf8(c"digest", c"SHA256"),
         octets(c"pass", b"passwd"),
         octets(c"salt", &[7; 16]),
         uint64(c"iter", &mut iter),
+        int(c"pkcs5", &mut pkcs5),
     ];
     let refused = Kdf::fetch("PBKDF2").derive(&params, 32).unwrap_err();
     assert!(refused.contains("iteration count 1"), "{refused}");
