@@ -14,6 +14,7 @@ pub mod digest;
 pub mod error;
 pub mod ffi;
 pub mod indicator;
+pub mod kdf;
 pub mod mac;
 pub mod names;
 pub mod params;

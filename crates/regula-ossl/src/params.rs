@@ -165,6 +165,26 @@ impl ParamRef<'_> {
         Ok(())
     }
 
+    /// Writes an unsigned 64-bit value (OpenSSL's `size_t` answers, such as a KDF's `size` of
+    /// `SIZE_MAX`): the entry must be an unsigned integer of 8 bytes, or hold the value.
+    pub fn set_u64(&mut self, value: u64) -> ParamResult<()> {
+        match i64::try_from(value) {
+            Ok(value) => self.set_i64(value),
+            Err(_) => {
+                let p = &mut *self.param;
+                if (p.data_type, p.data_size) != (PARAM_UNSIGNED_INTEGER, 8) {
+                    return Err(self.error("cannot hold the value"));
+                }
+                p.return_size = 8;
+                if !p.data.is_null() {
+                    // SAFETY: an 8-byte unsigned integer entry holds 8 writable bytes.
+                    unsafe { *(p.data as *mut u64) = value };
+                }
+                Ok(())
+            }
+        }
+    }
+
     pub fn set_usize(&mut self, value: usize) -> ParamResult<()> {
         self.set_i64(i64::try_from(value).map_err(|_| self.error("cannot hold the value"))?)
     }

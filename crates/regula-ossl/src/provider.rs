@@ -10,7 +10,7 @@ use regula::{Algorithm, Family, Module, ModuleState, registry};
 use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
-use crate::{digest, mac, rand};
+use crate::{digest, kdf, mac, rand};
 
 /// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
 pub struct ProviderContext {
@@ -346,6 +346,7 @@ impl Tables {
             (ffi::OP_DIGEST, digest::offers(policy)),
             (ffi::OP_MAC, mac::offers(policy)),
             (ffi::OP_RAND, rand::offers(policy)),
+            (ffi::OP_KDF, kdf::offers(policy)),
         ] {
             let mut list = Vec::new();
             for offer in offers {
