@@ -52,6 +52,7 @@ pub use provider::sm::KeyExchangeRole;
 pub use service::aead::{AeadKey, Sealed, StreamPrefix};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
+pub use service::cipher_stream::{CipherStream, Direction};
 pub use service::digest::{DigestContext, Digester};
 pub use service::kem::{Encapsulated, KemPrivateKey};
 pub use service::key_exchange::{ExchangedKey, KeyExchange};

@@ -4,6 +4,7 @@
 pub mod aead;
 pub mod agreement;
 pub mod cipher;
+pub mod cipher_stream;
 pub mod digest;
 pub mod kdf;
 pub mod kem;
