@@ -749,3 +749,58 @@ fn argument_errors_are_typed_and_change_nothing() {
         assert_eq!(out[..40], expected[..], "{algorithm}");
     }
 }
+
+/// The variable that makes [`child_in_error_state`] run (it is a no-op without it).
+const CHILD_ENV: &str = "REGULA_TEST_CIPHER_STREAM_CHILD";
+const CHILD_MARKER: &str = "REGULA-CIPHER-STREAM-ERROR-STATE-OK";
+
+/// Once the module enters its error state (here: the SM3 self-test, broken on purpose, fails
+/// at SM3's first use), open streams refuse update, finish and try_clone. Runs in a child
+/// process, since the break switch is read when a module loads.
+#[test]
+fn streams_refuse_once_the_module_is_in_error_state() {
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_in_error_state", "--nocapture"])
+        .env(CHILD_ENV, "1")
+        .env(regula::BREAK_SELFTEST_ENV, "SM3")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains(CHILD_MARKER),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn child_in_error_state() {
+    if std::env::var(CHILD_ENV).is_err() {
+        return;
+    }
+    let module = module("default");
+    let aes = module.cipher_key(Algorithm::Aes128Ctr, &[1; 16]).unwrap();
+    let sm4 = module.cipher_key(Algorithm::Sm4Cbc, &[2; 16]).unwrap();
+    let mut streams = [
+        aes.stream(Direction::Encrypt, &[3; 16]).unwrap(),
+        sm4.stream(Direction::Decrypt, &[4; 16]).unwrap(),
+    ];
+    let mut out = [0u8; 64];
+    for stream in &mut streams {
+        stream.update(&[5; 20], &mut out).unwrap();
+    }
+    assert!(module.digest(Algorithm::Sm3, b"abc").is_err());
+    for stream in &mut streams {
+        let refused = |result: Result<(), Error>| {
+            assert!(
+                matches!(result, Err(Error::ModuleInErrorState { .. })),
+                "{result:?}"
+            );
+        };
+        refused(stream.update(&[5; 20], &mut out).map(drop));
+        refused(stream.finish(&mut out).map(drop));
+        refused(stream.try_clone().map(drop));
+    }
+    assert!(aes.stream(Direction::Encrypt, &[3; 16]).is_err());
+    println!("{CHILD_MARKER}");
+}
