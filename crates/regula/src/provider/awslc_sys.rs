@@ -938,3 +938,204 @@ impl Drop for AeadStreamCtx {
         unsafe { sys::EVP_CIPHER_CTX_free(self.ctx.as_ptr()) }
     }
 }
+
+/// The ciphers that `provider/cipher_stream.rs` streams through an `EVP_CIPHER_CTX`: OpenSSL's
+/// EVP update/final semantics (buffering, PKCS#7 padding, keystream position) are AWS-LC's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StreamCipher {
+    Aes128Cbc,
+    Aes256Cbc,
+    Aes128Ctr,
+    Aes256Ctr,
+    Aes128Cfb8,
+    Aes256Cfb8,
+    Aes256Xts,
+    Rc4,
+    DesCbc,
+    DesEde3Cbc,
+}
+
+impl StreamCipher {
+    fn get(self) -> *const sys::EVP_CIPHER {
+        // SAFETY: each returns a pointer to a static, immutable cipher description.
+        unsafe {
+            match self {
+                StreamCipher::Aes128Cbc => sys::EVP_aes_128_cbc(),
+                StreamCipher::Aes256Cbc => sys::EVP_aes_256_cbc(),
+                StreamCipher::Aes128Ctr => sys::EVP_aes_128_ctr(),
+                StreamCipher::Aes256Ctr => sys::EVP_aes_256_ctr(),
+                StreamCipher::Aes128Cfb8 => sys::EVP_aes_128_cfb8(),
+                StreamCipher::Aes256Cfb8 => sys::EVP_aes_256_cfb8(),
+                StreamCipher::Aes256Xts => sys::EVP_aes_256_xts(),
+                StreamCipher::Rc4 => sys::EVP_rc4(),
+                StreamCipher::DesCbc => sys::EVP_des_cbc(),
+                StreamCipher::DesEde3Cbc => sys::EVP_des_ede3_cbc(),
+            }
+        }
+    }
+}
+
+/// Largest input handed to one `EVP_CipherUpdate` call (its lengths are C ints).
+const STREAM_CHUNK: usize = 1 << 30;
+
+/// An owned `EVP_CIPHER_CTX` keyed for one streaming encryption or decryption.
+pub(crate) struct StreamCtx {
+    ctx: CipherCtx,
+    /// `EVP_CIPHER_CTX_block_size`: 16 (AES-CBC), 8 (DES, 3DES) or 1 (CTR, CFB8, XTS, RC4).
+    block: usize,
+}
+
+// SAFETY: the context is owned exclusively and mutated only through `&mut self`; `&self` only
+// reads it (the block size, and EVP_CIPHER_CTX_copy's const source). AWS-LC cipher contexts are
+// not tied to a thread.
+unsafe impl Send for StreamCtx {}
+// SAFETY: see `Send`.
+unsafe impl Sync for StreamCtx {}
+
+impl StreamCtx {
+    /// Keys `cipher` for one direction. `key` must have the cipher's key length (RC4: 1 to 256
+    /// bytes) and `iv` the cipher's IV length (`None` when it takes none); anything else fails
+    /// before AWS-LC reads a byte.
+    pub(crate) fn new(
+        cipher: StreamCipher,
+        key: &[u8],
+        iv: Option<&[u8]>,
+        encrypt: bool,
+    ) -> Result<StreamCtx, Failed> {
+        let evp = cipher.get();
+        // SAFETY: `evp` is a static cipher description; these only read it.
+        let (key_len, iv_len) = unsafe {
+            (
+                sys::EVP_CIPHER_key_length(evp),
+                sys::EVP_CIPHER_iv_length(evp),
+            )
+        };
+        let key_ok = if cipher == StreamCipher::Rc4 {
+            (1..=256).contains(&key.len())
+        } else {
+            usize::try_from(key_len).ok() == Some(key.len())
+        };
+        let iv_ok = match iv {
+            Some(iv) => usize::try_from(iv_len).ok() == Some(iv.len()),
+            None => iv_len == 0,
+        };
+        if !key_ok || !iv_ok {
+            return Err(Failed);
+        }
+        let ctx = CipherCtx::new()?;
+        // SAFETY: the context is live; the cipher is a static description; no key or IV yet.
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                ctx.ptr(),
+                evp,
+                ptr::null_mut(),
+                ptr::null(),
+                ptr::null(),
+                c_int::from(encrypt),
+            )
+        })?;
+        if cipher == StreamCipher::Rc4 {
+            let key_len = c_uint::try_from(key.len()).map_err(|_| Failed)?;
+            // SAFETY: the context is live and holds RC4, whose key length is variable.
+            check(unsafe { sys::EVP_CIPHER_CTX_set_key_length(ctx.ptr(), key_len) })?;
+        }
+        ctx.init(None, Some(key), iv, encrypt)?;
+        // SAFETY: the context is live and has a cipher.
+        let block = unsafe { sys::EVP_CIPHER_CTX_block_size(ctx.ptr()) };
+        let block = usize::try_from(block).map_err(|_| Failed)?;
+        if !matches!(block, 1 | 8 | 16) {
+            return Err(Failed);
+        }
+        Ok(StreamCtx { ctx, block })
+    }
+
+    /// The block size AWS-LC reports (OpenSSL's `EVP_CIPHER_CTX_block_size`).
+    pub(crate) fn block_size(&self) -> usize {
+        self.block
+    }
+
+    /// PKCS#7 padding on or off (AWS-LC ignores it for ciphers of block size 1).
+    pub(crate) fn set_padding(&mut self, padding: bool) -> Result<(), Failed> {
+        // SAFETY: the context is live; this only sets a flag that Update and Final read.
+        check(unsafe { sys::EVP_CIPHER_CTX_set_padding(self.ctx.ptr(), c_int::from(padding)) })
+    }
+
+    /// The output room one update needs so that AWS-LC cannot write past it: exactly the
+    /// input for block size 1, the input and one block otherwise (AWS-LC writes at most the
+    /// input plus one block minus one byte).
+    pub(crate) fn update_room(&self, input_len: usize) -> usize {
+        if self.block == 1 {
+            input_len
+        } else {
+            input_len.saturating_add(self.block)
+        }
+    }
+
+    /// `EVP_CipherUpdate`: `output` must hold [`StreamCtx::update_room`] bytes. Returns the
+    /// number of bytes written at the start of `output`.
+    pub(crate) fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize, Failed> {
+        if output.len() < self.update_room(input.len()) {
+            return Err(Failed);
+        }
+        let mut written = 0usize;
+        for chunk in input.chunks(STREAM_CHUNK) {
+            let room = &mut output[written..];
+            // Each call writes at most its input plus one block (less one byte).
+            if room.len() < self.update_room(chunk.len()) {
+                return Err(Failed);
+            }
+            let mut out_len: c_int = 0;
+            // SAFETY: the context is live and keyed; `chunk` is readable for its length (at
+            // most 2^30, a valid C int); `room` is writable for at least what this call can
+            // write (checked above) and does not overlap `chunk` (distinct Rust borrows).
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.ptr(),
+                    room.as_mut_ptr(),
+                    &mut out_len,
+                    chunk.as_ptr(),
+                    c_len(chunk.len())?,
+                )
+            })?;
+            let out_len = usize::try_from(out_len).map_err(|_| Failed)?;
+            if out_len > room.len() {
+                return Err(Failed);
+            }
+            written += out_len;
+        }
+        Ok(written)
+    }
+
+    /// `EVP_CipherFinal_ex` into a block of its own, copied to `output` (which must hold what
+    /// was written: at most one block). Returns the number of bytes written.
+    pub(crate) fn finish(&mut self, output: &mut [u8]) -> Result<usize, Failed> {
+        let mut block = [0u8; 32];
+        let mut out_len: c_int = 0;
+        // SAFETY: the context is live and keyed; Final writes at most one block (≤ 16 bytes
+        // for these ciphers) into the 32-byte buffer.
+        let result = check(unsafe {
+            sys::EVP_CipherFinal_ex(self.ctx.ptr(), block.as_mut_ptr(), &mut out_len)
+        });
+        let copied = result.and_then(|()| {
+            let out_len = usize::try_from(out_len).map_err(|_| Failed)?;
+            let target = output.get_mut(..out_len).ok_or(Failed)?;
+            target.copy_from_slice(block.get(..out_len).ok_or(Failed)?);
+            Ok(out_len)
+        });
+        // The last block of plaintext (and its padding) does not outlive the call here.
+        zeroize::Zeroize::zeroize(&mut block);
+        copied
+    }
+
+    /// `EVP_CIPHER_CTX_copy`: an independent context in the same state (key, IV or counter,
+    /// buffered bytes, padding).
+    pub(crate) fn try_clone(&self) -> Result<StreamCtx, Failed> {
+        let copy = CipherCtx::new()?;
+        // SAFETY: both contexts are live; the source is keyed and only read.
+        check(unsafe { sys::EVP_CIPHER_CTX_copy(copy.ptr(), self.ctx.ptr()) })?;
+        Ok(StreamCtx {
+            ctx: copy,
+            block: self.block,
+        })
+    }
+}

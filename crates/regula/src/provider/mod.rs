@@ -12,6 +12,7 @@ pub mod awslc;
 pub mod awslc_sys;
 pub(crate) mod cbc_cs3;
 pub(crate) mod cipher;
+pub(crate) mod cipher_stream;
 pub(crate) mod digest;
 pub(crate) mod kdf;
 pub(crate) mod kem;

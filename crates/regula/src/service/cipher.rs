@@ -9,6 +9,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::cipher::CipherBackend;
+use crate::provider::cipher_stream::StreamKey;
 use crate::service::wipe_and_fail;
 
 /// AES and SM4 block size; the IV (CBC, CFB8), initial counter block (CTR) or tweak (XTS) has
@@ -24,10 +25,13 @@ pub struct Encrypted {
 
 /// A block-cipher key bound to a module; AWS-LC wipes the key schedule on drop.
 pub struct CipherKey {
-    module: Module,
-    algorithm: Algorithm,
-    approval: Approval,
-    backend: CipherBackend,
+    pub(super) module: Module,
+    pub(super) algorithm: Algorithm,
+    pub(super) approval: Approval,
+    pub(super) backend: CipherBackend,
+    /// What [`CipherKey::stream`] keys a stream from, where the backend keeps only an
+    /// expanded key (AES-CTR, AES-CBC); wiped on drop.
+    pub(super) stream_key: StreamKey,
 }
 
 impl std::fmt::Debug for CipherKey {
@@ -47,6 +51,7 @@ impl Module {
             algorithm,
             approval,
             backend,
+            stream_key: StreamKey::new(algorithm, key),
         })
     }
 }

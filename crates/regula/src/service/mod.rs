@@ -5,6 +5,7 @@ pub mod aead;
 pub mod aead_stream;
 pub mod agreement;
 pub mod cipher;
+pub mod cipher_stream;
 pub mod digest;
 pub mod kdf;
 pub mod kem;
