@@ -10,9 +10,11 @@
 //! The provider links no libcrypto: the functions it calls back (errors, configuration) come
 //! from the core's dispatch table, and `OSSL_PARAM` arrays are read and written here.
 
+pub mod cipher;
 pub mod digest;
 pub mod error;
 pub mod ffi;
+pub mod host;
 pub mod indicator;
 pub mod kdf;
 pub mod mac;

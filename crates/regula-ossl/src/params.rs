@@ -69,6 +69,16 @@ impl ParamRef<'_> {
         self.param.data_type
     }
 
+    /// Whether the caller gave a value (not only a size).
+    pub fn has_data(&self) -> bool {
+        !self.param.data.is_null()
+    }
+
+    /// The size of the caller's value or buffer.
+    pub fn data_size(&self) -> usize {
+        self.param.data_size
+    }
+
     /// Reads an integer of any size and signedness OpenSSL allows.
     pub fn get_i64(&self) -> ParamResult<i64> {
         let p = &self.param;

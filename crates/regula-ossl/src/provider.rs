@@ -10,7 +10,7 @@ use regula::{Algorithm, Family, Module, ModuleState, registry};
 use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
-use crate::{digest, kdf, mac, rand};
+use crate::{cipher, digest, kdf, mac, rand};
 
 /// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
 pub struct ProviderContext {
@@ -344,6 +344,7 @@ impl Tables {
         let policy = module.policy();
         for (operation, offers) in [
             (ffi::OP_DIGEST, digest::offers(policy)),
+            (ffi::OP_CIPHER, cipher::offers(policy)),
             (ffi::OP_MAC, mac::offers(policy)),
             (ffi::OP_RAND, rand::offers(policy)),
             (ffi::OP_KDF, kdf::offers(policy)),
