@@ -121,6 +121,7 @@ api! {
         CRYPTO_free: fn(Ptr, Cs, c_int) -> ();
         ERR_get_error: fn() -> u64;
         ERR_peek_error: fn() -> u64;
+        ERR_peek_error_data: fn(*mut Cs, *mut c_int) -> u64;
         ERR_clear_error: fn() -> ();
         ERR_error_string_n: fn(u64, *mut c_char, usize) -> ();
         ERR_reason_error_string: fn(u64) -> Cs;
@@ -287,6 +288,20 @@ impl Ossl {
                 return None;
             }
             text((self.api.ERR_reason_error_string)(code))
+        }
+    }
+
+    /// The text attached to the error on top of the queue (a provider's own message), without
+    /// removing it.
+    pub fn peek_data(&self) -> Option<String> {
+        let mut data: Cs = ptr::null();
+        let mut flags: c_int = 0;
+        // SAFETY: plain queue access; `data` points into the queue's entry, read at once.
+        unsafe {
+            if (self.api.ERR_peek_error_data)(&mut data, &mut flags) == 0 {
+                return None;
+            }
+            text(data)
         }
     }
 

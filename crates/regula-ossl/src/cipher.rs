@@ -196,7 +196,61 @@ pub struct Context {
     /// CCM: the message length announced, and the AAD given.
     ccm_len: Option<usize>,
     ccm_aad: Vec<u8>,
+    /// CBC and CTR: where the mode has got to, for `updated-iv`.
+    chain: Chain,
     last: LastOperation,
+}
+
+/// The chaining state OpenSSL reports as `updated-iv`: for CBC the last ciphertext block the
+/// block cipher has processed, for CTR the next counter block. Only public values are kept
+/// (ciphertext, and how many bytes went through).
+#[derive(Clone, Default)]
+struct Chain {
+    /// Bytes of input taken and of output given so far.
+    taken: u64,
+    given: u64,
+    /// The last bytes of the ciphertext stream (output when encrypting, input when
+    /// decrypting), ending at `ciphertext_end`.
+    ciphertext: std::collections::VecDeque<u8>,
+}
+
+/// How much of the ciphertext stream [`Chain`] keeps: enough for one block behind a held-back
+/// block and a partial one.
+const CHAIN_WINDOW: usize = 64;
+
+impl Chain {
+    fn record(&mut self, ciphertext: &[u8], taken: usize, given: usize) {
+        self.taken += taken as u64;
+        self.given += given as u64;
+        self.ciphertext.extend(ciphertext.iter().copied());
+        let excess = self.ciphertext.len().saturating_sub(CHAIN_WINDOW);
+        self.ciphertext.drain(..excess);
+    }
+
+    /// CBC's next IV: the ciphertext block ending where the block cipher stopped, which is
+    /// `given` bytes into the stream in both directions.
+    fn cbc_iv(&self, encrypt: bool) -> Option<Vec<u8>> {
+        let end_of_stream = if encrypt { self.given } else { self.taken };
+        let behind = usize::try_from(end_of_stream - self.given).ok()?;
+        let len = self.ciphertext.len();
+        if self.given < 16 || len < behind + 16 {
+            return None;
+        }
+        let end = len - behind;
+        Some(self.ciphertext.range(end - 16..end).copied().collect())
+    }
+
+    /// CTR's next counter block: the initial one plus the blocks begun (a 128-bit count).
+    fn ctr_iv(&self, initial: &[u8]) -> Option<Vec<u8>> {
+        let initial: [u8; 16] = initial.try_into().ok()?;
+        let blocks = u128::from(self.taken.div_ceil(16));
+        Some(
+            u128::from_be_bytes(initial)
+                .wrapping_add(blocks)
+                .to_be_bytes()
+                .to_vec(),
+        )
+    }
 }
 
 unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -207,6 +261,11 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
         };
         let Some(&algorithm) = Algorithm::ALL.get(A) else {
             return std::ptr::null_mut();
+        };
+        // OpenSSL's SM4-XTS follows GB/T 17964 unless `xts_standard` says IEEE.
+        let algorithm = match algorithm {
+            Algorithm::Sm4Xts => Algorithm::Sm4XtsGb,
+            other => other,
         };
         Box::into_raw(Box::new(Context {
             module: provider.module.clone(),
@@ -224,6 +283,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
                 .map_or(16, |tag| tag.max),
             ccm_len: None,
             ccm_aad: Vec::new(),
+            chain: Chain::default(),
             last: LastOperation::default(),
         })) as *mut c_void
     })
@@ -269,6 +329,7 @@ unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
                 tag_len: source.tag_len,
                 ccm_len: source.ccm_len,
                 ccm_aad: source.ccm_aad.clone(),
+                chain: source.chain.clone(),
                 last: source.last,
             })
         })();
@@ -290,6 +351,7 @@ impl Context {
     /// Forgets the operation in progress (a new key, IV or direction starts a new one).
     fn reset(&mut self) {
         self.running = None;
+        self.chain = Chain::default();
         self.ccm_len = None;
         self.ccm_aad.clear();
         if self.encrypt {
@@ -306,15 +368,12 @@ impl Context {
     ) -> Result<(), Failure> {
         self.encrypt = encrypt;
         self.reset();
-        if !encrypt {
-            self.tag = None;
-        }
         self.apply(params)?;
         if let Some(key) = key {
             let expected = key_len(self.algorithm);
             if expected != 0 && key.len() != expected {
                 return Err(fail(
-                    Reason::InvalidInput,
+                    Reason::InvalidKeyLength,
                     format!(
                         "{}: key must be {expected} bytes, got {}",
                         self.algorithm,
@@ -449,7 +508,7 @@ impl Context {
                 let allowed = registry::entry(self.algorithm).sizes.nonce;
                 if !allowed.is_some_and(|nonce| nonce.contains(len)) {
                     return Err(fail(
-                        Reason::InvalidInput,
+                        Reason::NotApproved,
                         format!("{}: a {len}-byte IV is not served", self.algorithm),
                     ));
                 }
@@ -490,6 +549,18 @@ impl Context {
             }
             "cts_mode" => {
                 let mode = param.get_utf8()?;
+                if !matches!(
+                    self.algorithm,
+                    Algorithm::Aes256CbcCs3 | Algorithm::Sm4CbcCs3
+                ) {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        format!(
+                            "{}: ciphertext stealing is served only by the CBC-CTS algorithms",
+                            self.algorithm
+                        ),
+                    ));
+                }
                 if !mode.eq_ignore_ascii_case("CS3") {
                     return Err(fail(
                         Reason::NotApproved,
@@ -512,7 +583,7 @@ impl Context {
         let allowed = registry::entry(self.algorithm).sizes.tag;
         if !allowed.is_some_and(|tag| tag.contains(len)) {
             return Err(fail(
-                Reason::InvalidInput,
+                Reason::NotApproved,
                 format!("{}: a {len}-byte tag is not served", self.algorithm),
             ));
         }
@@ -571,53 +642,55 @@ impl Context {
                         format!("output needs {needed} bytes, got room for {outsize}"),
                     ));
                 }
+                // OpenSSL lets the output be the input, or lag behind it in the same buffer
+                // (a block mode that buffered a partial block): overlapping input is copied
+                // first, except for an AEAD working exactly in place.
                 let in_place = std::ptr::eq(out, input);
+                let overlapping = ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
-                let mut unit_done = None;
-                // OpenSSL allows the output to be the input, or to overlap it only so.
-                if !in_place && ranges_overlap(out, outsize, input, len) {
-                    return Err(fail(
-                        Reason::InvalidInput,
-                        "output partially overlaps the input",
-                    ));
-                }
+                let encrypting = self.encrypt;
+                // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract); when it
+                // overlaps the output it is read only to copy it, before the output is made.
+                let copy = overlapping
+                    .then(|| Zeroizing::new(unsafe { crate::input(input, len) }.to_vec()));
                 match self.running()? {
+                    Running::Aead(stream) if in_place => {
+                        // SAFETY: `out` holds `outsize` >= len writable bytes.
+                        let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
+                        stream.update_in_place(buffer)?;
+                        Ok(len)
+                    }
                     Running::Aead(stream) => {
-                        if in_place {
-                            // SAFETY: `out` holds `outsize` >= len writable bytes.
-                            let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
-                            stream.update_in_place(buffer)?;
-                            Ok(len)
-                        } else {
-                            // SAFETY: disjoint buffers of `len` readable and `outsize`
-                            // writable bytes.
-                            let (input, output) = unsafe {
-                                (
-                                    crate::input(input, len),
-                                    std::slice::from_raw_parts_mut(out, outsize),
-                                )
-                            };
-                            Ok(stream.update(input, output)?)
-                        }
+                        let input = match &copy {
+                            Some(copy) => copy.as_slice(),
+                            // SAFETY: `len` readable bytes, not overlapping the output.
+                            None => unsafe { crate::input(input, len) },
+                        };
+                        // SAFETY: `outsize` writable bytes, not overlapping `input`.
+                        let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
+                        Ok(stream.update(input, output)?)
                     }
                     Running::Cipher(stream) => {
-                        // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract).
-                        let given = unsafe { crate::input(input, len) };
-                        // Copied first when the output is the same buffer.
-                        let copy;
-                        let input: &[u8] = if in_place {
-                            copy = Zeroizing::new(given.to_vec());
-                            &copy
-                        } else {
-                            given
+                        let input = match &copy {
+                            Some(copy) => copy.as_slice(),
+                            // SAFETY: `len` readable bytes, not overlapping the output.
+                            None => unsafe { crate::input(input, len) },
                         };
-                        // SAFETY: `out` holds `outsize` writable bytes, not overlapping `input`.
+                        // SAFETY: `outsize` writable bytes, not overlapping `input`.
                         let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
                         let written = stream.update(input, output)?;
-                        if whole_unit {
-                            // The unit is complete: finish it now, so that it is counted.
-                            unit_done = Some(stream.finish(&mut [])?.indicator());
-                        }
+                        // The unit of XTS is complete: finish it now, so that it is counted.
+                        let unit_done = if whole_unit {
+                            Some(stream.finish(&mut [])?.indicator())
+                        } else {
+                            None
+                        };
+                        let ciphertext = if encrypting {
+                            &output[..written]
+                        } else {
+                            input
+                        };
+                        self.chain.record(ciphertext, input.len(), written);
                         if let Some(indicator) = unit_done {
                             self.last = LastOperation::from(indicator);
                         }
@@ -657,8 +730,14 @@ impl Context {
                     unsafe { std::slice::from_raw_parts_mut(out, outsize) }
                 };
                 let served = stream.finish(output)?;
+                let written = *served;
                 self.last = LastOperation::from(served.indicator());
-                Ok(*served)
+                if self.encrypt {
+                    self.chain.record(&output[..written], 0, written);
+                } else {
+                    self.chain.record(&[], 0, 0);
+                }
+                Ok(written)
             }
             Kind::Aead => {
                 let encrypt = self.encrypt;
@@ -680,6 +759,7 @@ impl Context {
                     })?;
                     let served = stream.finish_decrypt(&tag)?;
                     self.last = LastOperation::from(served.indicator());
+                    self.tag = None;
                 }
                 Ok(0)
             }
@@ -984,11 +1064,21 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 "padding" => param.set_i64(i64::from(context.padding))?,
                 "num" => param.set_usize(0)?,
                 "iv" | "updated-iv" => {
-                    let iv = context
+                    let initial = context
                         .iv
                         .clone()
                         .unwrap_or_else(|| vec![0; context.iv_len]);
-                    param.set_octets(&iv)?
+                    let updated = match mode(context.algorithm) {
+                        MODE_CBC
+                            if block_size(context.algorithm) == 16
+                                && kind(context.algorithm) == Kind::Stream =>
+                        {
+                            context.chain.cbc_iv(context.encrypt)
+                        }
+                        MODE_CTR => context.chain.ctr_iv(&initial),
+                        _ => None,
+                    };
+                    param.set_octets(&updated.unwrap_or(initial))?
                 }
                 "taglen" => param.set_usize(context.tag_len)?,
                 "tag" => {

@@ -32,10 +32,13 @@ pub enum Reason {
     OutOfOrder = 6,
     /// A fault inside the provider itself (a caught panic).
     Internal = 7,
+    /// A key the algorithm does not take; OpenSSL's own text for it, which programs and
+    /// OpenSSL's evp_test data match on.
+    InvalidKeyLength = 8,
 }
 
 /// `OSSL_ITEM` list returned by `OSSL_FUNC_provider_get_reason_strings`.
-pub static REASON_STRINGS: SyncTable<[Item; 8]> = SyncTable([
+pub static REASON_STRINGS: SyncTable<[Item; 9]> = SyncTable([
     reason_item(Reason::ModuleInErrorState, c"Regula module in error state"),
     reason_item(Reason::NotApproved, c"not allowed by the Regula policy"),
     reason_item(Reason::InvalidInput, c"invalid input"),
@@ -43,6 +46,7 @@ pub static REASON_STRINGS: SyncTable<[Item; 8]> = SyncTable([
     reason_item(Reason::BadParameter, c"bad parameter"),
     reason_item(Reason::OutOfOrder, c"call out of order"),
     reason_item(Reason::Internal, c"internal error in the Regula provider"),
+    reason_item(Reason::InvalidKeyLength, c"invalid key length"),
     Item {
         id: 0,
         ptr: std::ptr::null_mut(),
@@ -111,6 +115,7 @@ pub fn raise(reason: Reason, message: &str) {
 /// Raises one of the core's errors with its own message.
 pub fn raise_regula(error: &Error) {
     let reason = match error.kind() {
+        _ if matches!(error, Error::InvalidKey { .. }) => Reason::InvalidKeyLength,
         ErrorKind::ModuleState => Reason::ModuleInErrorState,
         ErrorKind::NotApproved => Reason::NotApproved,
         ErrorKind::Input => Reason::InvalidInput,

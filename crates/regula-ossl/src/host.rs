@@ -160,7 +160,9 @@ impl Drop for Host {
         type Teardown = unsafe extern "C" fn(*mut c_void);
         if let Some(teardown) = self.provider_function(ffi::PROVIDER_TEARDOWN) {
             // SAFETY: the teardown function's signature, per its id; called once.
-            unsafe { std::mem::transmute::<unsafe extern "C" fn(), Teardown>(teardown)(self.provctx) };
+            unsafe {
+                std::mem::transmute::<unsafe extern "C" fn(), Teardown>(teardown)(self.provctx)
+            };
         }
     }
 }

@@ -336,7 +336,10 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
             (_, "digest") => {
                 let name = param.get_utf8()?;
                 let digest = digest_named(&name).ok_or_else(|| {
-                    fail(Reason::BadParameter, format!("unknown digest \"{name}\""))
+                    fail(
+                        Reason::NotApproved,
+                        format!("digest \"{name}\" is not served by the Regula module"),
+                    )
                 })?;
                 context.digest = Some((digest, name));
             }

@@ -79,24 +79,39 @@ impl ParamRef<'_> {
         self.param.data_size
     }
 
-    /// Reads an integer of any size and signedness OpenSSL allows.
+    /// Reads an integer of any size and signedness OpenSSL allows: 4 and 8 bytes from
+    /// callers, any size from `OSSL_PARAM_allocate_from_text` (which sizes the buffer to the
+    /// number), in the machine's byte order.
     pub fn get_i64(&self) -> ParamResult<i64> {
         let p = &self.param;
-        if p.data.is_null() {
+        if p.data.is_null() || p.data_size == 0 {
             return Err(self.error("has no value"));
         }
-        // SAFETY: for integer parameters `data` points to `data_size` bytes holding a native
-        // integer of that size (OpenSSL's OSSL_PARAM contract); the size is checked first.
-        let value = unsafe {
-            match (p.data_type, p.data_size) {
-                (PARAM_INTEGER, 4) => i64::from(*(p.data as *const i32)),
-                (PARAM_INTEGER, 8) => *(p.data as *const i64),
-                (PARAM_UNSIGNED_INTEGER, 4) => i64::from(*(p.data as *const u32)),
-                (PARAM_UNSIGNED_INTEGER, 8) => i64::try_from(*(p.data as *const u64))
-                    .map_err(|_| self.error("is out of range"))?,
-                _ => return Err(self.error("is not an integer of 4 or 8 bytes")),
-            }
+        let signed = match p.data_type {
+            PARAM_INTEGER => true,
+            PARAM_UNSIGNED_INTEGER => false,
+            _ => return Err(self.error("is not an integer")),
         };
+        // SAFETY: an integer parameter holds `data_size` readable bytes at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) };
+        // Most significant byte first, whatever the machine's order.
+        let mut big_endian: Vec<u8> = bytes.to_vec();
+        if cfg!(target_endian = "little") {
+            big_endian.reverse();
+        }
+        let negative = signed && big_endian[0] & 0x80 != 0;
+        let fill = if negative { 0xff } else { 0x00 };
+        let excess = big_endian.len().saturating_sub(8);
+        if big_endian[..excess].iter().any(|&b| b != fill) {
+            return Err(self.error("is out of range"));
+        }
+        let mut value = [fill; 8];
+        let kept = &big_endian[excess..];
+        value[8 - kept.len()..].copy_from_slice(kept);
+        let value = i64::from_be_bytes(value);
+        if !signed && value < 0 {
+            return Err(self.error("is out of range"));
+        }
         Ok(value)
     }
 
