@@ -17,15 +17,64 @@ use regula_ossl::ffi::{self, Param};
 use regula_ossl::host::{self, Host};
 
 const KEYS: &[&str] = &[
-    "digest", "cipher", "properties", "key", "iv", "ivlen", "keylen", "tag", "taglen", "padding",
-    "num", "xts_standard", "cts_mode", "mode", "salt", "info", "pass", "iter", "pkcs5", "prefix",
-    "label", "data", "secret", "seed", "mac", "use-l", "use-separator", "r", "size", "state",
-    "strength", "max_request", "regula-approved", "fips-indicator", "updated-iv", "blocksize",
+    "digest",
+    "cipher",
+    "properties",
+    "key",
+    "iv",
+    "ivlen",
+    "keylen",
+    "tag",
+    "taglen",
+    "padding",
+    "num",
+    "xts_standard",
+    "cts_mode",
+    "mode",
+    "salt",
+    "info",
+    "pass",
+    "iter",
+    "pkcs5",
+    "prefix",
+    "label",
+    "data",
+    "secret",
+    "seed",
+    "mac",
+    "use-l",
+    "use-separator",
+    "r",
+    "size",
+    "state",
+    "strength",
+    "max_request",
+    "regula-approved",
+    "fips-indicator",
+    "updated-iv",
+    "blocksize",
     "no-such-parameter",
 ];
 const TEXTS: &[&str] = &[
-    "SHA256", "sha384", "SM3", "SHA3-256", "MD5", "AES-128-CBC", "AES-256-GCM", "SM4-CBC", "HMAC",
-    "CMAC", "GB", "IEEE", "CS3", "CS1", "EXTRACT_ONLY", "EXPAND_ONLY", "COUNTER", "FEEDBACK", "",
+    "SHA256",
+    "sha384",
+    "SM3",
+    "SHA3-256",
+    "MD5",
+    "AES-128-CBC",
+    "AES-256-GCM",
+    "SM4-CBC",
+    "HMAC",
+    "CMAC",
+    "GB",
+    "IEEE",
+    "CS3",
+    "CS1",
+    "EXTRACT_ONLY",
+    "EXPAND_ONLY",
+    "COUNTER",
+    "FEEDBACK",
+    "",
 ];
 
 /// Reads the fuzz input front to back; an exhausted input reads as zeros.
@@ -63,13 +112,29 @@ fn params(input: &mut Input<'_>) -> ParamArray {
     for _ in 0..count {
         let key = CString::new(*input.pick(KEYS)).unwrap_or_default();
         let (data_type, bytes, null_data): (c_uint, Vec<u8>, bool) = match input.byte() % 7 {
-            0 => (ffi::PARAM_INTEGER, (input.byte() as i32 - 8).to_ne_bytes().to_vec(), false),
-            1 => (ffi::PARAM_UNSIGNED_INTEGER, u64::from(input.byte()).to_ne_bytes().to_vec(), false),
+            0 => (
+                ffi::PARAM_INTEGER,
+                (input.byte() as i32 - 8).to_ne_bytes().to_vec(),
+                false,
+            ),
+            1 => (
+                ffi::PARAM_UNSIGNED_INTEGER,
+                u64::from(input.byte()).to_ne_bytes().to_vec(),
+                false,
+            ),
             2 => (ffi::PARAM_INTEGER, input.bytes(9).to_vec(), false),
-            3 => (ffi::PARAM_UTF8_STRING, input.pick(TEXTS).as_bytes().to_vec(), false),
+            3 => (
+                ffi::PARAM_UTF8_STRING,
+                input.pick(TEXTS).as_bytes().to_vec(),
+                false,
+            ),
             4 => (ffi::PARAM_OCTET_STRING, input.bytes(80).to_vec(), false),
             // A size with no data: a length-only tag, or a getter asking for the size.
-            5 => (ffi::PARAM_OCTET_STRING, vec![0; input.byte() as usize % 40], true),
+            5 => (
+                ffi::PARAM_OCTET_STRING,
+                vec![0; input.byte() as usize % 40],
+                true,
+            ),
             _ => (ffi::PARAM_UTF8_STRING, input.bytes(24).to_vec(), false),
         };
         let mut bytes = bytes;
@@ -102,7 +167,8 @@ fn params(input: &mut Input<'_>) -> ParamArray {
 }
 
 type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
-type RandNewCtx = unsafe extern "C" fn(*mut c_void, *mut c_void, *const ffi::Dispatch) -> *mut c_void;
+type RandNewCtx =
+    unsafe extern "C" fn(*mut c_void, *mut c_void, *const ffi::Dispatch) -> *mut c_void;
 type Free = unsafe extern "C" fn(*mut c_void);
 type Dup = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type SetParams = unsafe extern "C" fn(*mut c_void, *const Param) -> c_int;
@@ -141,7 +207,13 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn drive(host: &Host, input: &mut Input<'_>) {
-    let operation = *input.pick(&[ffi::OP_DIGEST, ffi::OP_CIPHER, ffi::OP_MAC, ffi::OP_KDF, ffi::OP_RAND]);
+    let operation = *input.pick(&[
+        ffi::OP_DIGEST,
+        ffi::OP_CIPHER,
+        ffi::OP_MAC,
+        ffi::OP_KDF,
+        ffi::OP_RAND,
+    ]);
     let offered = host.offered(operation);
     if offered.is_empty() {
         return;
@@ -165,10 +237,30 @@ fn drive(host: &Host, input: &mut Input<'_>) {
             return;
         }
         let (set_id, get_id, dup_id, free_id) = match operation {
-            ffi::OP_DIGEST => (0, ffi::DIGEST_GET_CTX_PARAMS, ffi::DIGEST_DUPCTX, ffi::DIGEST_FREECTX),
-            ffi::OP_CIPHER => (ffi::CIPHER_SET_CTX_PARAMS, ffi::CIPHER_GET_CTX_PARAMS, ffi::CIPHER_DUPCTX, ffi::CIPHER_FREECTX),
-            ffi::OP_MAC => (ffi::MAC_SET_CTX_PARAMS, ffi::MAC_GET_CTX_PARAMS, ffi::MAC_DUPCTX, ffi::MAC_FREECTX),
-            ffi::OP_KDF => (ffi::KDF_SET_CTX_PARAMS, ffi::KDF_GET_CTX_PARAMS, ffi::KDF_DUPCTX, ffi::KDF_FREECTX),
+            ffi::OP_DIGEST => (
+                0,
+                ffi::DIGEST_GET_CTX_PARAMS,
+                ffi::DIGEST_DUPCTX,
+                ffi::DIGEST_FREECTX,
+            ),
+            ffi::OP_CIPHER => (
+                ffi::CIPHER_SET_CTX_PARAMS,
+                ffi::CIPHER_GET_CTX_PARAMS,
+                ffi::CIPHER_DUPCTX,
+                ffi::CIPHER_FREECTX,
+            ),
+            ffi::OP_MAC => (
+                ffi::MAC_SET_CTX_PARAMS,
+                ffi::MAC_GET_CTX_PARAMS,
+                ffi::MAC_DUPCTX,
+                ffi::MAC_FREECTX,
+            ),
+            ffi::OP_KDF => (
+                ffi::KDF_SET_CTX_PARAMS,
+                ffi::KDF_GET_CTX_PARAMS,
+                ffi::KDF_DUPCTX,
+                ffi::KDF_FREECTX,
+            ),
             _ => (0, ffi::RAND_GET_CTX_PARAMS, 0, ffi::RAND_FREECTX),
         };
         for _ in 0..(input.byte() % 12) {
@@ -190,12 +282,27 @@ fn drive(host: &Host, input: &mut Input<'_>) {
                     let iv = input.bytes(40);
                     let array = params(input);
                     let null_key = input.byte() % 4 == 0;
-                    let key_ptr = if null_key { std::ptr::null() } else { key.as_ptr() };
+                    let key_ptr = if null_key {
+                        std::ptr::null()
+                    } else {
+                        key.as_ptr()
+                    };
                     match operation {
                         ffi::OP_CIPHER => {
-                            let id = if input.byte() % 2 == 0 { ffi::CIPHER_ENCRYPT_INIT } else { ffi::CIPHER_DECRYPT_INIT };
+                            let id = if input.byte() % 2 == 0 {
+                                ffi::CIPHER_ENCRYPT_INIT
+                            } else {
+                                ffi::CIPHER_DECRYPT_INIT
+                            };
                             if let Some(init) = get::<CipherInit>(table, id) {
-                                init(ctx, key_ptr, key.len(), iv.as_ptr(), iv.len(), array.params.as_ptr());
+                                init(
+                                    ctx,
+                                    key_ptr,
+                                    key.len(),
+                                    iv.as_ptr(),
+                                    iv.len(),
+                                    array.params.as_ptr(),
+                                );
                             }
                         }
                         ffi::OP_MAC => {
@@ -220,13 +327,28 @@ fn drive(host: &Host, input: &mut Input<'_>) {
                             let mut written = 0usize;
                             let no_output = input.byte() % 5 == 0;
                             if let Some(update) = get::<CipherUpdate>(table, ffi::CIPHER_UPDATE) {
-                                let out_ptr = if no_output { std::ptr::null_mut() } else { out.as_mut_ptr() };
-                                update(ctx, out_ptr, &mut written, if no_output { 0 } else { room }, data.as_ptr(), data.len());
+                                let out_ptr = if no_output {
+                                    std::ptr::null_mut()
+                                } else {
+                                    out.as_mut_ptr()
+                                };
+                                update(
+                                    ctx,
+                                    out_ptr,
+                                    &mut written,
+                                    if no_output { 0 } else { room },
+                                    data.as_ptr(),
+                                    data.len(),
+                                );
                                 assert!(written <= room || no_output);
                             }
                         }
                         ffi::OP_DIGEST | ffi::OP_MAC => {
-                            let id = if operation == ffi::OP_DIGEST { ffi::DIGEST_UPDATE } else { ffi::MAC_UPDATE };
+                            let id = if operation == ffi::OP_DIGEST {
+                                ffi::DIGEST_UPDATE
+                            } else {
+                                ffi::MAC_UPDATE
+                            };
                             if let Some(update) = get::<Update>(table, id) {
                                 update(ctx, data.as_ptr(), data.len());
                             }
@@ -277,8 +399,16 @@ fn drive(host: &Host, input: &mut Input<'_>) {
                 }
                 _ => {
                     if operation == ffi::OP_RAND {
-                        type Instantiate = unsafe extern "C" fn(*mut c_void, c_uint, c_int, *const u8, usize, *const Param) -> c_int;
-                        if let Some(instantiate) = get::<Instantiate>(table, ffi::RAND_INSTANTIATE) {
+                        type Instantiate = unsafe extern "C" fn(
+                            *mut c_void,
+                            c_uint,
+                            c_int,
+                            *const u8,
+                            usize,
+                            *const Param,
+                        ) -> c_int;
+                        if let Some(instantiate) = get::<Instantiate>(table, ffi::RAND_INSTANTIATE)
+                        {
                             instantiate(ctx, 256, 0, std::ptr::null(), 0, std::ptr::null());
                         }
                     }
