@@ -1683,16 +1683,14 @@ impl Kind for KdfKind {
         if unsafe { (a.EVP_KDF_CTX_set_params)(ctx.p, params.as_ptr()) } != 1 {
             return Err(fail("KDF_CTRL_ERROR", ""));
         }
-        // Derive from a duplicate, as evp_test does, to check that dup carries the settings.
-        // OpenSSL 3.0's KDF contexts cannot be duplicated (upstream issue 17572): there the
-        // original derives.
+        // Derive from a duplicate when the context can be duplicated, as evp_test does, to
+        // check that dup carries the settings. Like evp_test, a context that cannot be
+        // duplicated (all KDFs of OpenSSL 3.0, upstream issue 17572; some settings in 3.5)
+        // derives itself.
         // SAFETY: see above.
         match owned(unsafe { (a.EVP_KDF_CTX_dup)(ctx.p) }, a.EVP_KDF_CTX_free) {
             Some(dup) => ctx = dup,
-            None if openssl_provider_before(fetched, &fetched.provider_name, (3, 1, 0)) => {
-                ossl.clear_errors();
-            }
-            None => return Err(fail("TEST_FAILURE", "EVP_KDF_CTX_dup failed")),
+            None => ossl.clear_errors(),
         }
         let mut got = vec![0u8; output.len().max(1)];
         // SAFETY: see above.
