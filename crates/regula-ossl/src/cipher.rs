@@ -161,6 +161,12 @@ fn table<const A: usize>() -> Box<[Dispatch]> {
     ])
 }
 
+/// The core's key object.
+enum Keyed {
+    Cipher(Box<CipherKey>),
+    Aead(AeadKey),
+}
+
 /// The operation in progress.
 enum Running {
     Cipher(CipherStream),
@@ -198,6 +204,10 @@ pub struct Context {
     ccm_aad: Vec<u8>,
     /// CBC and CTR: where the mode has got to, for `updated-iv`.
     chain: Chain,
+    /// The core's key object for the current key, row and tag length, kept across IV changes
+    /// (OpenSSL re-initialises a context with a new IV for every TLS record and every
+    /// `speed` call); rebuilt when any of the three changes.
+    keyed: Option<(Algorithm, usize, Keyed)>,
     last: LastOperation,
 }
 
@@ -284,6 +294,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             ccm_len: None,
             ccm_aad: Vec::new(),
             chain: Chain::default(),
+            keyed: None,
             last: LastOperation::default(),
         })) as *mut c_void
     })
@@ -330,6 +341,8 @@ unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
                 ccm_len: source.ccm_len,
                 ccm_aad: source.ccm_aad.clone(),
                 chain: source.chain.clone(),
+                // The copy keys its own object from the key bytes when it first needs one.
+                keyed: None,
                 last: source.last,
             })
         })();
@@ -382,6 +395,7 @@ impl Context {
                 ));
             }
             self.key = Some(Zeroizing::new(key.to_vec()));
+            self.keyed = None;
         }
         if let Some(iv) = iv {
             if iv.len() != self.iv_len {
@@ -444,30 +458,46 @@ impl Context {
         })
     }
 
+    /// The core's key object for the current key, row and tag length (see `keyed`).
+    fn keyed(&mut self) -> Result<&Keyed, Failure> {
+        let current = matches!(&self.keyed, Some((algorithm, tag_len, _))
+            if *algorithm == self.algorithm && *tag_len == self.tag_len);
+        if !current {
+            let keyed = match self.kind() {
+                Kind::Aead | Kind::Ccm => Keyed::Aead(self.aead_key()?),
+                Kind::Stream | Kind::OneCall => Keyed::Cipher(Box::new(self.cipher_key()?)),
+            };
+            self.keyed = Some((self.algorithm, self.tag_len, keyed));
+        }
+        match &self.keyed {
+            Some((_, _, keyed)) => Ok(keyed),
+            None => Err(fail(Reason::Internal, "no key object")),
+        }
+    }
+
     /// The running operation, started on first use.
     fn running(&mut self) -> Result<&mut Running, Failure> {
         if self.running.is_none() {
-            let running = match self.kind() {
-                Kind::Stream => {
-                    let mut stream = self.cipher_key()?.stream(self.direction(), self.iv()?)?;
-                    if block_size(self.algorithm) > 1 {
-                        stream.set_padding(self.padding)?;
+            let iv = self.iv()?.to_vec();
+            let (direction, encrypt, padding) = (self.direction(), self.encrypt, self.padding);
+            let padded_mode = block_size(self.algorithm) > 1;
+            let running = match self.keyed()? {
+                Keyed::Cipher(key) => {
+                    let mut stream = key.stream(direction, &iv)?;
+                    if padded_mode {
+                        stream.set_padding(padding)?;
                     }
                     Running::Cipher(stream)
                 }
-                Kind::Aead => {
-                    let key = self.aead_key()?;
-                    let iv = self.iv()?;
-                    Running::Aead(if self.encrypt {
-                        key.encrypt_stream(iv)?
-                    } else {
-                        key.decrypt_stream(iv)?
-                    })
-                }
-                Kind::Ccm | Kind::OneCall => {
-                    return Err(fail(Reason::Internal, "no stream for a one-call mode"));
-                }
+                Keyed::Aead(key) => Running::Aead(if encrypt {
+                    key.encrypt_stream(&iv)?
+                } else {
+                    key.decrypt_stream(&iv)?
+                }),
             };
+            if matches!(self.kind(), Kind::Ccm | Kind::OneCall) {
+                return Err(fail(Reason::Internal, "no stream for a one-call mode"));
+            }
             self.running = Some(running);
         }
         self.running
