@@ -124,11 +124,14 @@ pub enum Algorithm {
     // GM/T 0105-2021 random bit generators, served by regula-sm.
     Sm3Drbg,
     Sm4CtrDrbg,
+    // The TLS 1.2 PRF (RFC 5246 §5, SP 800-135 Rev. 1 §4.2.2), OpenSSL's TLS1-PRF.
+    Tls12PrfSha256,
+    Tls12PrfSha384,
 }
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 94] = [
+    pub const ALL: [Algorithm; 96] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -223,6 +226,8 @@ impl Algorithm {
         Algorithm::Sm2KeyExchange,
         Algorithm::Sm3Drbg,
         Algorithm::Sm4CtrDrbg,
+        Algorithm::Tls12PrfSha256,
+        Algorithm::Tls12PrfSha384,
     ];
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.

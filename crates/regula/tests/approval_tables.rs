@@ -96,6 +96,9 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
     (Algorithm::KbkdfCtrHmacSha512, A, A, R, A),
     // The kernel's fscrypt HKDF-SHA512: served flagged even by strict `gm` (SM4 fscrypt needs it).
     (Algorithm::FscryptHkdfSha512, A, A, F, A),
+    // SP 800-135 Rev. 1 §4.2.2 (TLS 1.2 KDF); CNSA 2.0 with SHA-384 only.
+    (Algorithm::Tls12PrfSha256, A, A, R, R),
+    (Algorithm::Tls12PrfSha384, A, A, R, A),
     (Algorithm::EcdsaP256, A, A, R, R),
     (Algorithm::EcdsaP384, A, A, R, A),
     (Algorithm::EcdsaP521, A, A, R, R),

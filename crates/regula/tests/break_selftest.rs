@@ -545,6 +545,7 @@ fn no_break_is_operational_under_every_profile() {
                 "HKDF-SHA2-256",
                 "PBKDF2",
                 "KBKDF-CTR-HMAC-SHA2-256",
+                "TLS12-PRF",
                 "ECDSA-P256-SHA2-256",
                 "RSA-SHA2-256",
                 "ML-DSA-44",

@@ -675,6 +675,115 @@ fn hkdf_sha256_rfc5869() {
     );
 }
 
+/// (appendix, IKM, salt, info, PRK, OKM).
+type HkdfStepCase = (
+    &'static str,
+    Vec<u8>,
+    Vec<u8>,
+    Vec<u8>,
+    &'static str,
+    &'static str,
+);
+
+/// RFC 5869 A.1–A.3 through the two steps separately: extract gives the RFC's PRK, and expand
+/// from that PRK gives the RFC's OKM.
+#[test]
+fn hkdf_sha256_extract_and_expand_rfc5869() {
+    let module = module();
+    let cases: [HkdfStepCase; 3] = [
+        (
+            "A.1",
+            vec![0x0b; 22],
+            (0x00..=0x0c).collect(),
+            (0xf0..=0xf9).collect(),
+            "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5",
+            "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf\
+             34007208d5b887185865",
+        ),
+        (
+            "A.2",
+            (0x00..=0x4f).collect(),
+            (0x60..=0xaf).collect(),
+            (0xb0..=0xff).collect(),
+            "06a6b88c5853361a06104c9ceb35b45cef760014904671014a193f40c15fc244",
+            "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c\
+             59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71\
+             cc30c58179ec3e87c14c01d5c1f3434f1d87",
+        ),
+        (
+            "A.3",
+            vec![0x0b; 22],
+            Vec::new(),
+            Vec::new(),
+            "19ef24a32c717b167f33a91d6f648bdf96596776afdb6377ac434c1c293ccb04",
+            "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d\
+             9d201395faa4b61a96c8",
+        ),
+    ];
+    for (name, ikm, salt, info, prk, okm) in &cases {
+        let (prk, okm) = (unhex(prk), unhex(okm));
+        let extracted = module
+            .hkdf_extract(Algorithm::HkdfSha256, ikm, salt)
+            .unwrap();
+        assert_eq!(extracted.as_slice(), prk, "RFC 5869 {name} PRK");
+        assert_eq!(extracted.indicator().service, Service::KeyDerivation);
+        let expanded = module
+            .hkdf_expand(Algorithm::HkdfSha256, &prk, info, okm.len())
+            .unwrap();
+        assert_eq!(expanded.as_slice(), okm, "RFC 5869 {name} OKM");
+    }
+    // RFC 5869 §2.3: L ≤ 255·HashLen; an empty PRK is refused.
+    assert!(matches!(
+        module.hkdf_expand(Algorithm::HkdfSha256, &[1; 32], b"", 255 * 32 + 1),
+        Err(Error::InvalidInput { .. })
+    ));
+    assert!(matches!(
+        module.hkdf_expand(Algorithm::HkdfSha256, &[], b"", 32),
+        Err(Error::InvalidInput { .. })
+    ));
+    assert!(
+        module
+            .hkdf_extract(Algorithm::Pbkdf2Sha256, b"secret", b"salt")
+            .is_err()
+    );
+}
+
+/// NIST CAVP's TLS 1.2 KDF vector (SHA-256), as OpenSSL's evpkdf_tls12_prf.txt carries it: the
+/// key block from the master secret, seed "key expansion" ‖ server random ‖ client random.
+#[test]
+fn tls12_prf_sha256_nist() {
+    let module = module();
+    let master = unhex(
+        "202c88c00f84a17a20027079604787461176455539e705be730890602c289a50\
+         01e34eeb3a043e5d52a65e66125188bf",
+    );
+    let seed = [
+        &b"key expansion"[..],
+        &unhex("ae6c806f8ad4d80784549dff28a4b58fd837681a51d928c3e30ee5ff14f39868"),
+        &unhex("62e1fd91f23f558a605f28478c58cf72637b89784d959df7e946d3f07bd1b616"),
+    ]
+    .concat();
+    let expected = unhex(
+        "d06139889fffac1e3a71865f504aa5d0d2a2e89506c6f2279b670c3e1b74f531\
+         016a2530c51a3a0f7e1d6590d0f0566b2f387f8d11fd4f731cdd572d2eae927f\
+         6f2f81410b25e6960be68985add6c38445ad9f8c64bf8068bf9a6679485d966f\
+         1ad6f68b43495b10a683755ea2b858d70ccac7ec8b053c6bd41ca299d4e51928",
+    );
+    let derived = module
+        .tls12_prf(Algorithm::Tls12PrfSha256, &master, &seed, expected.len())
+        .unwrap();
+    assert_eq!(derived.as_slice(), expected);
+    assert_eq!(derived.indicator().service, Service::KeyDerivation);
+    assert!(matches!(
+        module.tls12_prf(Algorithm::Tls12PrfSha256, &master, &seed, 0),
+        Err(Error::InvalidInput { .. })
+    ));
+    assert!(matches!(
+        module.tls12_prf(Algorithm::Tls12PrfSha256, &master, b"", 32),
+        Err(Error::InvalidInput { .. })
+    ));
+}
+
 #[test]
 fn pbkdf2_sha256_rfc7914() {
     let module = module();

@@ -532,6 +532,81 @@ impl Drop for GcmAeadCtx {
     }
 }
 
+impl Sha2 {
+    fn evp_md(self) -> *const sys::EVP_MD {
+        // SAFETY: each returns a pointer to a static, immutable digest description.
+        unsafe {
+            match self {
+                Sha2::Sha224 => sys::EVP_sha224(),
+                Sha2::Sha256 => sys::EVP_sha256(),
+                Sha2::Sha384 => sys::EVP_sha384(),
+                Sha2::Sha512 => sys::EVP_sha512(),
+            }
+        }
+    }
+}
+
+/// HKDF-Extract (RFC 5869 §2.2, SP 800-56C Rev. 2 §5.1): PRK = HMAC-Hash(salt, secret) into
+/// `prk`, which must be exactly the digest length. aws-lc-rs keeps its PRK opaque, so
+/// OpenSSL's extract-only mode needs AWS-LC's `HKDF_extract` itself.
+pub(crate) fn hkdf_extract(
+    hash: Sha2,
+    secret: &[u8],
+    salt: &[u8],
+    prk: &mut [u8],
+) -> Result<(), Failed> {
+    if prk.len() != hash.output_len() {
+        return Err(Failed);
+    }
+    let mut written = 0usize;
+    // SAFETY: `prk` has room for the digest length, all HKDF_extract writes; the inputs are
+    // readable for their lengths and not retained; the digest description is static.
+    check(unsafe {
+        sys::HKDF_extract(
+            prk.as_mut_ptr(),
+            &mut written,
+            hash.evp_md(),
+            secret.as_ptr(),
+            secret.len(),
+            salt.as_ptr(),
+            salt.len(),
+        )
+    })?;
+    if written == prk.len() {
+        Ok(())
+    } else {
+        Err(Failed)
+    }
+}
+
+/// The TLS 1.2 PRF (RFC 5246 §5, SP 800-135 Rev. 1 §4.2.2): P_hash(secret, seed) into `out`,
+/// AWS-LC's `CRYPTO_tls1_prf`. The seed is given whole (TLS's label ‖ seed), as OpenSSL's
+/// TLS1-PRF takes it.
+pub(crate) fn tls12_prf(
+    hash: Sha2,
+    secret: &[u8],
+    seed: &[u8],
+    out: &mut [u8],
+) -> Result<(), Failed> {
+    // SAFETY: `out` is writable for its length; secret and seed are readable for theirs and not
+    // retained; an empty label is given as a valid pointer of length 0.
+    check(unsafe {
+        sys::CRYPTO_tls1_prf(
+            hash.evp_md(),
+            out.as_mut_ptr(),
+            out.len(),
+            secret.as_ptr(),
+            secret.len(),
+            c"".as_ptr(),
+            0,
+            seed.as_ptr(),
+            seed.len(),
+            ptr::null(),
+            0,
+        )
+    })
+}
+
 /// AWS-LC's own service indicator (FIPS builds only): how many approved services the calling
 /// thread has run. Tests compare it before and after a call, as AWS-LC's own tests do.
 #[cfg(feature = "fips")]

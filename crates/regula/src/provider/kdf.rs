@@ -7,6 +7,7 @@ use aws_lc_rs::{hkdf, kdf, pbkdf2};
 use zeroize::Zeroizing;
 
 use super::awslc::{self, KdfAlgorithm};
+use super::awslc_sys::{self, Sha2};
 use crate::algorithm::Algorithm;
 use crate::error::{Error, Result};
 
@@ -20,7 +21,7 @@ impl hkdf::KeyType for OutputLen {
 }
 
 /// HKDF with one hash.
-pub(crate) struct Hkdf(hkdf::Algorithm);
+pub(crate) struct Hkdf(hkdf::Algorithm, Sha2);
 
 impl Hkdf {
     pub(crate) fn new(algorithm: Algorithm) -> Result<Hkdf> {
@@ -29,7 +30,17 @@ impl Hkdf {
                 "{algorithm} is not an HKDF algorithm"
             )));
         };
-        Ok(Hkdf(hkdf_algorithm))
+        let hash = match algorithm {
+            Algorithm::HkdfSha256 => Sha2::Sha256,
+            Algorithm::HkdfSha384 => Sha2::Sha384,
+            _ => Sha2::Sha512,
+        };
+        Ok(Hkdf(hkdf_algorithm, hash))
+    }
+
+    /// HashLen: the length of a PRK.
+    pub(crate) fn hash_len(&self) -> usize {
+        self.1.output_len()
     }
 
     /// RFC 5869 §2.3: L ≤ 255·HashLen.
@@ -47,6 +58,19 @@ impl Hkdf {
     ) -> Result<()> {
         hkdf::Salt::new(self.0, salt)
             .extract(secret)
+            .expand(&[info], OutputLen(output.len()))
+            .and_then(|okm| okm.fill(output))
+            .map_err(|_| Error::CryptoFailure)
+    }
+
+    /// HKDF-Extract alone (RFC 5869 §2.2): the PRK into `prk`, exactly [`Hkdf::hash_len`] bytes.
+    pub(crate) fn extract(&self, secret: &[u8], salt: &[u8], prk: &mut [u8]) -> Result<()> {
+        awslc_sys::hkdf_extract(self.1, secret, salt, prk).map_err(|_| Error::CryptoFailure)
+    }
+
+    /// HKDF-Expand alone (RFC 5869 §2.3) from a PRK given by the caller, into `output`.
+    pub(crate) fn expand(&self, prk: &[u8], info: &[u8], output: &mut [u8]) -> Result<()> {
+        hkdf::Prk::new_less_safe(self.0, prk)
             .expand(&[info], OutputLen(output.len()))
             .and_then(|okm| okm.fill(output))
             .map_err(|_| Error::CryptoFailure)
@@ -92,6 +116,26 @@ impl Kbkdf {
 
     pub(crate) fn derive(&self, key: &[u8], fixed_input: &[u8], output: &mut [u8]) -> Result<()> {
         kdf::kbkdf_ctr_hmac(self.0, key, fixed_input, output).map_err(|_| Error::CryptoFailure)
+    }
+}
+
+/// The TLS 1.2 PRF (RFC 5246 §5) with one hash: AWS-LC's `CRYPTO_tls1_prf`.
+pub(crate) struct Tls12Prf(Sha2);
+
+impl Tls12Prf {
+    pub(crate) fn new(algorithm: Algorithm) -> Result<Tls12Prf> {
+        match algorithm {
+            Algorithm::Tls12PrfSha256 => Ok(Tls12Prf(Sha2::Sha256)),
+            Algorithm::Tls12PrfSha384 => Ok(Tls12Prf(Sha2::Sha384)),
+            other => Err(Error::invalid_input(format!(
+                "{other} is not a TLS 1.2 PRF algorithm"
+            ))),
+        }
+    }
+
+    /// P_hash(secret, seed) into `output`; the seed is TLS's label ‖ seed, whole.
+    pub(crate) fn derive(&self, secret: &[u8], seed: &[u8], output: &mut [u8]) -> Result<()> {
+        awslc_sys::tls12_prf(self.0, secret, seed, output).map_err(|_| Error::CryptoFailure)
     }
 }
 

@@ -175,7 +175,7 @@ fn sm_mac(algorithm: Algorithm, key: &[u8]) -> Result<MacBackend> {
     Ok(MacBackend::Sm4(Box::new(mac)))
 }
 
-impl MacState<'_> {
+impl<'key> MacState<'key> {
     /// A GMAC computation under `nonce`.
     pub(crate) fn gmac(nonce: &[u8]) -> MacState<'static> {
         MacState::Gmac {
@@ -197,6 +197,25 @@ impl MacState<'_> {
             MacState::Gmac { message, .. } => message.extend_from_slice(data),
         }
         Ok(())
+    }
+
+    /// A copy that continues from the same point; the copy's keyed state is AWS-LC's or
+    /// regula-sm's own copy, wiped when dropped.
+    pub(crate) fn try_clone(&self) -> Result<MacState<'key>> {
+        Ok(match self {
+            MacState::Hmac(context) => MacState::Hmac(context.clone()),
+            MacState::Cmac(context) => MacState::Cmac(context.clone()),
+            MacState::HmacSm3(state) => MacState::HmacSm3(state.clone()),
+            MacState::Sm4(stream) => MacState::Sm4(stream.clone()),
+            MacState::LegacyHmac(Some(state)) => MacState::LegacyHmac(Some(Box::new(
+                state.try_clone().map_err(|_| Error::CryptoFailure)?,
+            ))),
+            MacState::LegacyHmac(None) => MacState::LegacyHmac(None),
+            MacState::Gmac { nonce, message } => MacState::Gmac {
+                nonce: nonce.clone(),
+                message: message.clone(),
+            },
+        })
     }
 
     /// The tag, under `key` (the backend this state was started from) for GMAC.

@@ -487,6 +487,26 @@ pub(crate) fn kbkdf_ctr_hmac_sha256(fault: Fault) -> Result<(), ()> {
     expect(fault, derived, v::KBKDF_SHA256_OUTPUT)
 }
 
+/// The TLS 1.2 KDF (SP 800-135 §4.2.2), which FIPS 140-3 requires a CAST for: the master
+/// secret from NIST's vector (covers SHA-384: same AWS-LC P_hash code, IG 10.3.A).
+pub(crate) fn tls12_prf_sha256(fault: Fault) -> Result<(), ()> {
+    let seed = [
+        v::TLS12_PRF_SHA256_LABEL,
+        v::TLS12_PRF_SHA256_CLIENT_RANDOM,
+        v::TLS12_PRF_SHA256_SERVER_RANDOM,
+    ]
+    .concat();
+    let mut derived = vec![0u8; v::TLS12_PRF_SHA256_OUTPUT.len()];
+    super::awslc_sys::tls12_prf(
+        super::awslc_sys::Sha2::Sha256,
+        v::TLS12_PRF_SHA256_SECRET,
+        &seed,
+        &mut derived,
+    )
+    .map_err(drop)?;
+    expect(fault, derived, v::TLS12_PRF_SHA256_OUTPUT)
+}
+
 pub(crate) fn pbkdf2_sha256(fault: Fault) -> Result<(), ()> {
     let iterations = NonZeroU32::new(v::PBKDF2_SHA256_ITERATIONS).ok_or(())?;
     let mut derived = vec![0u8; v::PBKDF2_SHA256_DK.len()];

@@ -36,6 +36,7 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("HKDF-SHA2-256", t::hkdf_sha256),
     cast("KBKDF-CTR-HMAC-SHA2-256", t::kbkdf_ctr_hmac_sha256),
     cast("PBKDF2", t::pbkdf2_sha256),
+    cast("TLS12-PRF", t::tls12_prf_sha256),
     cast("ECDSA-P256-SHA2-256", t::ecdsa_p256),
     cast("ED25519", t::ed25519),
     cast("RSA-SHA2-256", t::rsa_pkcs1_sha256),

@@ -194,6 +194,24 @@ pub(crate) const HKDF_SHA256_OKM: &[u8] = &hex_literal::hex!(
 );
 
 // ---------------------------------------------------------------------------------------------
+// TLS 1.2 PRF with SHA-256 (master secret derivation).
+// Source: NIST CAVP (SP 800-135 KDF, TLS 1.2 with SHA-256), as OpenSSL's
+// test/recipes/30-test_evp_data/evpkdf_tls12_prf.txt carries it: the secret, the seed
+// "master secret" ‖ client random ‖ server random, and the 48-byte master secret.
+pub(crate) const TLS12_PRF_SHA256_SECRET: &[u8] = &hex_literal::hex!(
+    "f8938ecc9edebc5030c0c6a441e213cd24e6f770a50dda07876f8d55da062bca"
+    "db386b411fd4fe4313a604fce6c17fbc"
+);
+pub(crate) const TLS12_PRF_SHA256_LABEL: &[u8] = b"master secret";
+pub(crate) const TLS12_PRF_SHA256_CLIENT_RANDOM: &[u8] =
+    &hex_literal::hex!("36c129d01a3200894b9179faac589d9835d58775f9b5ea3587cb8fd0364cae8c");
+pub(crate) const TLS12_PRF_SHA256_SERVER_RANDOM: &[u8] =
+    &hex_literal::hex!("f6c9575ed7ddd73e1f7d16eca115415812a43c2b747daaaae043abfb50053fce");
+pub(crate) const TLS12_PRF_SHA256_OUTPUT: &[u8] = &hex_literal::hex!(
+    "202c88c00f84a17a20027079604787461176455539e705be730890602c289a50"
+    "01e34eeb3a043e5d52a65e66125188bf"
+);
+
 // PBKDF2-HMAC-SHA-256.
 // Source: RFC 7914 section 11 "Test Vectors for PBKDF2 with HMAC-SHA-256", first vector:
 // P = "passwd", S = "salt", c = 1, dkLen = 64.

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::Usage;
-use crate::provider::kdf::{self as backend, Hkdf, Kbkdf, Pbkdf2};
+use crate::provider::kdf::{self as backend, Hkdf, Kbkdf, Pbkdf2, Tls12Prf};
 
 /// The HKDF info prefix of every fscrypt v2 derivation (Linux fs/crypto/hkdf.c).
 const FSCRYPT_INFO_PREFIX: &[u8; 8] = b"fscrypt\0";
@@ -52,6 +52,89 @@ impl Module {
         }
         let mut output = Zeroizing::new(vec![0u8; len]);
         hkdf.derive(secret, salt, info, &mut output)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// HKDF-Extract alone (RFC 5869 §2.2, SP 800-56C Rev. 2 §5.1's extraction step): the
+    /// HashLen-byte pseudorandom key from `secret` and `salt`. Same rows, policy and indicator
+    /// as [`Module::hkdf`]; OpenSSL's HKDF `EXTRACT_ONLY` mode and TLS 1.3's key schedule.
+    pub fn hkdf_extract(
+        &self,
+        algorithm: Algorithm,
+        secret: &[u8],
+        salt: &[u8],
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(secret.len()),
+            salt_bytes: len_u32(salt.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let hkdf = Hkdf::new(algorithm)?;
+        let mut prk = Zeroizing::new(vec![0u8; hkdf.hash_len()]);
+        hkdf.extract(secret, salt, &mut prk)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, prk))
+    }
+
+    /// HKDF-Expand alone (RFC 5869 §2.3, SP 800-56C Rev. 2 §5.1's expansion step): `len` bytes
+    /// from the pseudorandom key `prk` and `info`. Same rows, policy and indicator as
+    /// [`Module::hkdf`]; OpenSSL's HKDF `EXPAND_ONLY` mode and TLS 1.3's HKDF-Expand-Label.
+    pub fn hkdf_expand(
+        &self,
+        algorithm: Algorithm,
+        prk: &[u8],
+        info: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(prk.len()),
+            info_bytes: len_u32(info.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let hkdf = Hkdf::new(algorithm)?;
+        if prk.is_empty() {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} expansion needs a non-empty pseudorandom key"
+            )));
+        }
+        let max = hkdf.max_output_len();
+        if len == 0 || len > max {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..={max} bytes, got {len}"
+            )));
+        }
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        hkdf.expand(prk, info, &mut output)?;
+        Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
+    }
+
+    /// The TLS 1.2 PRF (RFC 5246 §5, SP 800-135 Rev. 1 §4.2.2): `len` bytes of
+    /// P_hash(`secret`, `seed`), where `seed` is TLS's label ‖ seed given whole, as OpenSSL's
+    /// TLS1-PRF takes it (`tls12-prf-sha256`, `tls12-prf-sha384`).
+    pub fn tls12_prf(
+        &self,
+        algorithm: Algorithm,
+        secret: &[u8],
+        seed: &[u8],
+        len: usize,
+    ) -> Result<Served<Zeroizing<Vec<u8>>>> {
+        let usage = Usage {
+            secret_bytes: len_u32(secret.len()),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::Kdf, &usage)?;
+        let prf = Tls12Prf::new(algorithm)?;
+        if seed.is_empty() {
+            return Err(Error::invalid_input("the TLS 1.2 PRF needs a seed"));
+        }
+        if len == 0 || len > (1 << 30) {
+            return Err(Error::invalid_input(format!(
+                "{algorithm} output length must be 1..=1073741824 bytes, got {len}"
+            )));
+        }
+        let mut output = Zeroizing::new(vec![0u8; len]);
+        prf.derive(secret, seed, &mut output)?;
         Ok(self.serve(algorithm, Service::KeyDerivation, approval, output))
     }
 

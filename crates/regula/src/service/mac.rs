@@ -178,9 +178,19 @@ impl std::fmt::Debug for MacContext<'_> {
     }
 }
 
-impl MacContext<'_> {
+impl<'key> MacContext<'key> {
     pub fn update(&mut self, data: &[u8]) -> Result<()> {
         self.context.update(data)
+    }
+
+    /// A copy of the computation so far (OpenSSL's `EVP_MAC_CTX_dup`): both continue
+    /// independently under the same key.
+    pub fn try_clone(&self) -> Result<MacContext<'key>> {
+        Ok(MacContext {
+            key: self.key,
+            approval: self.approval,
+            context: self.context.try_clone()?,
+        })
     }
 
     fn tag(self) -> Result<Vec<u8>> {

@@ -127,6 +127,9 @@ pub fn exercise(module: &Module, algorithm: Algorithm) -> Result<Vec<Indicator>,
                 | Algorithm::KbkdfCtrHmacSha512 => {
                     module.kbkdf_label_context(algorithm, &[0x0b; 16], b"label", b"context", 32)?
                 }
+                Algorithm::Tls12PrfSha256 | Algorithm::Tls12PrfSha384 => {
+                    module.tls12_prf(algorithm, &[0x0b; 48], b"key expansion seed", 32)?
+                }
                 _ => module.pbkdf2(algorithm, b"correct horse battery", &[0x5a; 16], 1000, 32)?,
             };
             indicators.push(served.indicator());

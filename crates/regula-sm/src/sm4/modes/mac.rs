@@ -168,6 +168,9 @@ impl Keyed {
 /// An incremental MAC computation; `update` any number of times, then `finalize` or `verify`.
 ///
 /// The last block is held back until `finalize`, because CMAC and XCBC treat it specially.
+/// A clone continues from the same point (OpenSSL's `EVP_MAC_CTX_dup`); each copy is wiped on
+/// drop.
+#[derive(Clone)]
 pub struct MacStream<'a> {
     keyed: &'a Keyed,
     /// CBC chaining value.

@@ -1,0 +1,204 @@
+//! `regula-evp-test` over OpenSSL's evp_test data (tests/openssl-evp-data) against the system
+//! OpenSSL 3 with its default provider: nothing fails, and each file passes at least the
+//! stanzas it passed when this test was written (so a parser that silently drops stanzas
+//! fails here). A stanza with one expected byte changed must be reported failed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const LIBCRYPTO: &str = "/usr/lib/x86_64-linux-gnu/libcrypto.so.3";
+
+/// Stanzas passed per file with `--provider default` against OpenSSL 3.0.19 (Debian).
+const MIN_PASSED: &[(&str, u64)] = &[
+    ("evpciph_aes_ccm_cavs.txt", 2865),
+    ("evpciph_aes_common.txt", 296),
+    ("evpciph_aes_cts.txt", 42),
+    ("evpciph_aes_wrap.txt", 26),
+    ("evpciph_chacha.txt", 8),
+    ("evpciph_des3_common.txt", 3),
+    ("evpciph_rc4.txt", 0),
+    ("evpciph_sm4.txt", 8),
+    ("evpkdf_hkdf.txt", 31),
+    ("evpkdf_kbkdf_counter.txt", 0),
+    ("evpkdf_pbkdf2.txt", 23),
+    ("evpkdf_ss.txt", 164),
+    ("evpkdf_ssh.txt", 606),
+    ("evpkdf_tls12_prf.txt", 4),
+    ("evpkdf_tls13_kdf.txt", 562),
+    ("evpkdf_x963.txt", 16),
+    ("evpmac_common.txt", 67),
+    ("evpmac_poly1305.txt", 42),
+    ("evpmac_sm3.txt", 4),
+    ("evpmd_blake.txt", 18),
+    ("evpmd_md.txt", 10),
+    ("evpmd_ripemd.txt", 8),
+    ("evpmd_sha.txt", 59),
+    ("evpmd_sm3.txt", 10),
+];
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/openssl-evp-data")
+}
+
+fn host(args: &[&str]) -> (i32, serde_json::Value) {
+    assert!(
+        Path::new(LIBCRYPTO).exists(),
+        "{LIBCRYPTO} is needed (Debian package libssl3)"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+        .args(["--libcrypto", LIBCRYPTO, "--provider", "default", "--json"])
+        .args(args)
+        .output()
+        .expect("run regula-evp-test");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), report)
+}
+
+fn count(v: &serde_json::Value, what: &str) -> u64 {
+    v["counts"][what]
+        .as_u64()
+        .or_else(|| v[what].as_u64())
+        .unwrap_or(u64::MAX)
+}
+
+#[test]
+fn openssl_data_passes_with_the_default_provider() {
+    let dir = data_dir();
+    let (code, report) = host(&[dir.to_str().unwrap()]);
+    let failed: Vec<&serde_json::Value> = report["stanzas"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "failed")
+        .collect();
+    assert!(failed.is_empty(), "failed stanzas: {failed:#?}");
+    assert_eq!(code, 0);
+    let files = report["files"].as_array().unwrap();
+    assert_eq!(files.len(), MIN_PASSED.len(), "data files run: {files:#?}");
+    for (name, min) in MIN_PASSED {
+        let file = files
+            .iter()
+            .find(|f| f["file"] == *name)
+            .unwrap_or_else(|| panic!("{name} not run"));
+        assert_eq!(count(file, "failed"), 0, "{name}");
+        assert!(
+            count(file, "passed") >= *min,
+            "{name}: {} passed, at least {min} expected",
+            count(file, "passed")
+        );
+    }
+    // Every stanza that ran names the provider that answered its fetch.
+    for s in report["stanzas"].as_array().unwrap() {
+        if s["status"] == "passed" {
+            assert_eq!(s["provider"], "default", "{s}");
+        }
+    }
+}
+
+/// The stanza of `file` that starts at `line`, as text.
+fn stanza(file: &str, line: usize) -> String {
+    let text = std::fs::read_to_string(data_dir().join(file)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for l in &lines[line - 1..] {
+        if l.is_empty() {
+            break;
+        }
+        out.push(*l);
+    }
+    out.join("\n") + "\n"
+}
+
+/// Flips the last hex digit of the stanza's `key` line.
+fn corrupt(stanza: &str, key: &str) -> String {
+    let mut done = false;
+    let out: Vec<String> = stanza
+        .lines()
+        .map(|l| {
+            if !done && l.split('=').next().map(str::trim) == Some(key) {
+                done = true;
+                let mut s = l.trim_end().to_string();
+                let last = s.pop().unwrap();
+                s.push(if last == '0' { '1' } else { '0' });
+                s
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    assert!(done, "no {key} line in {stanza}");
+    out.join("\n") + "\n"
+}
+
+#[test]
+fn a_changed_expected_byte_is_a_failure() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("evp-host-negative");
+    std::fs::create_dir_all(&dir).unwrap();
+    // One stanza of each kind: (file, first line, line whose value is changed).
+    let cases = [
+        ("evpmd_sha.txt", "Digest = SHA256", "Output"),
+        (
+            "evpciph_aes_common.txt",
+            "Cipher = aes-128-gcm",
+            "Ciphertext",
+        ),
+        ("evpciph_aes_common.txt", "Cipher = aes-128-gcm", "Tag"),
+        ("evpmac_common.txt", "MAC = HMAC", "Output"),
+        ("evpkdf_hkdf.txt", "KDF = HKDF", "Output"),
+    ];
+    for (file, head, key) in cases {
+        // The first such stanza with a non-empty `key` value and no expected error.
+        let text = std::fs::read_to_string(data_dir().join(file)).unwrap();
+        let original = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.eq_ignore_ascii_case(head))
+            .map(|(i, _)| stanza(file, i + 1))
+            .find(|s| {
+                !s.contains("Result =")
+                    && s.lines().any(|l| {
+                        l.split_once('=')
+                            .is_some_and(|(k, v)| k.trim() == key && !v.trim().is_empty())
+                    })
+            })
+            .unwrap_or_else(|| panic!("no {head} stanza with a {key} in {file}"));
+        let path = dir.join(format!("evp-original-{key}.txt"));
+        std::fs::write(&path, &original).unwrap();
+        let (code, report) = host(&[path.to_str().unwrap()]);
+        assert_eq!(
+            (code, count(&report["total"], "passed")),
+            (0, 1),
+            "{original}"
+        );
+
+        let changed = corrupt(&original, key);
+        let path = dir.join(format!("evp-changed-{key}.txt"));
+        std::fs::write(&path, &changed).unwrap();
+        let (code, report) = host(&[path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{changed}");
+        assert_eq!(count(&report["total"], "failed"), 1, "{changed}");
+        assert_eq!(count(&report["total"], "passed"), 0, "{changed}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+        .args([
+            "--provider",
+            "no-such-provider",
+            data_dir().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,0 +1,201 @@
+//! The C types and numbers of OpenSSL 3's provider interface (`openssl/core.h`,
+//! `core_dispatch.h`, `core_names.h`), written out so that the provider links no libcrypto: the
+//! library that loads it hands over every function it may call.
+
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+/// `OSSL_DISPATCH`: one function of a table, ended by a zero `function_id`.
+#[repr(C)]
+pub struct Dispatch {
+    pub function_id: c_int,
+    pub function: Option<unsafe extern "C" fn()>,
+}
+
+/// `OSSL_PARAM`.
+#[repr(C)]
+pub struct Param {
+    pub key: *const c_char,
+    pub data_type: c_uint,
+    pub data: *mut c_void,
+    pub data_size: usize,
+    pub return_size: usize,
+}
+
+/// `OSSL_ALGORITHM`.
+#[repr(C)]
+pub struct Algorithm {
+    pub names: *const c_char,
+    pub properties: *const c_char,
+    pub implementation: *const Dispatch,
+    pub description: *const c_char,
+}
+
+/// `OSSL_ITEM` (reason strings).
+#[repr(C)]
+pub struct Item {
+    pub id: c_uint,
+    pub ptr: *mut c_void,
+}
+
+pub type CoreHandle = c_void;
+
+// OSSL_PARAM data types.
+pub const PARAM_INTEGER: c_uint = 1;
+pub const PARAM_UNSIGNED_INTEGER: c_uint = 2;
+pub const PARAM_UTF8_STRING: c_uint = 4;
+pub const PARAM_OCTET_STRING: c_uint = 5;
+pub const PARAM_UTF8_PTR: c_uint = 6;
+/// `OSSL_PARAM_UNMODIFIED`: `return_size` before anyone set the parameter.
+pub const PARAM_UNMODIFIED: usize = usize::MAX;
+
+// Functions the core offers the provider.
+pub const CORE_GET_PARAMS: c_int = 2;
+pub const CORE_NEW_ERROR: c_int = 5;
+pub const CORE_SET_ERROR_DEBUG: c_int = 6;
+pub const CORE_VSET_ERROR: c_int = 7;
+
+// Functions of the provider itself.
+pub const PROVIDER_TEARDOWN: c_int = 1024;
+pub const PROVIDER_GETTABLE_PARAMS: c_int = 1025;
+pub const PROVIDER_GET_PARAMS: c_int = 1026;
+pub const PROVIDER_QUERY_OPERATION: c_int = 1027;
+pub const PROVIDER_GET_REASON_STRINGS: c_int = 1029;
+pub const PROVIDER_SELF_TEST: c_int = 1031;
+
+// Operations.
+pub const OP_DIGEST: c_int = 1;
+pub const OP_CIPHER: c_int = 2;
+pub const OP_MAC: c_int = 3;
+pub const OP_KDF: c_int = 4;
+pub const OP_RAND: c_int = 5;
+
+// OSSL_OP_DIGEST.
+pub const DIGEST_NEWCTX: c_int = 1;
+pub const DIGEST_INIT: c_int = 2;
+pub const DIGEST_UPDATE: c_int = 3;
+pub const DIGEST_FINAL: c_int = 4;
+pub const DIGEST_DIGEST: c_int = 5;
+pub const DIGEST_FREECTX: c_int = 6;
+pub const DIGEST_DUPCTX: c_int = 7;
+pub const DIGEST_GET_PARAMS: c_int = 8;
+pub const DIGEST_GET_CTX_PARAMS: c_int = 10;
+pub const DIGEST_GETTABLE_PARAMS: c_int = 11;
+pub const DIGEST_GETTABLE_CTX_PARAMS: c_int = 13;
+
+// OSSL_OP_CIPHER.
+pub const CIPHER_NEWCTX: c_int = 1;
+pub const CIPHER_ENCRYPT_INIT: c_int = 2;
+pub const CIPHER_DECRYPT_INIT: c_int = 3;
+pub const CIPHER_UPDATE: c_int = 4;
+pub const CIPHER_FINAL: c_int = 5;
+pub const CIPHER_CIPHER: c_int = 6;
+pub const CIPHER_FREECTX: c_int = 7;
+pub const CIPHER_DUPCTX: c_int = 8;
+pub const CIPHER_GET_PARAMS: c_int = 9;
+pub const CIPHER_GET_CTX_PARAMS: c_int = 10;
+pub const CIPHER_SET_CTX_PARAMS: c_int = 11;
+pub const CIPHER_GETTABLE_PARAMS: c_int = 12;
+pub const CIPHER_GETTABLE_CTX_PARAMS: c_int = 13;
+pub const CIPHER_SETTABLE_CTX_PARAMS: c_int = 14;
+
+// OSSL_OP_MAC.
+pub const MAC_NEWCTX: c_int = 1;
+pub const MAC_DUPCTX: c_int = 2;
+pub const MAC_FREECTX: c_int = 3;
+pub const MAC_INIT: c_int = 4;
+pub const MAC_UPDATE: c_int = 5;
+pub const MAC_FINAL: c_int = 6;
+pub const MAC_GET_PARAMS: c_int = 7;
+pub const MAC_GET_CTX_PARAMS: c_int = 8;
+pub const MAC_SET_CTX_PARAMS: c_int = 9;
+pub const MAC_GETTABLE_PARAMS: c_int = 10;
+pub const MAC_GETTABLE_CTX_PARAMS: c_int = 11;
+pub const MAC_SETTABLE_CTX_PARAMS: c_int = 12;
+
+// OSSL_OP_KDF.
+pub const KDF_NEWCTX: c_int = 1;
+pub const KDF_DUPCTX: c_int = 2;
+pub const KDF_FREECTX: c_int = 3;
+pub const KDF_RESET: c_int = 4;
+pub const KDF_DERIVE: c_int = 5;
+pub const KDF_GETTABLE_PARAMS: c_int = 6;
+pub const KDF_GETTABLE_CTX_PARAMS: c_int = 7;
+pub const KDF_SETTABLE_CTX_PARAMS: c_int = 8;
+pub const KDF_GET_PARAMS: c_int = 9;
+pub const KDF_GET_CTX_PARAMS: c_int = 10;
+pub const KDF_SET_CTX_PARAMS: c_int = 11;
+
+// OSSL_OP_RAND.
+pub const RAND_NEWCTX: c_int = 1;
+pub const RAND_FREECTX: c_int = 2;
+pub const RAND_INSTANTIATE: c_int = 3;
+pub const RAND_UNINSTANTIATE: c_int = 4;
+pub const RAND_GENERATE: c_int = 5;
+pub const RAND_RESEED: c_int = 6;
+pub const RAND_ENABLE_LOCKING: c_int = 8;
+pub const RAND_LOCK: c_int = 9;
+pub const RAND_UNLOCK: c_int = 10;
+pub const RAND_GETTABLE_CTX_PARAMS: c_int = 12;
+pub const RAND_GET_CTX_PARAMS: c_int = 15;
+
+/// `EVP_RAND_STATE_READY`.
+pub const RAND_STATE_READY: c_int = 1;
+
+/// `OSSL_FUNC_core_get_params`.
+pub type CoreGetParams = unsafe extern "C" fn(*const CoreHandle, *mut Param) -> c_int;
+/// `OSSL_FUNC_core_new_error`.
+pub type CoreNewError = unsafe extern "C" fn(*const CoreHandle);
+/// `OSSL_FUNC_core_set_error_debug`.
+pub type CoreSetErrorDebug =
+    unsafe extern "C" fn(*const CoreHandle, *const c_char, c_int, *const c_char);
+/// `OSSL_FUNC_core_vset_error`. The `va_list` is never read: the format given has no
+/// conversions (see `error::raise`), so a zeroed stand-in of the right size is passed. On
+/// x86-64 `va_list` is an array and decays to a pointer; on aarch64 it is a 32-byte struct,
+/// which AAPCS64 passes by reference. A pointer is right for both.
+pub type CoreVsetError =
+    unsafe extern "C" fn(*const CoreHandle, u32, *const c_char, *mut VaListStandIn);
+
+/// Zeroed storage the size of the largest `va_list` of the supported targets.
+#[repr(C, align(16))]
+pub struct VaListStandIn(pub [u64; 4]);
+
+/// Casts any `extern "C"` function to the untyped pointer a [`Dispatch`] holds.
+#[macro_export]
+macro_rules! dispatch_fn {
+    ($id:expr, $f:expr) => {
+        $crate::ffi::Dispatch {
+            function_id: $id,
+            function: Some({
+                let address = $f as *const ();
+                // SAFETY: `address` is the address of an `extern "C"` function.
+                unsafe { $crate::ffi::untyped(address) }
+            }),
+        }
+    };
+}
+
+/// The untyped function pointer of a [`Dispatch`] entry, from a function's address.
+///
+/// # Safety
+/// `function` is the address of an `extern "C"` function. OpenSSL casts it back to the
+/// signature the entry's id names, so each table must pair an id with a function of exactly
+/// that signature.
+pub const unsafe fn untyped(function: *const ()) -> unsafe extern "C" fn() {
+    // SAFETY: by the contract above.
+    unsafe { std::mem::transmute::<*const (), unsafe extern "C" fn()>(function) }
+}
+
+/// The end of a dispatch table.
+pub const DISPATCH_END: Dispatch = Dispatch {
+    function_id: 0,
+    function: None,
+};
+
+/// A table of pointers that are only read, shared between threads.
+pub struct SyncTable<T>(pub T);
+// SAFETY: the tables hold pointers to 'static, immutable data (names, function pointers).
+unsafe impl<T> Sync for SyncTable<T> {}
+// SAFETY: as above.
+unsafe impl<T> Send for SyncTable<T> {}
+
+pub type Void = c_void;

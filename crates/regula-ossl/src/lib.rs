@@ -1,0 +1,37 @@
+//! Regula as an OpenSSL 3 provider.
+//!
+//! OpenSSL loads `regula.so` from `openssl.cnf` (or `-provider regula`) and calls
+//! `OSSL_provider_init`. The provider loads the module under the configured policy (`policy =
+//! fips-140-3`, `gm`, `default`, `cnsa-2.0` or a policy file), runs its self-tests, and offers
+//! OpenSSL exactly the algorithms that policy serves, named as the registry rows name them for
+//! OpenSSL, with `fips=yes` on those it approves. Every operation calls the core's public API, so
+//! it passes the policy and is counted by the service indicator like any other caller's.
+//!
+//! The provider links no libcrypto: the functions it calls back (errors, configuration) come
+//! from the core's dispatch table, and `OSSL_PARAM` arrays are read and written here.
+
+pub mod cipher;
+pub mod digest;
+pub mod error;
+pub mod ffi;
+pub mod host;
+pub mod indicator;
+pub mod kdf;
+pub mod mac;
+pub mod names;
+pub mod params;
+pub mod provider;
+pub mod rand;
+
+/// The bytes OpenSSL passes as `(pointer, length)`; a null pointer is an empty input.
+///
+/// # Safety
+/// When `len` is not 0, `data` points to `len` readable bytes that outlive the returned slice.
+pub(crate) unsafe fn input<'a>(data: *const u8, len: usize) -> &'a [u8] {
+    if data.is_null() || len == 0 {
+        &[]
+    } else {
+        // SAFETY: by the contract above.
+        unsafe { std::slice::from_raw_parts(data, len) }
+    }
+}

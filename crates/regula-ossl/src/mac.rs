@@ -1,0 +1,372 @@
+//! `OSSL_OP_MAC`: HMAC (`digest`), CMAC (`cipher`) and GMAC (`cipher`, `iv`), as OpenSSL's own
+//! MACs take them. The row is chosen by the parameter, so the policy rules on the exact MAC
+//! (`hmac-sha256`, `sm4-cmac`, …) when the key is set.
+
+use std::os::raw::{c_int, c_uchar, c_void};
+use std::sync::{Arc, OnceLock};
+
+use regula::{Algorithm, Family, MacContext, MacKey, Module, Policy, registry};
+use seq_macro::seq;
+
+use crate::error::{self, Failure, Reason, fail};
+use crate::ffi::{self, Dispatch, Param};
+use crate::indicator::{self, LastOperation};
+use crate::names;
+use crate::params::{self, Params};
+use crate::provider::{Offer, ProviderContext, served_rows};
+
+/// One offer per OpenSSL MAC name (`HMAC`, `CMAC`, `GMAC`) with at least one served row;
+/// `fips=yes` when the policy approves some row under it (the context's indicator then says
+/// whether the MAC actually computed was approved).
+pub fn offers(policy: &Policy) -> Vec<Offer> {
+    let mut offers: Vec<Offer> = Vec::new();
+    for row in served_rows(policy, Family::Mac) {
+        let Some(openssl) = &row.openssl else {
+            continue;
+        };
+        let name = openssl.canonical();
+        if let Some(offer) = offers
+            .iter_mut()
+            .find(|offer| offer.names.starts_with(name))
+        {
+            offer.approved |= policy.approves(row.algorithm);
+            continue;
+        }
+        offers.push(Offer {
+            names: openssl.names.to_owned(),
+            approved: policy.approves(row.algorithm),
+            dispatch: &tables()[row.algorithm.index()],
+            description: format!("Regula {name}"),
+        });
+    }
+    offers
+}
+
+fn tables() -> &'static [Box<[Dispatch]>] {
+    static TABLES: OnceLock<Vec<Box<[Dispatch]>>> = OnceLock::new();
+    TABLES.get_or_init(|| seq!(N in 0..128 { vec![#(table::<N>(),)*] }))
+}
+
+fn table<const A: usize>() -> Box<[Dispatch]> {
+    Box::new([
+        crate::dispatch_fn!(ffi::MAC_NEWCTX, newctx::<A>),
+        crate::dispatch_fn!(ffi::MAC_DUPCTX, dupctx),
+        crate::dispatch_fn!(ffi::MAC_FREECTX, freectx),
+        crate::dispatch_fn!(ffi::MAC_INIT, init),
+        crate::dispatch_fn!(ffi::MAC_UPDATE, update),
+        crate::dispatch_fn!(ffi::MAC_FINAL, finalize),
+        crate::dispatch_fn!(ffi::MAC_GET_CTX_PARAMS, get_ctx_params),
+        crate::dispatch_fn!(ffi::MAC_GETTABLE_CTX_PARAMS, gettable_ctx_params),
+        crate::dispatch_fn!(ffi::MAC_SET_CTX_PARAMS, set_ctx_params),
+        crate::dispatch_fn!(ffi::MAC_SETTABLE_CTX_PARAMS, settable_ctx_params),
+        ffi::DISPATCH_END,
+    ])
+}
+
+/// Which parameter chooses the row: `digest` for HMAC, `cipher` for CMAC and GMAC.
+fn choosing_param(operation: &str) -> &'static str {
+    if operation.eq_ignore_ascii_case("HMAC") {
+        "digest"
+    } else {
+        "cipher"
+    }
+}
+
+/// One MAC context. `state` borrows the key inside `key`'s allocation, so it is declared (and
+/// dropped) first; the `Arc` keeps that allocation alive for every duplicate of the context.
+pub struct Context {
+    state: Option<MacContext<'static>>,
+    key: Option<Arc<MacKey>>,
+    module: Module,
+    /// `HMAC`, `CMAC` or `GMAC`.
+    operation: &'static str,
+    /// The MAC row the `digest`/`cipher` parameter chose.
+    row: Option<Algorithm>,
+    /// GMAC's nonce.
+    iv: Option<Vec<u8>>,
+    last: LastOperation,
+}
+
+unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let Some(provider) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
+            return std::ptr::null_mut();
+        };
+        let Some(openssl) = Algorithm::ALL
+            .get(A)
+            .and_then(|&algorithm| registry::entry(algorithm).openssl.as_ref())
+        else {
+            return std::ptr::null_mut();
+        };
+        Box::into_raw(Box::new(Context {
+            state: None,
+            key: None,
+            module: provider.module.clone(),
+            operation: openssl.canonical(),
+            row: None,
+            iv: None,
+            last: LastOperation::default(),
+        })) as *mut c_void
+    })
+}
+
+/// # Safety
+/// `ctx` is a pointer `newctx`/`dupctx` returned and OpenSSL has not freed.
+unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
+    // SAFETY: by the contract above.
+    unsafe { (ctx as *mut Context).as_mut() }
+        .ok_or_else(|| fail(Reason::OutOfOrder, "no MAC context"))
+}
+
+unsafe extern "C" fn freectx(ctx: *mut c_void) {
+    error::guard((), || {
+        if !ctx.is_null() {
+            // SAFETY: made by Box::into_raw in newctx/dupctx, freed once by OpenSSL.
+            drop(unsafe { Box::from_raw(ctx as *mut Context) });
+        }
+    })
+}
+
+unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || {
+        let copy = (|| {
+            // SAFETY: a live context.
+            let source = unsafe { context(ctx) }?;
+            let state = source
+                .state
+                .as_ref()
+                .map(MacContext::try_clone)
+                .transpose()?;
+            Ok::<_, Failure>(Context {
+                state,
+                key: source.key.clone(),
+                module: source.module.clone(),
+                operation: source.operation,
+                row: source.row,
+                iv: source.iv.clone(),
+                last: source.last,
+            })
+        })();
+        match copy {
+            Ok(copy) => Box::into_raw(Box::new(copy)) as *mut c_void,
+            Err(failure) => {
+                error::finish(Err(failure));
+                std::ptr::null_mut()
+            }
+        }
+    })
+}
+
+impl Context {
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        let choosing = choosing_param(self.operation);
+        for param in params.iter() {
+            match param.key {
+                key if key == choosing => {
+                    let name = param.get_utf8()?;
+                    let row = names::row_with_param(self.operation, choosing, &name).ok_or_else(
+                        || {
+                            fail(
+                                Reason::NotApproved,
+                                format!("{} over {name} is not served by Regula", self.operation),
+                            )
+                        },
+                    )?;
+                    if self.row != Some(row) {
+                        self.drop_key();
+                        self.row = Some(row);
+                    }
+                }
+                "key" => {
+                    let key = param.get_octets()?.to_vec();
+                    self.set_key(&zeroize::Zeroizing::new(key))?;
+                }
+                "iv" if self.operation.eq_ignore_ascii_case("GMAC") => {
+                    self.iv = Some(param.get_octets()?.to_vec());
+                }
+                // Fetch properties for the digest or cipher: Regula serves its own.
+                "properties" => {}
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn drop_key(&mut self) {
+        self.state = None;
+        self.key = None;
+    }
+
+    fn set_key(&mut self, key: &[u8]) -> Result<(), Failure> {
+        let row = self.row.ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                format!(
+                    "{}: set the {} before the key",
+                    self.operation,
+                    choosing_param(self.operation)
+                ),
+            )
+        })?;
+        self.drop_key();
+        self.key = Some(Arc::new(self.module.mac_key(row, key)?));
+        Ok(())
+    }
+
+    /// Starts a computation under the current key.
+    fn start(&mut self) -> Result<(), Failure> {
+        self.state = None;
+        let key = self.key.as_ref().ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                format!("{}: no key set", self.operation),
+            )
+        })?;
+        // SAFETY: the MacKey lives in the Arc's allocation, which this context
+        // holds for as long as `state` exists (`state` is dropped first, and replaced before
+        // the key is); duplicates hold the same Arc.
+        let key: &'static MacKey = unsafe { &*Arc::as_ptr(key) };
+        let state = if key.takes_nonce() {
+            let iv = self
+                .iv
+                .as_deref()
+                .ok_or_else(|| fail(Reason::OutOfOrder, "GMAC: set the iv before init"))?;
+            key.context_with_nonce(iv)?
+        } else {
+            key.context()
+        };
+        self.state = Some(state);
+        Ok(())
+    }
+
+    fn output_len(&self) -> usize {
+        self.row
+            .and_then(|row| registry::entry(row).sizes.output)
+            .unwrap_or(0)
+    }
+}
+
+unsafe extern "C" fn init(
+    ctx: *mut c_void,
+    key: *const c_uchar,
+    key_len: usize,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated parameter array.
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        context.apply(&params)?;
+        if !key.is_null() {
+            // SAFETY: OpenSSL passes `key_len` readable bytes at `key`.
+            let key = unsafe { crate::input(key, key_len) };
+            context.set_key(key)?;
+        }
+        context.start()
+    })
+}
+
+unsafe extern "C" fn update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context(ctx) }?;
+        let state = context
+            .state
+            .as_mut()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC update before init or after final"))?;
+        // SAFETY: OpenSSL passes `len` readable bytes at `data`.
+        state.update(unsafe { crate::input(data, len) })?;
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn finalize(
+    ctx: *mut c_void,
+    out: *mut c_uchar,
+    outl: *mut usize,
+    outsize: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context(ctx) }?;
+        let needed = context.output_len();
+        if out.is_null() || outsize < needed {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!("MAC output needs {needed} bytes, got room for {outsize}"),
+            ));
+        }
+        let state = context
+            .state
+            .take()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC final before init or twice"))?;
+        let served = state.sign()?;
+        context.last = LastOperation::from(served.indicator());
+        if served.len() > outsize {
+            return Err(fail(Reason::InvalidInput, "MAC output buffer too small"));
+        }
+        // SAFETY: `out` has room for `outsize` >= tag length bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(served.as_ptr(), out, served.len());
+            if !outl.is_null() {
+                *outl = served.len();
+            }
+        }
+        Ok(())
+    })
+}
+
+static GETTABLE_CTX: params::ParamList = crate::param_list![
+    ("size", params::UINT),
+    ("block-size", params::UINT),
+    ("regula-approved", params::INT),
+    ("fips-indicator", params::INT),
+];
+
+unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
+    GETTABLE_CTX.as_ptr()
+}
+
+unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated parameter array.
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        for mut param in params.iter() {
+            match param.key {
+                "size" => param.set_usize(context.output_len())?,
+                "block-size" => {
+                    let row = context.row.map(registry::entry);
+                    let block = row
+                        .and_then(|row| row.hash)
+                        .and_then(|hash| registry::entry(hash).sizes.block)
+                        .or_else(|| row.and_then(|row| row.sizes.block))
+                        .unwrap_or(0);
+                    param.set_usize(block)?
+                }
+                _ => {}
+            }
+        }
+        indicator::answer(context.last, &params)?;
+        Ok(())
+    })
+}
+
+static SETTABLE_CTX: params::ParamList = crate::param_list![
+    ("digest", params::UTF8),
+    ("cipher", params::UTF8),
+    ("properties", params::UTF8),
+    ("key", params::OCTETS),
+    ("iv", params::OCTETS),
+];
+
+unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
+    SETTABLE_CTX.as_ptr()
+}
+
+unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated parameter array.
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        context.apply(&params)
+    })
+}

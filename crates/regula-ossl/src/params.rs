@@ -1,0 +1,319 @@
+//! Reading and writing `OSSL_PARAM` arrays without libcrypto: the provider answers every
+//! parameter OpenSSL asks for and reads every one it is given, and says which it knows
+//! (the `gettable`/`settable` lists built with [`param_list!`]).
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_uint};
+
+use crate::ffi::{
+    PARAM_INTEGER, PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_PTR, PARAM_UTF8_STRING,
+    Param,
+};
+
+/// Why a parameter could not be read or written; the caller raises it on OpenSSL's error queue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamError(pub String);
+
+pub type ParamResult<T> = Result<T, ParamError>;
+
+/// A caller's `OSSL_PARAM` array, ended by an entry with a null key.
+pub struct Params {
+    start: *mut Param,
+}
+
+impl Params {
+    /// # Safety
+    /// `start` is null or points to an `OSSL_PARAM` array ended by a null key, valid and not
+    /// otherwise accessed for the lifetime of the returned value.
+    pub unsafe fn new(start: *const Param) -> Params {
+        Params {
+            start: start as *mut Param,
+        }
+    }
+
+    /// Every entry, with its key.
+    pub fn iter(&self) -> impl Iterator<Item = ParamRef<'_>> {
+        let mut next = self.start;
+        std::iter::from_fn(move || {
+            if next.is_null() {
+                return None;
+            }
+            // SAFETY: `next` points inside the array (Params::new's contract), and the walk stops
+            // at the terminating entry, whose key is null.
+            let param = unsafe { &mut *next };
+            if param.key.is_null() {
+                return None;
+            }
+            // SAFETY: the entry after a non-terminating one is still inside the array.
+            next = unsafe { next.add(1) };
+            // SAFETY: OpenSSL parameter keys are NUL-terminated C strings.
+            let key = unsafe { CStr::from_ptr(param.key) }.to_str().unwrap_or("");
+            Some(ParamRef { key, param })
+        })
+    }
+
+    /// The first entry named `key`.
+    pub fn locate(&self, key: &str) -> Option<ParamRef<'_>> {
+        self.iter().find(|param| param.key == key)
+    }
+}
+
+/// One entry of a caller's array.
+pub struct ParamRef<'a> {
+    pub key: &'a str,
+    param: &'a mut Param,
+}
+
+impl ParamRef<'_> {
+    fn data_type(&self) -> c_uint {
+        self.param.data_type
+    }
+
+    /// Whether the caller gave a value (not only a size).
+    pub fn has_data(&self) -> bool {
+        !self.param.data.is_null()
+    }
+
+    /// The size of the caller's value or buffer.
+    pub fn data_size(&self) -> usize {
+        self.param.data_size
+    }
+
+    /// Reads an integer of any size and signedness OpenSSL allows: 4 and 8 bytes from
+    /// callers, any size from `OSSL_PARAM_allocate_from_text` (which sizes the buffer to the
+    /// number), in the machine's byte order.
+    pub fn get_i64(&self) -> ParamResult<i64> {
+        let p = &self.param;
+        if p.data.is_null() || p.data_size == 0 {
+            return Err(self.error("has no value"));
+        }
+        let signed = match p.data_type {
+            PARAM_INTEGER => true,
+            PARAM_UNSIGNED_INTEGER => false,
+            _ => return Err(self.error("is not an integer")),
+        };
+        // SAFETY: an integer parameter holds `data_size` readable bytes at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) };
+        // Most significant byte first, whatever the machine's order.
+        let mut big_endian: Vec<u8> = bytes.to_vec();
+        if cfg!(target_endian = "little") {
+            big_endian.reverse();
+        }
+        let negative = signed && big_endian[0] & 0x80 != 0;
+        let fill = if negative { 0xff } else { 0x00 };
+        let excess = big_endian.len().saturating_sub(8);
+        if big_endian[..excess].iter().any(|&b| b != fill) {
+            return Err(self.error("is out of range"));
+        }
+        let mut value = [fill; 8];
+        let kept = &big_endian[excess..];
+        value[8 - kept.len()..].copy_from_slice(kept);
+        let value = i64::from_be_bytes(value);
+        if !signed && value < 0 {
+            return Err(self.error("is out of range"));
+        }
+        Ok(value)
+    }
+
+    /// A non-negative integer that fits a `usize`.
+    pub fn get_usize(&self) -> ParamResult<usize> {
+        usize::try_from(self.get_i64()?).map_err(|_| self.error("must not be negative"))
+    }
+
+    /// The bytes of an octet string (or of a UTF-8 string, which some KDF parameters accept).
+    pub fn get_octets(&self) -> ParamResult<&[u8]> {
+        let p = &self.param;
+        match p.data_type {
+            PARAM_OCTET_STRING | PARAM_UTF8_STRING => {}
+            _ => return Err(self.error("is not an octet string")),
+        }
+        if p.data_size == 0 {
+            return Ok(&[]);
+        }
+        if p.data.is_null() {
+            return Err(self.error("has no value"));
+        }
+        // SAFETY: an octet or UTF-8 string parameter holds `data_size` readable bytes at `data`.
+        Ok(unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) })
+    }
+
+    /// A UTF-8 string (a `UTF8_STRING`, or a `UTF8_PTR` as the core's configuration gives).
+    pub fn get_utf8(&self) -> ParamResult<String> {
+        let p = &self.param;
+        let bytes: &[u8] = match p.data_type {
+            PARAM_UTF8_STRING => self.get_octets()?,
+            PARAM_UTF8_PTR => {
+                if p.data.is_null() {
+                    return Err(self.error("has no value"));
+                }
+                // SAFETY: a UTF8_PTR parameter's data is a `const char *` to a C string.
+                let pointer = unsafe { *(p.data as *const *const c_char) };
+                if pointer.is_null() {
+                    return Err(self.error("is not set"));
+                }
+                // SAFETY: as above: a NUL-terminated string the core owns.
+                unsafe { CStr::from_ptr(pointer) }.to_bytes()
+            }
+            _ => return Err(self.error("is not a UTF-8 string")),
+        };
+        // Strings given with their NUL counted still mean the text before it.
+        let text = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
+        String::from_utf8(text.to_vec()).map_err(|_| self.error("is not valid UTF-8"))
+    }
+
+    /// Writes an integer, in the size and signedness the caller's entry asks for.
+    pub fn set_i64(&mut self, value: i64) -> ParamResult<()> {
+        let p = &mut *self.param;
+        p.return_size = p.data_size;
+        if p.data.is_null() {
+            return Ok(());
+        }
+        let fits = match (p.data_type, p.data_size) {
+            (PARAM_INTEGER, 4) => i32::try_from(value).is_ok(),
+            (PARAM_INTEGER, 8) => true,
+            (PARAM_UNSIGNED_INTEGER, 4) => u32::try_from(value).is_ok(),
+            (PARAM_UNSIGNED_INTEGER, 8) => value >= 0,
+            _ => return Err(self.error("is not an integer of 4 or 8 bytes")),
+        };
+        if !fits {
+            return Err(self.error("cannot hold the value"));
+        }
+        // SAFETY: `data` holds `data_size` writable bytes (checked size and type above).
+        unsafe {
+            match (p.data_type, p.data_size) {
+                (PARAM_INTEGER, 4) => *(p.data as *mut i32) = value as i32,
+                (PARAM_INTEGER, _) => *(p.data as *mut i64) = value,
+                (_, 4) => *(p.data as *mut u32) = value as u32,
+                _ => *(p.data as *mut u64) = value as u64,
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes an unsigned 64-bit value (OpenSSL's `size_t` answers, such as a KDF's `size` of
+    /// `SIZE_MAX`): the entry must be an unsigned integer of 8 bytes, or hold the value.
+    pub fn set_u64(&mut self, value: u64) -> ParamResult<()> {
+        match i64::try_from(value) {
+            Ok(value) => self.set_i64(value),
+            Err(_) => {
+                let p = &mut *self.param;
+                if (p.data_type, p.data_size) != (PARAM_UNSIGNED_INTEGER, 8) {
+                    return Err(self.error("cannot hold the value"));
+                }
+                p.return_size = 8;
+                if !p.data.is_null() {
+                    // SAFETY: an 8-byte unsigned integer entry holds 8 writable bytes.
+                    unsafe { *(p.data as *mut u64) = value };
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn set_usize(&mut self, value: usize) -> ParamResult<()> {
+        self.set_i64(i64::try_from(value).map_err(|_| self.error("cannot hold the value"))?)
+    }
+
+    /// Writes a UTF-8 string (NUL-terminated when there is room, as OpenSSL does). For a
+    /// `UTF8_PTR` entry use [`ParamRef::set_text`].
+    pub fn set_utf8(&mut self, value: &str) -> ParamResult<()> {
+        if self.data_type() != PARAM_UTF8_STRING {
+            return Err(self.error("is not a UTF-8 string"));
+        }
+        self.set_bytes(value.as_bytes(), true)
+    }
+
+    /// Writes text into a `UTF8_STRING` entry, or points a `UTF8_PTR` entry at it (as
+    /// `openssl list -providers` asks): the text must outlive the caller's use of it, which
+    /// for the provider's own strings means living until the provider is torn down.
+    pub fn set_text(&mut self, value: &'static CStr) -> ParamResult<()> {
+        match self.data_type() {
+            PARAM_UTF8_PTR => {
+                let p = &mut *self.param;
+                p.return_size = value.to_bytes().len();
+                if p.data.is_null() {
+                    return Ok(());
+                }
+                // SAFETY: a UTF8_PTR entry's data is a `const char **` the caller provided.
+                unsafe { *(p.data as *mut *const c_char) = value.as_ptr() };
+                Ok(())
+            }
+            _ => self.set_utf8(value.to_str().unwrap_or("")),
+        }
+    }
+
+    /// Writes an octet string.
+    pub fn set_octets(&mut self, value: &[u8]) -> ParamResult<()> {
+        if self.data_type() != PARAM_OCTET_STRING {
+            return Err(self.error("is not an octet string"));
+        }
+        self.set_bytes(value, false)
+    }
+
+    fn set_bytes(&mut self, value: &[u8], terminate: bool) -> ParamResult<()> {
+        let p = &mut *self.param;
+        p.return_size = value.len();
+        if p.data.is_null() {
+            return Ok(());
+        }
+        if p.data_size < value.len() {
+            return Err(self.error("has no room for the value"));
+        }
+        // SAFETY: `data` holds `data_size` >= value.len() writable bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(value.as_ptr(), p.data as *mut u8, value.len());
+            if terminate && p.data_size > value.len() {
+                *(p.data as *mut u8).add(value.len()) = 0;
+            }
+        }
+        Ok(())
+    }
+
+    fn error(&self, problem: &str) -> ParamError {
+        ParamError(format!("parameter \"{}\" {problem}", self.key))
+    }
+}
+
+/// A static `OSSL_PARAM` list that describes parameters (`gettable`/`settable` answers).
+pub struct ParamList(pub &'static [Param]);
+// SAFETY: the entries point to 'static C string literals and are never written.
+unsafe impl Sync for ParamList {}
+
+impl ParamList {
+    pub fn as_ptr(&self) -> *const Param {
+        self.0.as_ptr()
+    }
+}
+
+/// `param_list![("size", UNSIGNED), …]`: a static descriptor list ended by a null key.
+#[macro_export]
+macro_rules! param_list {
+    ($(($key:expr, $kind:expr)),* $(,)?) => {
+        $crate::params::ParamList(&[
+            $($crate::ffi::Param {
+                key: concat!($key, "\0").as_ptr() as *const std::os::raw::c_char,
+                data_type: $kind,
+                data: std::ptr::null_mut(),
+                data_size: 0,
+                return_size: 0,
+            },)*
+            $crate::ffi::Param {
+                key: std::ptr::null(),
+                data_type: 0,
+                data: std::ptr::null_mut(),
+                data_size: 0,
+                return_size: 0,
+            },
+        ])
+    };
+}
+
+/// Integer type names for [`param_list!`].
+pub const INT: c_uint = PARAM_INTEGER;
+pub const UINT: c_uint = PARAM_UNSIGNED_INTEGER;
+pub const UTF8: c_uint = PARAM_UTF8_STRING;
+pub const OCTETS: c_uint = PARAM_OCTET_STRING;
+
+/// OpenSSL's success and failure return values.
+pub const OK: c_int = 1;
+pub const FAIL: c_int = 0;

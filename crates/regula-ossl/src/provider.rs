@@ -1,0 +1,404 @@
+//! The provider itself: `OSSL_provider_init`, its parameters, and the algorithm tables
+//! OpenSSL queries — built from the registry rows the loaded policy serves.
+
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_int, c_void};
+use std::path::PathBuf;
+
+use regula::{Algorithm, Family, Module, ModuleState, registry};
+
+use crate::error::{self, Reason};
+use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
+use crate::params::{self, Params};
+use crate::{cipher, digest, kdf, mac, rand};
+
+/// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
+pub struct ProviderContext {
+    pub module: Module,
+    /// Where the CBOM of what the process used is written when the provider unloads.
+    cbom: Option<PathBuf>,
+    tables: Tables,
+    /// `buildinfo` and the policy name, kept for `UTF8_PTR` requests.
+    build: CString,
+    policy_name: CString,
+}
+
+impl ProviderContext {
+    /// # Safety
+    /// `provctx` is the pointer `OSSL_provider_init` returned, not yet torn down.
+    pub unsafe fn from_ptr<'a>(provctx: *mut c_void) -> Option<&'a ProviderContext> {
+        // SAFETY: by the contract above, a live ProviderContext or null.
+        unsafe { (provctx as *const ProviderContext).as_ref() }
+    }
+}
+
+/// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
+/// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
+struct Configuration {
+    policy: String,
+    cbom: Option<PathBuf>,
+}
+
+/// The policy used when the configuration names none.
+pub const DEFAULT_POLICY: &str = "default";
+
+fn read_configuration(
+    handle: *const CoreHandle,
+    get_params: Option<CoreGetParams>,
+) -> Configuration {
+    let mut policy: *const std::os::raw::c_char = std::ptr::null();
+    let mut cbom: *const std::os::raw::c_char = std::ptr::null();
+    let mut request = [
+        utf8_ptr_request(c"policy", &mut policy),
+        utf8_ptr_request(c"cbom", &mut cbom),
+        Param {
+            key: std::ptr::null(),
+            data_type: 0,
+            data: std::ptr::null_mut(),
+            data_size: 0,
+            return_size: 0,
+        },
+    ];
+    if let Some(get_params) = get_params {
+        // SAFETY: the core's get_params fills UTF8_PTR entries with pointers to its own
+        // configuration strings, which live as long as the provider.
+        unsafe { get_params(handle, request.as_mut_ptr()) };
+    }
+    // SAFETY: the request array is ended by a null key and is not otherwise accessed.
+    let request = unsafe { Params::new(request.as_ptr()) };
+    let read = |key: &str| {
+        request
+            .locate(key)
+            .and_then(|param| param.get_utf8().ok())
+            .filter(|value| !value.is_empty())
+    };
+    Configuration {
+        policy: read("policy").unwrap_or_else(|| DEFAULT_POLICY.to_owned()),
+        cbom: read("cbom").map(PathBuf::from),
+    }
+}
+
+fn utf8_ptr_request(
+    key: &'static std::ffi::CStr,
+    target: &mut *const std::os::raw::c_char,
+) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: ffi::PARAM_UTF8_PTR,
+        data: target as *mut _ as *mut c_void,
+        data_size: 0,
+        return_size: ffi::PARAM_UNMODIFIED,
+    }
+}
+
+/// The entry point OpenSSL looks for in a provider module.
+///
+/// # Safety
+/// Called by libcrypto with the arguments `OSSL_provider_init_fn` documents.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn OSSL_provider_init(
+    handle: *const CoreHandle,
+    input: *const Dispatch,
+    out: *mut *const Dispatch,
+    provctx: *mut *mut c_void,
+) -> c_int {
+    error::guard(0, || {
+        let mut get_params = None;
+        let mut new_error = None;
+        let mut set_error_debug = None;
+        let mut vset_error = None;
+        let mut cursor = input;
+        while !cursor.is_null() {
+            // SAFETY: `input` is the core's dispatch table, ended by a zero id.
+            let entry = unsafe { &*cursor };
+            if entry.function_id == 0 {
+                break;
+            }
+            // SAFETY: each id's function has the signature core_dispatch.h gives for it.
+            unsafe {
+                match entry.function_id {
+                    ffi::CORE_GET_PARAMS => {
+                        get_params = entry.function.map(|f| std::mem::transmute(f))
+                    }
+                    ffi::CORE_NEW_ERROR => {
+                        new_error = entry.function.map(|f| std::mem::transmute(f))
+                    }
+                    ffi::CORE_SET_ERROR_DEBUG => {
+                        set_error_debug = entry.function.map(|f| std::mem::transmute(f))
+                    }
+                    ffi::CORE_VSET_ERROR => {
+                        vset_error = entry.function.map(|f| std::mem::transmute(f))
+                    }
+                    _ => {}
+                }
+            }
+            // SAFETY: not past the terminating entry (checked above).
+            cursor = unsafe { cursor.add(1) };
+        }
+        error::install(handle, new_error, set_error_debug, vset_error);
+        let configuration = read_configuration(handle, get_params);
+        let module = match Module::load_named(&configuration.policy) {
+            Ok(module) => module,
+            Err(problem) => {
+                error::raise(
+                    Reason::BadParameter,
+                    &format!("policy \"{}\": {problem}", configuration.policy),
+                );
+                return 0;
+            }
+        };
+        // Loading runs every self-test; a failure leaves the module in its error state, in
+        // which it reports status 0 and refuses every service (FIPS 140-3 §7.10).
+        module.run_self_tests();
+        let context = Box::new(ProviderContext {
+            tables: Tables::build(&module),
+            build: cstring(&build_description(&module)),
+            policy_name: cstring(module.policy().name()),
+            module,
+            cbom: configuration.cbom,
+        });
+        // SAFETY: `out` and `provctx` are the core's out-pointers.
+        unsafe {
+            *out = PROVIDER_DISPATCH.0.as_ptr();
+            *provctx = Box::into_raw(context) as *mut c_void;
+        }
+        1
+    })
+}
+
+static PROVIDER_DISPATCH: ffi::SyncTable<[Dispatch; 7]> = ffi::SyncTable([
+    crate::dispatch_fn!(ffi::PROVIDER_TEARDOWN, teardown),
+    crate::dispatch_fn!(ffi::PROVIDER_GETTABLE_PARAMS, gettable_params),
+    crate::dispatch_fn!(ffi::PROVIDER_GET_PARAMS, get_params),
+    crate::dispatch_fn!(ffi::PROVIDER_QUERY_OPERATION, query_operation),
+    crate::dispatch_fn!(ffi::PROVIDER_GET_REASON_STRINGS, reason_strings),
+    crate::dispatch_fn!(ffi::PROVIDER_SELF_TEST, self_test),
+    ffi::DISPATCH_END,
+]);
+
+unsafe extern "C" fn teardown(provctx: *mut c_void) {
+    error::guard((), || {
+        if provctx.is_null() {
+            return;
+        }
+        // SAFETY: the pointer OSSL_provider_init made from a Box; OpenSSL tears down once.
+        let context = unsafe { Box::from_raw(provctx as *mut ProviderContext) };
+        if let Some(path) = &context.cbom {
+            let document = context.module.cbom();
+            let text = serde_json::to_string_pretty(&document).unwrap_or_default();
+            if let Err(problem) = std::fs::write(path, text + "\n") {
+                error::raise(
+                    Reason::InvalidInput,
+                    &format!("cannot write the CBOM to {}: {problem}", path.display()),
+                );
+            }
+        }
+    })
+}
+
+static PROVIDER_PARAMS: params::ParamList = crate::param_list![
+    ("name", params::UTF8),
+    ("version", params::UTF8),
+    ("buildinfo", params::UTF8),
+    ("status", params::INT),
+    ("regula-policy", params::UTF8),
+    ("regula-validated-module", params::INT),
+    ("regula-approved-operations", params::UINT),
+    ("regula-unapproved-operations", params::UINT),
+    ("regula-counters", params::UTF8),
+];
+
+unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
+    PROVIDER_PARAMS.as_ptr()
+}
+
+/// `name`, `version`, `buildinfo`, `status`, and the module's policy, build and counters.
+unsafe extern "C" fn get_params(provctx: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL passes the provctx it was given and a terminated parameter array.
+        let (context, params) =
+            unsafe { (ProviderContext::from_ptr(provctx), Params::new(params)) };
+        let Some(context) = context else {
+            return Err(error::fail(Reason::OutOfOrder, "no provider context"));
+        };
+        let module = &context.module;
+        let info = regula::info::build_info();
+        let validated = info.fips_module_linked && info.fips_mode.is_ok();
+        let (approved, unapproved) = module.counters().iter().fold((0u64, 0u64), |sum, row| {
+            (sum.0 + row.approved, sum.1 + row.not_approved)
+        });
+        // SAFETY: the context's strings live until teardown, after which OpenSSL asks nothing.
+        let (build, policy_name): (&'static CStr, &'static CStr) = unsafe {
+            (
+                &*(context.build.as_c_str() as *const CStr),
+                &*(context.policy_name.as_c_str() as *const CStr),
+            )
+        };
+        for mut param in params.iter() {
+            match param.key {
+                "name" => param.set_text(c"Regula")?,
+                "version" => param.set_text(VERSION)?,
+                "buildinfo" => param.set_text(build)?,
+                "status" => param.set_i64(i64::from(module.state() == ModuleState::Operational))?,
+                "regula-policy" => param.set_text(policy_name)?,
+                "regula-validated-module" => param.set_i64(i64::from(validated))?,
+                "regula-approved-operations" => param.set_i64(approved as i64)?,
+                "regula-unapproved-operations" => param.set_i64(unapproved as i64)?,
+                "regula-counters" => param
+                    .set_utf8(&serde_json::to_string(&module.counters()).unwrap_or_default())?,
+                _ => {}
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The crate version as a C string.
+const VERSION: &CStr =
+    match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+        Ok(version) => version,
+        Err(_) => c"unknown",
+    };
+
+/// What `openssl list -providers -verbose` prints as the build: backend, whether it is the
+/// validated module, and the policy.
+pub fn build_description(module: &Module) -> String {
+    let info = regula::info::build_info();
+    let validated = if info.fips_module_linked && info.fips_mode.is_ok() {
+        "FIPS 140-3 validated module"
+    } else {
+        "not a validated module"
+    };
+    let state = match module.failed_test() {
+        Some(test) => format!("; ERROR STATE: self-test {test} failed"),
+        None => String::new(),
+    };
+    format!(
+        "Regula {} on {} ({validated}); policy {}{state}",
+        info.regula_version,
+        info.backend,
+        module.policy().name()
+    )
+}
+
+unsafe extern "C" fn query_operation(
+    provctx: *mut c_void,
+    operation: c_int,
+    no_store: *mut c_int,
+) -> *const ffi::Algorithm {
+    error::guard(std::ptr::null(), || {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let Some(context) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
+            return std::ptr::null();
+        };
+        if !no_store.is_null() {
+            // SAFETY: an out-pointer from the core. The tables never change: OpenSSL may cache.
+            unsafe { *no_store = 0 };
+        }
+        context.tables.for_operation(operation)
+    })
+}
+
+unsafe extern "C" fn reason_strings(_provctx: *mut c_void) -> *const ffi::Item {
+    error::REASON_STRINGS.0.as_ptr()
+}
+
+/// `OSSL_PROVIDER_self_test`: runs every self-test again.
+unsafe extern "C" fn self_test(provctx: *mut c_void) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let Some(context) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
+            return Err(error::fail(Reason::OutOfOrder, "no provider context"));
+        };
+        context.module.run_self_tests();
+        context.module.ensure_operational()?;
+        Ok(())
+    })
+}
+
+/// The `OSSL_ALGORITHM` lists, one per operation, with the strings they point to.
+struct Tables {
+    operations: Vec<(c_int, Vec<ffi::Algorithm>)>,
+    /// Owns the names and property strings the lists point to.
+    _strings: Vec<CString>,
+}
+
+// SAFETY: built once, then only read; the pointers point into `_strings` and 'static tables.
+unsafe impl Send for Tables {}
+// SAFETY: as above.
+unsafe impl Sync for Tables {}
+
+/// One algorithm offered under an operation: its OpenSSL names, whether the policy approves
+/// it (`fips=yes`), and its dispatch table.
+pub struct Offer {
+    pub names: String,
+    pub approved: bool,
+    pub dispatch: &'static [Dispatch],
+    pub description: String,
+}
+
+impl Tables {
+    fn build(module: &Module) -> Tables {
+        let mut strings = Vec::new();
+        let mut operations = Vec::new();
+        let policy = module.policy();
+        for (operation, offers) in [
+            (ffi::OP_DIGEST, digest::offers(policy)),
+            (ffi::OP_CIPHER, cipher::offers(policy)),
+            (ffi::OP_MAC, mac::offers(policy)),
+            (ffi::OP_RAND, rand::offers(policy)),
+            (ffi::OP_KDF, kdf::offers(policy)),
+        ] {
+            let mut list = Vec::new();
+            for offer in offers {
+                let names = cstring(&offer.names);
+                let properties = cstring(&format!(
+                    "provider=regula,fips={}",
+                    if offer.approved { "yes" } else { "no" }
+                ));
+                let description = cstring(&offer.description);
+                list.push(ffi::Algorithm {
+                    names: names.as_ptr(),
+                    properties: properties.as_ptr(),
+                    implementation: offer.dispatch.as_ptr(),
+                    description: description.as_ptr(),
+                });
+                strings.extend([names, properties, description]);
+            }
+            list.push(ffi::Algorithm {
+                names: std::ptr::null(),
+                properties: std::ptr::null(),
+                implementation: std::ptr::null(),
+                description: std::ptr::null(),
+            });
+            operations.push((operation, list));
+        }
+        Tables {
+            operations,
+            _strings: strings,
+        }
+    }
+
+    fn for_operation(&self, operation: c_int) -> *const ffi::Algorithm {
+        self.operations
+            .iter()
+            .find(|(id, _)| *id == operation)
+            .map_or(std::ptr::null(), |(_, list)| list.as_ptr())
+    }
+}
+
+fn cstring(text: &str) -> CString {
+    CString::new(text.replace('\0', " ")).unwrap_or_default()
+}
+
+/// Every row of `family` the policy serves that has OpenSSL names, for the `offers` of an
+/// operation.
+pub fn served_rows(
+    policy: &regula::Policy,
+    family: Family,
+) -> impl Iterator<Item = &'static registry::Entry> + '_ {
+    Algorithm::ALL.into_iter().filter_map(move |algorithm| {
+        let row = registry::entry(algorithm);
+        (row.family == family && row.openssl.is_some() && policy.serves(algorithm)).then_some(row)
+    })
+}
