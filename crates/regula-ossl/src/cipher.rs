@@ -394,8 +394,16 @@ impl Context {
                     ),
                 ));
             }
-            self.key = Some(Zeroizing::new(key.to_vec()));
-            self.keyed = None;
+            // Programs re-initialise with the same key for every message (`openssl speed`
+            // does): the key object is kept when the bytes are equal.
+            let same = self
+                .key
+                .as_deref()
+                .is_some_and(|current| equal_in_constant_time(current, key));
+            if !same {
+                self.key = Some(Zeroizing::new(key.to_vec()));
+                self.keyed = None;
+            }
         }
         if let Some(iv) = iv {
             if iv.len() != self.iv_len {
@@ -679,12 +687,15 @@ impl Context {
                 let overlapping = ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
                 let encrypting = self.encrypt;
+                // An AEAD working exactly in place needs no copy (AWS-LC and regula-sm work in
+                // place); everything else that overlaps is copied first.
+                let aead_in_place = in_place && self.kind() == Kind::Aead;
                 // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract); when it
                 // overlaps the output it is read only to copy it, before the output is made.
-                let copy = overlapping
+                let copy = (overlapping && !aead_in_place)
                     .then(|| Zeroizing::new(unsafe { crate::input(input, len) }.to_vec()));
                 match self.running()? {
-                    Running::Aead(stream) if in_place => {
+                    Running::Aead(stream) if aead_in_place => {
                         // SAFETY: `out` holds `outsize` >= len writable bytes.
                         let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
                         stream.update_in_place(buffer)?;
@@ -895,6 +906,18 @@ impl Context {
         unsafe { std::ptr::copy(served.as_ptr(), out, served.len()) };
         Ok(served.len())
     }
+}
+
+/// Whether two keys are equal, without a branch or an early exit on their bytes.
+fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let difference = a
+        .iter()
+        .zip(b)
+        .fold(0u8, |acc, (x, y)| acc | std::hint::black_box(x ^ y));
+    std::hint::black_box(difference) == 0
 }
 
 fn ranges_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {

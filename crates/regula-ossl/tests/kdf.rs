@@ -416,8 +416,14 @@ fn hkdf_bad_input_fails_with_the_reason() {
             32,
         )
         .unwrap_err();
-    assert!(unknown.contains("not allowed by the Regula policy"), "{unknown}");
-    assert!(unknown.contains("is not served by the Regula module"), "{unknown}");
+    assert!(
+        unknown.contains("not allowed by the Regula policy"),
+        "{unknown}"
+    );
+    assert!(
+        unknown.contains("is not served by the Regula module"),
+        "{unknown}"
+    );
 
     let missing_digest = Kdf::fetch("HKDF")
         .derive(&[octets(c"key", b"secret")], 32)
