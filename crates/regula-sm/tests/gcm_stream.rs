@@ -30,7 +30,8 @@ fn every_implementation(key: &[u8; 16]) -> Vec<(String, Sm4Gcm)> {
             all.push((format!("{backend} + {ghash}"), gcm));
         }
     }
-    assert!(all.len() >= 2, "at least the portable backend and GHASH");
+    // A build with only the portable SM4 backend (`--cfg sm4_backend="soft"`) has one pair.
+    assert!(!all.is_empty(), "at least the portable backend and GHASH");
     all
 }
 
@@ -222,7 +223,9 @@ fn random_chunks_match_one_shot_and_rustcrypto() {
             checked += 1;
         }
     }
-    assert!(checked >= 48, "{checked}");
+    // Every round on every implementation pair (one pair in a portable-only build).
+    let pairs = every_implementation(&[0; 16]).len();
+    assert_eq!(checked, 24 * pairs, "{checked}");
 }
 
 /// Truncated tags of the lengths SP 800-38D allows verify; others are refused by length; a
