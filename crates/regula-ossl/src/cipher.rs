@@ -8,13 +8,11 @@
 //! `final`, exactly as OpenSSL's own implementation does.
 
 use std::os::raw::{c_int, c_uchar, c_void};
-use std::sync::OnceLock;
 
 use regula::{
     AeadKey, AeadStream, Algorithm, CipherKey, CipherStream, Direction, Family, Module, Policy,
     registry,
 };
-use seq_macro::seq;
 use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
@@ -136,10 +134,7 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     offers
 }
 
-fn tables() -> &'static [Box<[Dispatch]>] {
-    static TABLES: OnceLock<Vec<Box<[Dispatch]>>> = OnceLock::new();
-    TABLES.get_or_init(|| seq!(N in 0..128 { vec![#(table::<N>(),)*] }))
-}
+crate::per_algorithm_tables!(table);
 
 fn table<const A: usize>() -> Box<[Dispatch]> {
     Box::new([
@@ -149,8 +144,8 @@ fn table<const A: usize>() -> Box<[Dispatch]> {
         crate::dispatch_fn!(ffi::CIPHER_UPDATE, update),
         crate::dispatch_fn!(ffi::CIPHER_FINAL, finalize),
         crate::dispatch_fn!(ffi::CIPHER_CIPHER, cipher),
-        crate::dispatch_fn!(ffi::CIPHER_FREECTX, freectx),
-        crate::dispatch_fn!(ffi::CIPHER_DUPCTX, dupctx),
+        crate::dispatch_fn!(ffi::CIPHER_FREECTX, crate::context::free::<Context>),
+        crate::dispatch_fn!(ffi::CIPHER_DUPCTX, crate::context::duplicate::<Context>),
         crate::dispatch_fn!(ffi::CIPHER_GET_PARAMS, get_params::<A>),
         crate::dispatch_fn!(ffi::CIPHER_GETTABLE_PARAMS, gettable_params),
         crate::dispatch_fn!(ffi::CIPHER_GET_CTX_PARAMS, get_ctx_params),
@@ -277,7 +272,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             Algorithm::Sm4Xts => Algorithm::Sm4XtsGb,
             other => other,
         };
-        Box::into_raw(Box::new(Context {
+        crate::context::into_raw(Context {
             module: provider.module.clone(),
             algorithm,
             encrypt: true,
@@ -296,64 +291,40 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             chain: Chain::default(),
             keyed: None,
             last: LastOperation::default(),
-        })) as *mut c_void
+        })
     })
 }
 
 /// # Safety
-/// `ctx` is a pointer `newctx`/`dupctx` returned and OpenSSL has not freed.
+/// As for [`context::borrow`].
 unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: by the contract above.
-    unsafe { (ctx as *mut Context).as_mut() }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no cipher context"))
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "cipher context") }
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    error::guard((), || {
-        if !ctx.is_null() {
-            // SAFETY: made by Box::into_raw in newctx/dupctx, freed once by OpenSSL.
-            drop(unsafe { Box::from_raw(ctx as *mut Context) });
-        }
-    })
-}
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "cipher context";
 
-unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || {
-        let copy = (|| {
-            // SAFETY: a live context.
-            let source = unsafe { context(ctx) }?;
-            let running = source
-                .running
-                .as_ref()
-                .map(Running::try_clone)
-                .transpose()?;
-            Ok::<_, Failure>(Context {
-                module: source.module.clone(),
-                algorithm: source.algorithm,
-                encrypt: source.encrypt,
-                key: source.key.clone(),
-                iv: source.iv.clone(),
-                iv_len: source.iv_len,
-                padding: source.padding,
-                running,
-                tag: source.tag.clone(),
-                tag_len: source.tag_len,
-                ccm_len: source.ccm_len,
-                ccm_aad: source.ccm_aad.clone(),
-                chain: source.chain.clone(),
-                // The copy keys its own object from the key bytes when it first needs one.
-                keyed: None,
-                last: source.last,
-            })
-        })();
-        match copy {
-            Ok(copy) => Box::into_raw(Box::new(copy)) as *mut c_void,
-            Err(failure) => {
-                error::finish(Err(failure));
-                std::ptr::null_mut()
-            }
-        }
-    })
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(Context {
+            module: self.module.clone(),
+            algorithm: self.algorithm,
+            encrypt: self.encrypt,
+            key: self.key.clone(),
+            iv: self.iv.clone(),
+            iv_len: self.iv_len,
+            padding: self.padding,
+            running: self.running.as_ref().map(Running::try_clone).transpose()?,
+            tag: self.tag.clone(),
+            tag_len: self.tag_len,
+            ccm_len: self.ccm_len,
+            ccm_aad: self.ccm_aad.clone(),
+            chain: self.chain.clone(),
+            // The copy keys its own object from the key bytes when it first needs one.
+            keyed: None,
+            last: self.last,
+        })
+    }
 }
 
 impl Context {

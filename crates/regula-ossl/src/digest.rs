@@ -2,12 +2,10 @@
 //! answering whether its last digest was approved.
 
 use std::os::raw::{c_int, c_uchar, c_void};
-use std::sync::OnceLock;
 
 use regula::{Algorithm, DigestContext, Family, Module, Policy, registry};
-use seq_macro::seq;
 
-use crate::error::{self, Reason, fail};
+use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, Params};
@@ -37,10 +35,7 @@ pub struct Context {
     last: LastOperation,
 }
 
-fn tables() -> &'static [Box<[Dispatch]>] {
-    static TABLES: OnceLock<Vec<Box<[Dispatch]>>> = OnceLock::new();
-    TABLES.get_or_init(|| seq!(N in 0..128 { vec![#(table::<N>(),)*] }))
-}
+crate::per_algorithm_tables!(table);
 
 fn table<const A: usize>() -> Box<[Dispatch]> {
     Box::new([
@@ -48,8 +43,8 @@ fn table<const A: usize>() -> Box<[Dispatch]> {
         crate::dispatch_fn!(ffi::DIGEST_INIT, init),
         crate::dispatch_fn!(ffi::DIGEST_UPDATE, update),
         crate::dispatch_fn!(ffi::DIGEST_FINAL, finalize),
-        crate::dispatch_fn!(ffi::DIGEST_FREECTX, freectx),
-        crate::dispatch_fn!(ffi::DIGEST_DUPCTX, dupctx),
+        crate::dispatch_fn!(ffi::DIGEST_FREECTX, crate::context::free::<Context>),
+        crate::dispatch_fn!(ffi::DIGEST_DUPCTX, crate::context::duplicate::<Context>),
         crate::dispatch_fn!(ffi::DIGEST_GET_PARAMS, get_params::<A>),
         crate::dispatch_fn!(ffi::DIGEST_GETTABLE_PARAMS, gettable_params),
         crate::dispatch_fn!(ffi::DIGEST_GET_CTX_PARAMS, get_ctx_params),
@@ -67,57 +62,37 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
         let Some(&algorithm) = Algorithm::ALL.get(A) else {
             return std::ptr::null_mut();
         };
-        Box::into_raw(Box::new(Context {
+        crate::context::into_raw(Context {
             module: provider.module.clone(),
             algorithm,
             state: None,
             last: LastOperation::default(),
-        })) as *mut c_void
+        })
     })
 }
 
 /// # Safety
-/// `ctx` is a pointer `newctx`/`dupctx` returned and OpenSSL has not freed.
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, error::Failure> {
-    // SAFETY: by the contract above; OpenSSL does not share a context between threads.
-    unsafe { (ctx as *mut Context).as_mut() }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no digest context"))
+/// As for [`context::borrow`].
+unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "digest context") }
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    error::guard((), || {
-        if !ctx.is_null() {
-            // SAFETY: made by Box::into_raw in newctx/dupctx, freed once by OpenSSL.
-            drop(unsafe { Box::from_raw(ctx as *mut Context) });
-        }
-    })
-}
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "digest context";
 
-unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || {
-        // SAFETY: a live context.
-        let Ok(source) = (unsafe { context(ctx) }) else {
-            return std::ptr::null_mut();
-        };
-        let state = match source
-            .state
-            .as_ref()
-            .map(DigestContext::try_clone)
-            .transpose()
-        {
-            Ok(state) => state,
-            Err(problem) => {
-                error::raise_regula(&problem);
-                return std::ptr::null_mut();
-            }
-        };
-        Box::into_raw(Box::new(Context {
-            module: source.module.clone(),
-            algorithm: source.algorithm,
-            state,
-            last: source.last,
-        })) as *mut c_void
-    })
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(Context {
+            module: self.module.clone(),
+            algorithm: self.algorithm,
+            state: self
+                .state
+                .as_ref()
+                .map(DigestContext::try_clone)
+                .transpose()?,
+            last: self.last,
+        })
+    }
 }
 
 unsafe extern "C" fn init(ctx: *mut c_void, _params: *const Param) -> c_int {

@@ -231,8 +231,8 @@ static TABLES: Tables = ffi::SyncTable([
 const fn table<const K: usize>() -> [Dispatch; 12] {
     [
         crate::dispatch_fn!(ffi::KDF_NEWCTX, newctx::<K>),
-        crate::dispatch_fn!(ffi::KDF_DUPCTX, dupctx),
-        crate::dispatch_fn!(ffi::KDF_FREECTX, freectx),
+        crate::dispatch_fn!(ffi::KDF_DUPCTX, crate::context::duplicate::<Context>),
+        crate::dispatch_fn!(ffi::KDF_FREECTX, crate::context::free::<Context>),
         crate::dispatch_fn!(ffi::KDF_RESET, reset),
         crate::dispatch_fn!(ffi::KDF_DERIVE, derive),
         crate::dispatch_fn!(ffi::KDF_GETTABLE_PARAMS, gettable_params),
@@ -258,35 +258,23 @@ unsafe extern "C" fn newctx<const K: usize>(provctx: *mut c_void) -> *mut c_void
             error::raise_regula(&problem);
             return std::ptr::null_mut();
         }
-        Box::into_raw(Box::new(Context::new(provider.module.clone(), kind))) as *mut c_void
+        crate::context::into_raw(Context::new(provider.module.clone(), kind))
     })
 }
 
 /// # Safety
-/// `ctx` is a pointer `newctx`/`dupctx` returned and OpenSSL has not freed.
+/// As for [`context::borrow`].
 unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: by the contract above; OpenSSL does not share a context between threads.
-    unsafe { (ctx as *mut Context).as_mut() }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no KDF context"))
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "KDF context") }
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    error::guard((), || {
-        if !ctx.is_null() {
-            // SAFETY: made by Box::into_raw in newctx/dupctx, freed once by OpenSSL.
-            drop(unsafe { Box::from_raw(ctx as *mut Context) });
-        }
-    })
-}
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "KDF context";
 
-unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || {
-        // SAFETY: a live context.
-        match unsafe { context(ctx) } {
-            Ok(source) => Box::into_raw(Box::new(source.clone())) as *mut c_void,
-            Err(_) => std::ptr::null_mut(),
-        }
-    })
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(self.clone())
+    }
 }
 
 /// `EVP_KDF_CTX_reset`: every parameter back to its default, secrets zeroized.

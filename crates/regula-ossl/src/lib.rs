@@ -11,6 +11,7 @@
 //! from the core's dispatch table, and `OSSL_PARAM` arrays are read and written here.
 
 pub mod cipher;
+pub mod context;
 pub mod digest;
 pub mod error;
 pub mod ffi;

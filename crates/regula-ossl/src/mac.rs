@@ -3,10 +3,9 @@
 //! (`hmac-sha256`, `sm4-cmac`, …) when the key is set.
 
 use std::os::raw::{c_int, c_uchar, c_void};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use regula::{Algorithm, Family, MacContext, MacKey, Module, Policy, registry};
-use seq_macro::seq;
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
@@ -42,16 +41,13 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     offers
 }
 
-fn tables() -> &'static [Box<[Dispatch]>] {
-    static TABLES: OnceLock<Vec<Box<[Dispatch]>>> = OnceLock::new();
-    TABLES.get_or_init(|| seq!(N in 0..128 { vec![#(table::<N>(),)*] }))
-}
+crate::per_algorithm_tables!(table);
 
 fn table<const A: usize>() -> Box<[Dispatch]> {
     Box::new([
         crate::dispatch_fn!(ffi::MAC_NEWCTX, newctx::<A>),
-        crate::dispatch_fn!(ffi::MAC_DUPCTX, dupctx),
-        crate::dispatch_fn!(ffi::MAC_FREECTX, freectx),
+        crate::dispatch_fn!(ffi::MAC_DUPCTX, crate::context::duplicate::<Context>),
+        crate::dispatch_fn!(ffi::MAC_FREECTX, crate::context::free::<Context>),
         crate::dispatch_fn!(ffi::MAC_INIT, init),
         crate::dispatch_fn!(ffi::MAC_UPDATE, update),
         crate::dispatch_fn!(ffi::MAC_FINAL, finalize),
@@ -99,7 +95,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
         else {
             return std::ptr::null_mut();
         };
-        Box::into_raw(Box::new(Context {
+        crate::context::into_raw(Context {
             state: None,
             key: None,
             module: provider.module.clone(),
@@ -107,55 +103,31 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             row: None,
             iv: None,
             last: LastOperation::default(),
-        })) as *mut c_void
+        })
     })
 }
 
 /// # Safety
-/// `ctx` is a pointer `newctx`/`dupctx` returned and OpenSSL has not freed.
+/// As for [`context::borrow`].
 unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: by the contract above.
-    unsafe { (ctx as *mut Context).as_mut() }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no MAC context"))
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "MAC context") }
 }
 
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    error::guard((), || {
-        if !ctx.is_null() {
-            // SAFETY: made by Box::into_raw in newctx/dupctx, freed once by OpenSSL.
-            drop(unsafe { Box::from_raw(ctx as *mut Context) });
-        }
-    })
-}
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "MAC context";
 
-unsafe extern "C" fn dupctx(ctx: *mut c_void) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || {
-        let copy = (|| {
-            // SAFETY: a live context.
-            let source = unsafe { context(ctx) }?;
-            let state = source
-                .state
-                .as_ref()
-                .map(MacContext::try_clone)
-                .transpose()?;
-            Ok::<_, Failure>(Context {
-                state,
-                key: source.key.clone(),
-                module: source.module.clone(),
-                operation: source.operation,
-                row: source.row,
-                iv: source.iv.clone(),
-                last: source.last,
-            })
-        })();
-        match copy {
-            Ok(copy) => Box::into_raw(Box::new(copy)) as *mut c_void,
-            Err(failure) => {
-                error::finish(Err(failure));
-                std::ptr::null_mut()
-            }
-        }
-    })
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(Context {
+            state: self.state.as_ref().map(MacContext::try_clone).transpose()?,
+            key: self.key.clone(),
+            module: self.module.clone(),
+            operation: self.operation,
+            row: self.row,
+            iv: self.iv.clone(),
+            last: self.last,
+        })
+    }
 }
 
 impl Context {

@@ -10,7 +10,7 @@ use std::os::raw::{c_int, c_uchar, c_uint, c_void};
 
 use regula::{Module, Policy, registry};
 
-use crate::error::{self, Reason, fail};
+use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, Params};
@@ -37,7 +37,7 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
 
 static DISPATCH: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable([
     crate::dispatch_fn!(ffi::RAND_NEWCTX, newctx),
-    crate::dispatch_fn!(ffi::RAND_FREECTX, freectx),
+    crate::dispatch_fn!(ffi::RAND_FREECTX, crate::context::free::<Context>),
     crate::dispatch_fn!(ffi::RAND_INSTANTIATE, instantiate),
     crate::dispatch_fn!(ffi::RAND_UNINSTANTIATE, uninstantiate),
     crate::dispatch_fn!(ffi::RAND_GENERATE, generate),
@@ -57,11 +57,10 @@ struct Context {
 }
 
 /// # Safety
-/// `ctx` is a pointer `newctx` returned and OpenSSL has not freed.
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, error::Failure> {
-    // SAFETY: by the contract above.
-    unsafe { (ctx as *mut Context).as_mut() }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no random generator context"))
+/// As for [`context::borrow`].
+unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "random generator context") }
 }
 
 unsafe extern "C" fn newctx(
@@ -74,20 +73,11 @@ unsafe extern "C" fn newctx(
         let Some(provider) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
             return std::ptr::null_mut();
         };
-        Box::into_raw(Box::new(Context {
+        crate::context::into_raw(Context {
             module: provider.module.clone(),
             instantiated: false,
             last: LastOperation::default(),
-        })) as *mut c_void
-    })
-}
-
-unsafe extern "C" fn freectx(ctx: *mut c_void) {
-    error::guard((), || {
-        if !ctx.is_null() {
-            // SAFETY: made by Box::into_raw in newctx, freed once.
-            drop(unsafe { Box::from_raw(ctx as *mut Context) });
-        }
+        })
     })
 }
 
