@@ -99,20 +99,6 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
         .collect()
 }
 
-/// Finds the digest OpenSSL names `name` (any of a digest row's OpenSSL names, any case).
-fn digest_named(name: &str) -> Option<Algorithm> {
-    Algorithm::ALL.into_iter().find(|&algorithm| {
-        let row = registry::entry(algorithm);
-        row.family == Family::Digest
-            && row.openssl.as_ref().is_some_and(|openssl| {
-                openssl
-                    .names
-                    .split(':')
-                    .any(|known| known.eq_ignore_ascii_case(name))
-            })
-    })
-}
-
 /// The KDF row of `kind` over `digest`, or why there is none.
 fn row_for(kind: Kind, digest: Algorithm, digest_name: &str) -> Result<Algorithm, Failure> {
     Algorithm::ALL
@@ -181,7 +167,10 @@ struct Context {
 impl Context {
     fn new(module: Module, kind: Kind) -> Context {
         let sha1 = (kind == Kind::Pbkdf2)
-            .then(|| digest_named("SHA1").map(|digest| (digest, "SHA1".to_owned())))
+            .then(|| {
+                crate::names::row_named_in(Family::Digest, "SHA1")
+                    .map(|digest| (digest, "SHA1".to_owned()))
+            })
             .flatten();
         Context {
             module,
@@ -323,12 +312,13 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
             (_, "properties") => {}
             (_, "digest") => {
                 let name = param.get_utf8()?;
-                let digest = digest_named(&name).ok_or_else(|| {
-                    fail(
-                        Reason::NotApproved,
-                        format!("digest \"{name}\" is not served by the Regula module"),
-                    )
-                })?;
+                let digest =
+                    crate::names::row_named_in(Family::Digest, &name).ok_or_else(|| {
+                        fail(
+                            Reason::NotApproved,
+                            format!("digest \"{name}\" is not served by the Regula module"),
+                        )
+                    })?;
                 context.digest = Some((digest, name));
             }
             (Kind::Hkdf | Kind::Tls13 | Kind::Kbkdf, "key")

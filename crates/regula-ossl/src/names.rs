@@ -1,21 +1,32 @@
 //! OpenSSL's names for the registry rows: which row a name given by OpenSSL (`SHA256`,
 //! `aes-128-cbc`, `SM3`) means, and which MAC or KDF row a name plus its parameter means.
 
-use regula::{Algorithm, registry};
+use regula::{Algorithm, Family, registry};
 
 /// The row whose OpenSSL names include `name` (OpenSSL compares names case-insensitively).
 pub fn row_named(name: &str) -> Option<Algorithm> {
-    Algorithm::ALL.into_iter().find(|&algorithm| {
-        registry::entry(algorithm)
-            .openssl
-            .as_ref()
-            .is_some_and(|openssl| {
-                openssl
-                    .names
-                    .split(':')
-                    .any(|n| n.eq_ignore_ascii_case(name))
-            })
-    })
+    Algorithm::ALL
+        .into_iter()
+        .find(|&algorithm| has_name(algorithm, name))
+}
+
+/// [`row_named`] among the rows of one family (`SHA256` as a digest).
+pub fn row_named_in(family: Family, name: &str) -> Option<Algorithm> {
+    Algorithm::ALL
+        .into_iter()
+        .find(|&algorithm| registry::entry(algorithm).family == family && has_name(algorithm, name))
+}
+
+fn has_name(algorithm: Algorithm, name: &str) -> bool {
+    registry::entry(algorithm)
+        .openssl
+        .as_ref()
+        .is_some_and(|openssl| {
+            openssl
+                .names
+                .split(':')
+                .any(|n| n.eq_ignore_ascii_case(name))
+        })
 }
 
 /// The rows offered under the OpenSSL algorithm `operation_name` (e.g. every `HMAC` row).
