@@ -801,6 +801,37 @@ impl AeadStreamCtx {
         Ok(this)
     }
 
+    /// Starts a new message under `nonce` in this keyed context, in its direction: AWS-LC
+    /// re-IVs the context and keeps the key schedule and the GHASH table (or ChaCha20 key).
+    pub(crate) fn restart(&mut self, nonce: &[u8]) -> Result<(), Failed> {
+        if nonce.is_empty() {
+            return Err(Failed);
+        }
+        let ctx = self.ctx.as_ptr();
+        // SAFETY: the context is live and holds an AEAD cipher; the IV-length control takes no
+        // data pointer.
+        check(unsafe {
+            sys::EVP_CIPHER_CTX_ctrl(
+                ctx,
+                sys::EVP_CTRL_AEAD_SET_IVLEN,
+                c_len(nonce.len())?,
+                ptr::null_mut(),
+            )
+        })?;
+        // SAFETY: the context is live and keyed; with no cipher and no key AWS-LC only sets
+        // the IV (of the length just set), which it copies.
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                ctx,
+                ptr::null(),
+                ptr::null_mut(),
+                ptr::null(),
+                nonce.as_ptr(),
+                c_int::from(self.encrypt),
+            )
+        })
+    }
+
     /// Absorbs associated data (an update with no output).
     pub(crate) fn aad(&mut self, aad: &[u8]) -> Result<(), Failed> {
         for piece in aad.chunks(AEAD_STREAM_PIECE) {
