@@ -164,6 +164,12 @@ impl AeadStream {
         self.algorithm
     }
 
+    /// The policy's decision on this operation, made when the stream started; the indicator
+    /// reports it when the operation finishes.
+    pub fn approval(&self) -> Approval {
+        self.approval
+    }
+
     /// Whether this stream encrypts (else it decrypts).
     pub fn is_encrypting(&self) -> bool {
         self.encrypt

@@ -164,6 +164,12 @@ impl CipherStream {
         self.algorithm
     }
 
+    /// The policy's decision on this operation, made when the stream started; the indicator
+    /// reports it when the operation finishes.
+    pub fn approval(&self) -> Approval {
+        self.approval
+    }
+
     pub fn direction(&self) -> Direction {
         self.direction
     }
