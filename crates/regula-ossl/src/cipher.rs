@@ -514,6 +514,16 @@ impl Context {
         if matches!(self.kind(), Kind::Ccm | Kind::OneCall) {
             return Err(fail(Reason::Internal, "no stream for a one-call mode"));
         }
+        // A stream gives output from its first update: a non-approved one is put to the
+        // application's indicator callback before it starts.
+        let approval = match &running {
+            Running::Cipher(stream) => stream.approval(),
+            Running::Aead(stream) => stream.approval(),
+        };
+        if !approval.is_approved() {
+            let service = if encrypt { "encrypt" } else { "decrypt" };
+            indicator::permit_unapproved(self.algorithm, service)?;
+        }
         Ok(running)
     }
 
@@ -851,7 +861,7 @@ impl Context {
             let mut tag = vec![0u8; self.tag_len];
             let served =
                 key.seal_detached_with_nonce(&nonce, &self.ccm_aad, &mut buffer, &mut tag)?;
-            self.last = LastOperation::from(served.indicator());
+            self.last = indicator::settle(served.indicator())?;
             self.tag = Some(tag);
         } else {
             let tag = self
@@ -859,7 +869,7 @@ impl Context {
                 .clone()
                 .ok_or_else(|| fail(Reason::OutOfOrder, "CCM decryption needs the tag first"))?;
             let served = key.open_detached(&nonce, &self.ccm_aad, &mut buffer, &tag)?;
-            self.last = LastOperation::from(served.indicator());
+            self.last = indicator::settle(served.indicator())?;
         }
         // SAFETY: `out` holds `outsize` >= len writable bytes.
         unsafe { std::ptr::copy(buffer.as_ptr(), out, len) };
@@ -894,7 +904,7 @@ impl Context {
         } else {
             key.decrypt(&iv, data)?.map(Zeroizing::new)
         };
-        self.last = LastOperation::from(served.indicator());
+        self.last = indicator::settle(served.indicator())?;
         if out.is_null() {
             // A size query (EVP_CipherUpdate with no output, as for key wrap).
             return Ok(served.len());
