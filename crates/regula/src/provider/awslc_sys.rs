@@ -1137,6 +1137,33 @@ impl StreamCtx {
         Ok(written)
     }
 
+    /// `EVP_CipherUpdate` in place (exact overlap, which AWS-LC allows) for a cipher of block
+    /// size 1, which writes exactly as many bytes as it takes.
+    pub(crate) fn update_in_place(&mut self, data: &mut [u8]) -> Result<(), Failed> {
+        if self.block != 1 {
+            return Err(Failed);
+        }
+        for chunk in data.chunks_mut(STREAM_CHUNK) {
+            let len = c_len(chunk.len())?;
+            let mut out_len: c_int = 0;
+            // SAFETY: the context is live and keyed; input and output are the same buffer of
+            // `len` bytes, and a cipher of block size 1 writes exactly `len` bytes.
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.ptr(),
+                    chunk.as_mut_ptr(),
+                    &mut out_len,
+                    chunk.as_ptr(),
+                    len,
+                )
+            })?;
+            if out_len != len {
+                return Err(Failed);
+            }
+        }
+        Ok(())
+    }
+
     /// `EVP_CipherFinal_ex` into a block of its own, copied to `output` (which must hold what
     /// was written: at most one block). Returns the number of bytes written.
     pub(crate) fn finish(&mut self, output: &mut [u8]) -> Result<usize, Failed> {
