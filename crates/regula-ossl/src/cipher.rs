@@ -701,12 +701,15 @@ impl Context {
                 let overlapping = ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
                 let encrypting = self.encrypt;
-                // An AEAD working exactly in place needs no copy (AWS-LC and regula-sm work in
-                // place); everything else that overlaps is copied first.
+                // An AEAD or a stream mode (block size 1) working exactly in place needs no
+                // copy (AWS-LC and regula-sm work in place); everything else that overlaps is
+                // copied first.
                 let aead_in_place = in_place && self.kind() == Kind::Aead;
+                let stream_in_place =
+                    in_place && self.kind() == Kind::Stream && block_size(self.algorithm) == 1;
                 // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract); when it
                 // overlaps the output it is read only to copy it, before the output is made.
-                let copy = (overlapping && !aead_in_place)
+                let copy = (overlapping && !aead_in_place && !stream_in_place)
                     .then(|| Zeroizing::new(unsafe { crate::input(input, len) }.to_vec()));
                 match self.running()? {
                     Running::Aead(stream) if aead_in_place => {
@@ -724,6 +727,23 @@ impl Context {
                         // SAFETY: `outsize` writable bytes, not overlapping `input`.
                         let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
                         Ok(stream.update(input, output)?)
+                    }
+                    Running::Cipher(stream) if stream_in_place => {
+                        // SAFETY: `out` holds `outsize` >= len writable bytes.
+                        let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
+                        stream.update_in_place(buffer)?;
+                        let unit_done = if whole_unit {
+                            Some(stream.finish(&mut [])?.indicator())
+                        } else {
+                            None
+                        };
+                        // A stream mode's updated IV (CTR's counter) needs only the counts;
+                        // no plaintext is kept.
+                        self.chain.record(&[], len, len);
+                        if let Some(indicator) = unit_done {
+                            self.last = LastOperation::from(indicator);
+                        }
+                        Ok(len)
                     }
                     Running::Cipher(stream) => {
                         let input = match &copy {
