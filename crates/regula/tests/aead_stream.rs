@@ -189,45 +189,72 @@ const VECTORS: [Vector; 4] = [
     },
 ];
 
+/// A vector's fields, decoded.
+struct Known {
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    plaintext: Vec<u8>,
+    ciphertext: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+impl Vector {
+    fn key(&self, module: &Module) -> AeadKey {
+        module.aead_key(self.algorithm, &unhex(self.key)).unwrap()
+    }
+
+    fn known(&self) -> Known {
+        Known {
+            nonce: unhex(self.nonce),
+            aad: unhex(self.aad),
+            plaintext: unhex(self.plaintext),
+            ciphertext: unhex(self.ciphertext),
+            tag: unhex(self.tag),
+        }
+    }
+}
+
+/// Runs the known answer through `encrypting` and `decrypting` (started under its nonce) in
+/// chunks of `size`, and checks ciphertext, tag, plaintext and the services counted.
+fn check_known(
+    known: &Known,
+    encrypting: &mut AeadStream,
+    decrypting: &mut AeadStream,
+    size: usize,
+    context: &str,
+) {
+    let through = |stream: &mut AeadStream, input: &[u8]| {
+        let aad_split = chunks_of(size, known.aad.len());
+        run(
+            stream,
+            &known.aad,
+            &aad_split,
+            input,
+            &chunks_of(size, input.len()),
+        )
+    };
+    let out = through(encrypting, &known.plaintext);
+    let served = encrypting.finish_encrypt().unwrap();
+    assert_eq!(out, known.ciphertext, "{context}: ciphertext");
+    assert_eq!(served.to_vec(), known.tag, "{context}: tag");
+    assert_eq!(served.indicator().service, Service::Encrypt);
+
+    let out = through(decrypting, &known.ciphertext);
+    let served = decrypting.finish_decrypt(&known.tag).unwrap();
+    assert_eq!(out, known.plaintext, "{context}: plaintext");
+    assert_eq!(served.indicator().service, Service::Decrypt);
+}
+
 #[test]
 fn known_answers_in_every_chunk_size() {
     let module = module();
     for vector in &VECTORS {
-        let key = module
-            .aead_key(vector.algorithm, &unhex(vector.key))
-            .unwrap();
-        let (nonce, aad, plaintext) = (
-            unhex(vector.nonce),
-            unhex(vector.aad),
-            unhex(vector.plaintext),
-        );
-        let (ciphertext, tag) = (unhex(vector.ciphertext), unhex(vector.tag));
+        let (key, known) = (vector.key(&module), vector.known());
         for size in 0..=17 {
+            let mut encrypting = key.encrypt_stream(&known.nonce).unwrap();
+            let mut decrypting = key.decrypt_stream(&known.nonce).unwrap();
             let context = format!("{}, chunks of {size}", vector.name);
-            let mut stream = key.encrypt_stream(&nonce).unwrap();
-            let out = run(
-                &mut stream,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &plaintext,
-                &chunks_of(size, plaintext.len()),
-            );
-            let served = stream.finish_encrypt().unwrap();
-            assert_eq!(out, ciphertext, "{context}: ciphertext");
-            assert_eq!(served.to_vec(), tag, "{context}: tag");
-            assert_eq!(served.indicator().service, Service::Encrypt);
-
-            let mut stream = key.decrypt_stream(&nonce).unwrap();
-            let out = run(
-                &mut stream,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &ciphertext,
-                &chunks_of(size, ciphertext.len()),
-            );
-            let served = stream.finish_decrypt(&tag).unwrap();
-            assert_eq!(out, plaintext, "{context}: plaintext");
-            assert_eq!(served.indicator().service, Service::Decrypt);
+            check_known(&known, &mut encrypting, &mut decrypting, size, &context);
         }
     }
 }
@@ -281,15 +308,7 @@ fn random_chunks_match_the_one_shot_seal() {
 fn restarted_streams_give_the_known_answers() {
     let module = module();
     for vector in &VECTORS {
-        let key = module
-            .aead_key(vector.algorithm, &unhex(vector.key))
-            .unwrap();
-        let (nonce, aad, plaintext) = (
-            unhex(vector.nonce),
-            unhex(vector.aad),
-            unhex(vector.plaintext),
-        );
-        let (ciphertext, tag) = (unhex(vector.ciphertext), unhex(vector.tag));
+        let (key, known) = (vector.key(&module), vector.known());
         let mut encrypting = key.encrypt_stream(&[7; 12]).unwrap();
         let mut decrypting = key.decrypt_stream(&[7; 12]).unwrap();
         for (round, before) in ["finished", "abandoned", "failed"].iter().enumerate() {
@@ -313,30 +332,10 @@ fn restarted_streams_give_the_known_answers() {
                 )),
                 _ => {}
             }
+            key.restart_stream(&mut encrypting, &known.nonce).unwrap();
+            key.restart_stream(&mut decrypting, &known.nonce).unwrap();
             let size = [1, 5, 16][round];
-            key.restart_stream(&mut encrypting, &nonce).unwrap();
-            let out = run(
-                &mut encrypting,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &plaintext,
-                &chunks_of(size, plaintext.len()),
-            );
-            let served = encrypting.finish_encrypt().unwrap();
-            assert_eq!(out, ciphertext, "{context}: ciphertext");
-            assert_eq!(served.to_vec(), tag, "{context}: tag");
-
-            key.restart_stream(&mut decrypting, &nonce).unwrap();
-            let out = run(
-                &mut decrypting,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &ciphertext,
-                &chunks_of(size, ciphertext.len()),
-            );
-            let served = decrypting.finish_decrypt(&tag).unwrap();
-            assert_eq!(out, plaintext, "{context}: plaintext");
-            assert_eq!(served.indicator().service, Service::Decrypt);
+            check_known(&known, &mut encrypting, &mut decrypting, size, &context);
         }
     }
 }

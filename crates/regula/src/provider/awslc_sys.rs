@@ -759,10 +759,10 @@ impl AeadStreamCtx {
         nonce: &[u8],
         encrypt: bool,
     ) -> Result<AeadStreamCtx, Failed> {
-        if key.len() != aead.key_len() || nonce.is_empty() {
+        if key.len() != aead.key_len() {
             return Err(Failed);
         }
-        let this = AeadStreamCtx::empty(encrypt)?;
+        let mut this = AeadStreamCtx::empty(encrypt)?;
         let ctx = this.ctx.as_ptr();
         let enc = c_int::from(encrypt);
         // SAFETY: the context is live; the cipher description is static; no key or IV yet.
@@ -776,28 +776,19 @@ impl AeadStreamCtx {
                 enc,
             )
         })?;
-        // SAFETY: the context is live and holds an AEAD cipher; the IV-length control takes no
-        // data pointer.
-        check(unsafe {
-            sys::EVP_CIPHER_CTX_ctrl(
-                ctx,
-                sys::EVP_CTRL_AEAD_SET_IVLEN,
-                c_len(nonce.len())?,
-                ptr::null_mut(),
-            )
-        })?;
-        // SAFETY: the key has the cipher's key length and the nonce the IV length just set;
-        // AWS-LC copies both.
+        // SAFETY: the key has the cipher's key length; AWS-LC copies it and, with no IV,
+        // waits for one (AES-GCM: key schedule and GHASH table now).
         check(unsafe {
             sys::EVP_CipherInit_ex(
                 ctx,
                 ptr::null(),
                 ptr::null_mut(),
                 key.as_ptr(),
-                nonce.as_ptr(),
+                ptr::null(),
                 enc,
             )
         })?;
+        this.restart(nonce)?;
         Ok(this)
     }
 
