@@ -21,6 +21,17 @@ pub struct Param {
     pub return_size: usize,
 }
 
+impl Param {
+    /// The entry that ends an `OSSL_PARAM` array (a null key).
+    pub const END: Param = Param {
+        key: std::ptr::null(),
+        data_type: 0,
+        data: std::ptr::null_mut(),
+        data_size: 0,
+        return_size: 0,
+    };
+}
+
 /// `OSSL_ALGORITHM`.
 #[repr(C)]
 pub struct Algorithm {

@@ -307,13 +307,7 @@ macro_rules! param_list {
                 data_size: 0,
                 return_size: 0,
             },)*
-            $crate::ffi::Param {
-                key: std::ptr::null(),
-                data_type: 0,
-                data: std::ptr::null_mut(),
-                data_size: 0,
-                return_size: 0,
-            },
+            $crate::ffi::Param::END,
         ])
     };
 }
@@ -342,13 +336,7 @@ mod tests {
                 data_size: bytes.len(),
                 return_size: 0,
             },
-            Param {
-                key: std::ptr::null(),
-                data_type: 0,
-                data: std::ptr::null_mut(),
-                data_size: 0,
-                return_size: 0,
-            },
+            Param::END,
         ];
         // SAFETY: a terminated array whose entry points at `bytes`, alive for the call.
         let params = unsafe { Params::new(array.as_mut_ptr()) };

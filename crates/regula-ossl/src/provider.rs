@@ -51,13 +51,7 @@ fn read_configuration(
     let mut request = [
         utf8_ptr_request(c"policy", &mut policy),
         utf8_ptr_request(c"cbom", &mut cbom),
-        Param {
-            key: std::ptr::null(),
-            data_type: 0,
-            data: std::ptr::null_mut(),
-            data_size: 0,
-            return_size: 0,
-        },
+        Param::END,
     ];
     if let Some(get_params) = get_params {
         // SAFETY: the core's get_params fills UTF8_PTR entries with pointers to its own
