@@ -986,31 +986,54 @@ impl Kind for CipherKind {
                     if d.enc == Some(!enc) {
                         continue;
                     }
-                    cipher_once(
-                        ossl,
-                        cipher,
-                        mode,
-                        flags,
-                        &d,
-                        enc,
-                        layout,
-                        feed,
-                        &init_params,
-                        common,
-                    )
-                    .map_err(|stop| match stop {
-                        Stop::Fail { code, detail } => Stop::Fail {
-                            code,
-                            detail: format!(
-                                "{}{}, {}, {}",
-                                detail,
-                                if detail.is_empty() { "" } else { ";" },
-                                if enc { "encrypt" } else { "decrypt" },
-                                format_args!("{}, {}", layout.name(), feed.name())
-                            ),
-                        },
-                        skip => skip,
-                    })?;
+                    // One more run of each streamed AEAD in a context that carried another
+                    // message first (programs re-IV one context per message, as TLS does).
+                    let streamed_aead = d.aead == ossl::EVP_CIPH_GCM_MODE || d.aead == -1;
+                    let previous = [false, true];
+                    let previous = if streamed_aead && matches!(feed, Feed::Whole) {
+                        &previous[..]
+                    } else {
+                        &previous[..1]
+                    };
+                    for &after_other in previous {
+                        cipher_once(
+                            ossl,
+                            cipher,
+                            mode,
+                            flags,
+                            &d,
+                            Run {
+                                enc,
+                                layout,
+                                feed,
+                                after_other,
+                            },
+                            &init_params,
+                            common,
+                        )
+                        .map_err(|stop| match stop {
+                            Stop::Fail { code, detail } => Stop::Fail {
+                                code,
+                                detail: format!(
+                                    "{}{}, {}, {}",
+                                    detail,
+                                    if detail.is_empty() { "" } else { ";" },
+                                    if enc { "encrypt" } else { "decrypt" },
+                                    format_args!(
+                                        "{}, {}{}",
+                                        layout.name(),
+                                        feed.name(),
+                                        if after_other {
+                                            ", after another message"
+                                        } else {
+                                            ""
+                                        }
+                                    )
+                                ),
+                            },
+                            skip => skip,
+                        })?;
+                    }
                 }
             }
         }
@@ -1018,6 +1041,52 @@ impl Kind for CipherKind {
             Some(reason) => Err(Stop::Skip(reason.into())),
             None => Ok(()),
         }
+    }
+}
+
+/// Runs another message in `ctx` (keyed, with the stanza's IV): under an IV that differs in
+/// its first byte, some AAD and 20 bytes; an encryption is finished, a decryption abandoned.
+/// Then gives the context the stanza's IV alone, as a program starting its next message does.
+fn other_message_then_iv(ossl: &Ossl, ctx: Ptr, d: &CipherData, enc: bool) -> Result<(), Stop> {
+    let a = &ossl.api;
+    let Some(iv) = d.iv.as_deref() else {
+        return Ok(());
+    };
+    let mut other_iv = iv.to_vec();
+    if let Some(first) = other_iv.first_mut() {
+        *first ^= 0x80;
+    }
+    let mut scratch = [7u8; 20 + 64];
+    let mut n: c_int = 0;
+    // SAFETY: a live, keyed context; every buffer is in bounds for the length passed.
+    let ok = unsafe {
+        (a.EVP_CipherInit_ex)(
+            ctx,
+            ptr::null_mut(),
+            ptr::null_mut(),
+            ptr::null(),
+            other_iv.as_ptr(),
+            -1,
+        ) == 1
+            && (a.EVP_CipherUpdate)(ctx, ptr::null_mut(), &mut n, b"other".as_ptr(), 5) == 1
+            && (a.EVP_CipherUpdate)(ctx, scratch.as_mut_ptr(), &mut n, [9u8; 20].as_ptr(), 20) == 1
+            && (!enc || (a.EVP_CipherFinal_ex)(ctx, scratch.as_mut_ptr(), &mut n) == 1)
+            && (a.EVP_CipherInit_ex)(
+                ctx,
+                ptr::null_mut(),
+                ptr::null_mut(),
+                ptr::null(),
+                iv.as_ptr(),
+                -1,
+            ) == 1
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(fail(
+            "OTHER_MESSAGE_ERROR",
+            "the message before the stanza's failed",
+        ))
     }
 }
 
@@ -1046,6 +1115,17 @@ fn init_settables(_api: &Api) -> Vec<OsslParam> {
     list
 }
 
+/// How one cipher run goes.
+#[derive(Clone, Copy)]
+struct Run {
+    enc: bool,
+    layout: Layout,
+    feed: Feed,
+    /// The context first carries another message (encryptions finished, decryptions
+    /// abandoned) and is then given the stanza's IV alone.
+    after_other: bool,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn cipher_once(
     ossl: &Ossl,
@@ -1053,12 +1133,16 @@ fn cipher_once(
     mode: c_int,
     flags: u64,
     d: &CipherData,
-    enc: bool,
-    layout: Layout,
-    feed: Feed,
+    run: Run,
     init_params: &Params,
     common: &Common,
 ) -> Result<(), Stop> {
+    let Run {
+        enc,
+        layout,
+        feed,
+        after_other,
+    } = run;
     let a = &ossl.api;
     let (input, expected_out) = if enc {
         (&d.plaintext, &d.ciphertext)
@@ -1204,6 +1288,9 @@ fn cipher_once(
         }
         None => copy,
     };
+    if after_other {
+        other_message_then_iv(ossl, ctx.p, d, enc)?;
+    }
     if d.aead == ossl::EVP_CIPH_CCM_MODE {
         let mut n: c_int = 0;
         // SAFETY: see above (length-only call).

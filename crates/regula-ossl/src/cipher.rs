@@ -203,6 +203,9 @@ pub struct Context {
     /// (OpenSSL re-initialises a context with a new IV for every TLS record and every
     /// `speed` call); rebuilt when any of the three changes.
     keyed: Option<(Algorithm, usize, Keyed)>,
+    /// The AEAD stream of the last message (ended or abandoned), in which the key object
+    /// starts the next one (`AeadKey::restart_stream`, which keeps the keyed AWS-LC state).
+    spare_aead: Option<AeadStream>,
     last: LastOperation,
 }
 
@@ -290,6 +293,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             ccm_aad: Vec::new(),
             chain: Chain::default(),
             keyed: None,
+            spare_aead: None,
             last: LastOperation::default(),
         })
     })
@@ -322,6 +326,7 @@ impl crate::context::Duplicate for Context {
             chain: self.chain.clone(),
             // The copy keys its own object from the key bytes when it first needs one.
             keyed: None,
+            spare_aead: None,
             last: self.last,
         })
     }
@@ -334,7 +339,9 @@ impl Context {
 
     /// Forgets the operation in progress (a new key, IV or direction starts a new one).
     fn reset(&mut self) {
-        self.running = None;
+        if let Some(Running::Aead(stream)) = self.running.take() {
+            self.spare_aead = Some(stream);
+        }
         self.chain = Chain::default();
         self.ccm_len = None;
         self.ccm_aad.clear();
@@ -370,7 +377,7 @@ impl Context {
             let same = self
                 .key
                 .as_deref()
-                .is_some_and(|current| equal_in_constant_time(current, key));
+                .is_some_and(|current| regula::equal_in_constant_time(current, key));
             if !same {
                 self.key = Some(Zeroizing::new(key.to_vec()));
                 self.keyed = None;
@@ -388,7 +395,10 @@ impl Context {
                     ),
                 ));
             }
-            self.iv = Some(iv.to_vec());
+            // Reuses the buffer: a program may re-IV the context for every message.
+            let current = self.iv.get_or_insert_with(Vec::new);
+            current.clear();
+            current.extend_from_slice(iv);
         }
         Ok(())
     }
@@ -414,9 +424,11 @@ impl Context {
         if self.iv_len == 0 {
             return Ok(&[]);
         }
-        self.iv
-            .as_deref()
-            .ok_or_else(|| fail(Reason::OutOfOrder, format!("{}: no IV set", self.algorithm)))
+        self.iv.as_deref().ok_or_else(|| self.no_iv())
+    }
+
+    fn no_iv(&self) -> Failure {
+        fail(Reason::OutOfOrder, format!("{}: no IV set", self.algorithm))
     }
 
     fn cipher_key(&self) -> Result<CipherKey, Failure> {
@@ -447,6 +459,8 @@ impl Context {
                 Kind::Stream | Kind::OneCall => Keyed::Cipher(Box::new(self.cipher_key()?)),
             };
             self.keyed = Some((self.algorithm, self.tag_len, keyed));
+            // A stream of the previous key object cannot carry the new one.
+            self.spare_aead = None;
         }
         match &self.keyed {
             Some((_, _, keyed)) => Ok(keyed),
@@ -457,31 +471,60 @@ impl Context {
     /// The running operation, started on first use.
     fn running(&mut self) -> Result<&mut Running, Failure> {
         if self.running.is_none() {
-            let iv = self.iv()?.to_vec();
-            let (direction, encrypt, padding) = (self.direction(), self.encrypt, self.padding);
-            let padded_mode = block_size(self.algorithm) > 1;
-            let running = match self.keyed()? {
-                Keyed::Cipher(key) => {
-                    let mut stream = key.stream(direction, &iv)?;
-                    if padded_mode {
-                        stream.set_padding(padding)?;
-                    }
-                    Running::Cipher(stream)
-                }
-                Keyed::Aead(key) => Running::Aead(if encrypt {
-                    key.encrypt_stream(&iv)?
-                } else {
-                    key.decrypt_stream(&iv)?
-                }),
-            };
-            if matches!(self.kind(), Kind::Ccm | Kind::OneCall) {
-                return Err(fail(Reason::Internal, "no stream for a one-call mode"));
-            }
-            self.running = Some(running);
+            // Taken out of the context while the stream starts (and put back whatever the
+            // outcome), rather than copied for every message.
+            let iv = self.iv.take();
+            let started = self.start_running(iv.as_deref());
+            self.iv = iv;
+            self.running = Some(started?);
         }
         self.running
             .as_mut()
             .ok_or_else(|| fail(Reason::Internal, "no running operation"))
+    }
+
+    /// Starts the operation for [`Self::running`] under `iv`.
+    fn start_running(&mut self, iv: Option<&[u8]>) -> Result<Running, Failure> {
+        let iv = match iv {
+            _ if self.iv_len == 0 => &[][..],
+            Some(iv) => iv,
+            None => return Err(self.no_iv()),
+        };
+        let (direction, encrypt, padding) = (self.direction(), self.encrypt, self.padding);
+        let padded_mode = block_size(self.algorithm) > 1;
+        self.keyed()?;
+        let spare = self.spare_aead.take();
+        let running = match self.keyed()? {
+            Keyed::Cipher(key) => {
+                let mut stream = key.stream(direction, iv)?;
+                if padded_mode {
+                    stream.set_padding(padding)?;
+                }
+                Running::Cipher(stream)
+            }
+            Keyed::Aead(key) => Running::Aead(match spare {
+                Some(mut stream) if stream.is_encrypting() == encrypt => {
+                    key.restart_stream(&mut stream, iv)?;
+                    stream
+                }
+                _ if encrypt => key.encrypt_stream(iv)?,
+                _ => key.decrypt_stream(iv)?,
+            }),
+        };
+        if matches!(self.kind(), Kind::Ccm | Kind::OneCall) {
+            return Err(fail(Reason::Internal, "no stream for a one-call mode"));
+        }
+        // A stream gives output from its first update: a non-approved one is put to the
+        // application's indicator callback before it starts.
+        let approval = match &running {
+            Running::Cipher(stream) => stream.approval(),
+            Running::Aead(stream) => stream.approval(),
+        };
+        if !approval.is_approved() {
+            let service = if encrypt { "encrypt" } else { "decrypt" };
+            indicator::permit_unapproved(self.algorithm, service)?;
+        }
+        Ok(running)
     }
 
     fn apply(&mut self, params: &Params) -> Result<(), Failure> {
@@ -658,12 +701,15 @@ impl Context {
                 let overlapping = ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
                 let encrypting = self.encrypt;
-                // An AEAD working exactly in place needs no copy (AWS-LC and regula-sm work in
-                // place); everything else that overlaps is copied first.
+                // An AEAD or a stream mode (block size 1) working exactly in place needs no
+                // copy (AWS-LC and regula-sm work in place); everything else that overlaps is
+                // copied first.
                 let aead_in_place = in_place && self.kind() == Kind::Aead;
+                let stream_in_place =
+                    in_place && self.kind() == Kind::Stream && block_size(self.algorithm) == 1;
                 // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract); when it
                 // overlaps the output it is read only to copy it, before the output is made.
-                let copy = (overlapping && !aead_in_place)
+                let copy = (overlapping && !aead_in_place && !stream_in_place)
                     .then(|| Zeroizing::new(unsafe { crate::input(input, len) }.to_vec()));
                 match self.running()? {
                     Running::Aead(stream) if aead_in_place => {
@@ -681,6 +727,23 @@ impl Context {
                         // SAFETY: `outsize` writable bytes, not overlapping `input`.
                         let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
                         Ok(stream.update(input, output)?)
+                    }
+                    Running::Cipher(stream) if stream_in_place => {
+                        // SAFETY: `out` holds `outsize` >= len writable bytes.
+                        let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
+                        stream.update_in_place(buffer)?;
+                        let unit_done = if whole_unit {
+                            Some(stream.finish(&mut [])?.indicator())
+                        } else {
+                            None
+                        };
+                        // A stream mode's updated IV (CTR's counter) needs only the counts;
+                        // no plaintext is kept.
+                        self.chain.record(&[], len, len);
+                        if let Some(indicator) = unit_done {
+                            self.last = LastOperation::from(indicator);
+                        }
+                        Ok(len)
                     }
                     Running::Cipher(stream) => {
                         let input = match &copy {
@@ -753,17 +816,19 @@ impl Context {
             }
             Kind::Aead => {
                 let encrypt = self.encrypt;
-                let expected = self.tag.clone();
-                let Running::Aead(stream) = self.running()? else {
+                self.running()?;
+                let Some(Running::Aead(stream)) = self.running.as_mut() else {
                     return Err(fail(Reason::Internal, "not an AEAD"));
                 };
                 if encrypt {
                     let served = stream.finish_encrypt()?;
-                    let indicator = served.indicator();
-                    self.tag = Some(served.as_ref().to_vec());
-                    self.last = LastOperation::from(indicator);
+                    // The tag buffer is reused from message to message.
+                    let tag = self.tag.get_or_insert_with(Vec::new);
+                    tag.clear();
+                    tag.extend_from_slice(served.as_ref());
+                    self.last = LastOperation::from(served.indicator());
                 } else {
-                    let tag = expected.ok_or_else(|| {
+                    let tag = self.tag.take().ok_or_else(|| {
                         fail(
                             Reason::OutOfOrder,
                             "decryption needs the tag set before final",
@@ -816,7 +881,7 @@ impl Context {
             let mut tag = vec![0u8; self.tag_len];
             let served =
                 key.seal_detached_with_nonce(&nonce, &self.ccm_aad, &mut buffer, &mut tag)?;
-            self.last = LastOperation::from(served.indicator());
+            self.last = indicator::settle(served.indicator())?;
             self.tag = Some(tag);
         } else {
             let tag = self
@@ -824,7 +889,7 @@ impl Context {
                 .clone()
                 .ok_or_else(|| fail(Reason::OutOfOrder, "CCM decryption needs the tag first"))?;
             let served = key.open_detached(&nonce, &self.ccm_aad, &mut buffer, &tag)?;
-            self.last = LastOperation::from(served.indicator());
+            self.last = indicator::settle(served.indicator())?;
         }
         // SAFETY: `out` holds `outsize` >= len writable bytes.
         unsafe { std::ptr::copy(buffer.as_ptr(), out, len) };
@@ -859,7 +924,7 @@ impl Context {
         } else {
             key.decrypt(&iv, data)?.map(Zeroizing::new)
         };
-        self.last = LastOperation::from(served.indicator());
+        self.last = indicator::settle(served.indicator())?;
         if out.is_null() {
             // A size query (EVP_CipherUpdate with no output, as for key wrap).
             return Ok(served.len());
@@ -877,18 +942,6 @@ impl Context {
         unsafe { std::ptr::copy(served.as_ptr(), out, served.len()) };
         Ok(served.len())
     }
-}
-
-/// Whether two keys are equal, without a branch or an early exit on their bytes.
-fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let difference = a
-        .iter()
-        .zip(b)
-        .fold(0u8, |acc, (x, y)| acc | std::hint::black_box(x ^ y));
-    std::hint::black_box(difference) == 0
 }
 
 fn ranges_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {

@@ -142,7 +142,7 @@ unsafe extern "C" fn finalize(
             ));
         }
         let served = state.finish()?;
-        context.last = LastOperation::from(served.indicator());
+        context.last = crate::indicator::settle(served.indicator())?;
         // SAFETY: `out` has room for `outsize` >= digest length bytes (checked above).
         unsafe {
             std::ptr::copy_nonoverlapping(served.as_ptr(), out, served.len());

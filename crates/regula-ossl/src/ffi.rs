@@ -21,6 +21,17 @@ pub struct Param {
     pub return_size: usize,
 }
 
+impl Param {
+    /// The entry that ends an `OSSL_PARAM` array (a null key).
+    pub const END: Param = Param {
+        key: std::ptr::null(),
+        data_type: 0,
+        data: std::ptr::null_mut(),
+        data_size: 0,
+        return_size: 0,
+    };
+}
+
 /// `OSSL_ALGORITHM`.
 #[repr(C)]
 pub struct Algorithm {
@@ -50,9 +61,12 @@ pub const PARAM_UNMODIFIED: usize = usize::MAX;
 
 // Functions the core offers the provider.
 pub const CORE_GET_PARAMS: c_int = 2;
+pub const CORE_GET_LIBCTX: c_int = 4;
 pub const CORE_NEW_ERROR: c_int = 5;
 pub const CORE_SET_ERROR_DEBUG: c_int = 6;
 pub const CORE_VSET_ERROR: c_int = 7;
+/// OpenSSL 3.4+: the application's indicator callback (`OSSL_INDICATOR_set_callback`).
+pub const CORE_INDICATOR_CB: c_int = 95;
 
 // Functions of the provider itself.
 pub const PROVIDER_TEARDOWN: c_int = 1024;

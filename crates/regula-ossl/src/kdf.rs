@@ -162,6 +162,9 @@ struct Context {
     use_separator: bool,
     r: i64,
     last: LastOperation,
+    /// The first step of the last derivation that was not approved, for the application's
+    /// indicator callback.
+    unapproved_step: Option<Algorithm>,
 }
 
 impl Context {
@@ -192,12 +195,19 @@ impl Context {
             use_separator: true,
             r: 32,
             last: LastOperation::default(),
+            unapproved_step: None,
         }
     }
 
     /// Notes the indicator of one step of a derivation: the whole is approved only if every
     /// step was.
     fn note(&mut self, indicator: Indicator, first: bool) {
+        if first {
+            self.unapproved_step = None;
+        }
+        if !indicator.is_approved() && self.unapproved_step.is_none() {
+            self.unapproved_step = Some(indicator.algorithm);
+        }
         let step = LastOperation::from(indicator);
         self.last = if first || self.last == LastOperation::Approved {
             step
@@ -497,6 +507,9 @@ unsafe extern "C" fn derive(
         };
         if output.len() != keylen {
             return Err(fail(Reason::Internal, "derived output of the wrong length"));
+        }
+        if let Some(algorithm) = context.unapproved_step {
+            crate::indicator::permit_unapproved(algorithm, "key-derivation")?;
         }
         // SAFETY: OpenSSL passes `keylen` writable bytes at `key`.
         unsafe { std::ptr::copy_nonoverlapping(output.as_ptr(), key, keylen) };

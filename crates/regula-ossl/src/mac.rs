@@ -273,7 +273,7 @@ unsafe extern "C" fn finalize(
             .take()
             .ok_or_else(|| fail(Reason::OutOfOrder, "MAC final before init or twice"))?;
         let served = state.sign()?;
-        context.last = LastOperation::from(served.indicator());
+        context.last = crate::indicator::settle(served.indicator())?;
         if served.len() > outsize {
             return Err(fail(Reason::InvalidInput, "MAC output buffer too small"));
         }

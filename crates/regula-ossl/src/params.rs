@@ -94,20 +94,30 @@ impl ParamRef<'_> {
         };
         // SAFETY: an integer parameter holds `data_size` readable bytes at `data`.
         let bytes = unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) };
-        // Most significant byte first, whatever the machine's order.
-        let mut big_endian: Vec<u8> = bytes.to_vec();
-        if cfg!(target_endian = "little") {
-            big_endian.reverse();
-        }
-        let negative = signed && big_endian[0] & 0x80 != 0;
+        // The i-th byte, most significant first, whatever the machine's order (read in place:
+        // integer parameters are read on every call of some entry points).
+        let len = bytes.len();
+        let byte = |i: usize| {
+            if cfg!(target_endian = "little") {
+                bytes[len - 1 - i]
+            } else {
+                bytes[i]
+            }
+        };
+        let negative = signed && byte(0) & 0x80 != 0;
         let fill = if negative { 0xff } else { 0x00 };
-        let excess = big_endian.len().saturating_sub(8);
-        if big_endian[..excess].iter().any(|&b| b != fill) {
+        let excess = len.saturating_sub(8);
+        if (0..excess).any(|i| byte(i) != fill) {
             return Err(self.error("is out of range"));
         }
         let mut value = [fill; 8];
-        let kept = &big_endian[excess..];
-        value[8 - kept.len()..].copy_from_slice(kept);
+        for i in excess..len {
+            value[8 - (len - i)] = byte(i);
+        }
+        // A wider signed number fits only if the 64 bits kept carry its sign.
+        if signed && excess > 0 && (value[0] & 0x80 != 0) != negative {
+            return Err(self.error("is out of range"));
+        }
         let value = i64::from_be_bytes(value);
         if !signed && value < 0 {
             return Err(self.error("is out of range"));
@@ -297,13 +307,7 @@ macro_rules! param_list {
                 data_size: 0,
                 return_size: 0,
             },)*
-            $crate::ffi::Param {
-                key: std::ptr::null(),
-                data_type: 0,
-                data: std::ptr::null_mut(),
-                data_size: 0,
-                return_size: 0,
-            },
+            $crate::ffi::Param::END,
         ])
     };
 }
@@ -317,3 +321,52 @@ pub const OCTETS: c_uint = PARAM_OCTET_STRING;
 /// OpenSSL's success and failure return values.
 pub const OK: c_int = 1;
 pub const FAIL: c_int = 0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads `bytes` (in the machine's order) as an integer parameter of `data_type`.
+    fn read(data_type: c_uint, mut bytes: Vec<u8>) -> ParamResult<i64> {
+        let mut array = [
+            Param {
+                key: c"n".as_ptr(),
+                data_type,
+                data: bytes.as_mut_ptr().cast(),
+                data_size: bytes.len(),
+                return_size: 0,
+            },
+            Param::END,
+        ];
+        // SAFETY: a terminated array whose entry points at `bytes`, alive for the call.
+        let params = unsafe { Params::new(array.as_mut_ptr()) };
+        params.locate("n").expect("the entry").get_i64()
+    }
+
+    /// Integers of 1 to 16 bytes in the machine's order, as the standard library writes them.
+    #[test]
+    fn integers_of_any_size() {
+        assert_eq!(read(INT, 5i32.to_ne_bytes().to_vec()), Ok(5));
+        assert_eq!(read(INT, (-2i32).to_ne_bytes().to_vec()), Ok(-2));
+        assert_eq!(read(INT, i64::MIN.to_ne_bytes().to_vec()), Ok(i64::MIN));
+        assert_eq!(read(UINT, 300u16.to_ne_bytes().to_vec()), Ok(300));
+        assert_eq!(read(UINT, 0xffu8.to_ne_bytes().to_vec()), Ok(255));
+        assert_eq!(read(INT, (-1i8).to_ne_bytes().to_vec()), Ok(-1));
+        assert_eq!(read(UINT, 7u128.to_ne_bytes().to_vec()), Ok(7));
+        assert_eq!(read(INT, (-7i128).to_ne_bytes().to_vec()), Ok(-7));
+        assert_eq!(
+            read(INT, i128::from(i64::MAX).to_ne_bytes().to_vec()),
+            Ok(i64::MAX)
+        );
+        // Out of range: beyond 64 bits, or an unsigned value above i64::MAX.
+        for (data_type, bytes) in [
+            (INT, (i128::from(i64::MAX) + 1).to_ne_bytes().to_vec()),
+            (INT, (i128::from(i64::MIN) - 1).to_ne_bytes().to_vec()),
+            (UINT, u64::MAX.to_ne_bytes().to_vec()),
+            (UINT, (1u128 << 64).to_ne_bytes().to_vec()),
+        ] {
+            let refused = read(data_type, bytes).unwrap_err();
+            assert!(refused.0.contains("out of range"), "{refused:?}");
+        }
+    }
+}

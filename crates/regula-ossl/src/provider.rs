@@ -51,13 +51,7 @@ fn read_configuration(
     let mut request = [
         utf8_ptr_request(c"policy", &mut policy),
         utf8_ptr_request(c"cbom", &mut cbom),
-        Param {
-            key: std::ptr::null(),
-            data_type: 0,
-            data: std::ptr::null_mut(),
-            data_size: 0,
-            return_size: 0,
-        },
+        Param::END,
     ];
     if let Some(get_params) = get_params {
         // SAFETY: the core's get_params fills UTF8_PTR entries with pointers to its own
@@ -107,6 +101,8 @@ pub unsafe extern "C" fn OSSL_provider_init(
         let mut new_error = None;
         let mut set_error_debug = None;
         let mut vset_error = None;
+        let mut get_libctx = None;
+        let mut indicator_cb = None;
         let mut cursor = input;
         while !cursor.is_null() {
             // SAFETY: `input` is the core's dispatch table, ended by a zero id.
@@ -129,6 +125,12 @@ pub unsafe extern "C" fn OSSL_provider_init(
                     ffi::CORE_VSET_ERROR => {
                         vset_error = entry.function.map(|f| std::mem::transmute(f))
                     }
+                    ffi::CORE_GET_LIBCTX => {
+                        get_libctx = entry.function.map(|f| std::mem::transmute(f))
+                    }
+                    ffi::CORE_INDICATOR_CB => {
+                        indicator_cb = entry.function.map(|f| std::mem::transmute(f))
+                    }
                     _ => {}
                 }
             }
@@ -136,6 +138,7 @@ pub unsafe extern "C" fn OSSL_provider_init(
             cursor = unsafe { cursor.add(1) };
         }
         error::install(handle, new_error, set_error_debug, vset_error);
+        crate::indicator::install(handle, get_libctx, indicator_cb);
         let configuration = read_configuration(handle, get_params);
         let module = match Module::load_named(&configuration.policy) {
             Ok(module) => module,

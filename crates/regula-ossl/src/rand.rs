@@ -155,7 +155,14 @@ unsafe extern "C" fn generate(
         let output = unsafe { std::slice::from_raw_parts_mut(out, outlen) };
         for chunk in output.chunks_mut(MAX_REQUEST) {
             let served = context.module.fill_random(chunk)?;
-            context.last = LastOperation::from(served.indicator());
+            match crate::indicator::settle(served.indicator()) {
+                Ok(last) => context.last = last,
+                Err(refused) => {
+                    // The application's indicator callback refused: no output.
+                    zeroize::Zeroize::zeroize(output);
+                    return Err(refused);
+                }
+            }
         }
         Ok(())
     })

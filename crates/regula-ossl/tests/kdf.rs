@@ -227,16 +227,6 @@ fn take_error() -> String {
     }
 }
 
-fn end() -> Param {
-    Param {
-        key: std::ptr::null(),
-        data_type: 0,
-        data: std::ptr::null_mut(),
-        data_size: 0,
-        return_size: 0,
-    }
-}
-
 fn terminate(params: &[Param]) -> Vec<Param> {
     let mut all: Vec<Param> = params
         .iter()
@@ -248,7 +238,7 @@ fn terminate(params: &[Param]) -> Vec<Param> {
             return_size: p.return_size,
         })
         .collect();
-    all.push(end());
+    all.push(Param::END);
     all
 }
 

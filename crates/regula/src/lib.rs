@@ -60,3 +60,10 @@ pub use service::key_exchange::{ExchangedKey, KeyExchange};
 pub use service::mac::{MacContext, MacKey};
 pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;
+
+/// Whether `a` and `b` are equal, in a time that depends only on their lengths (AWS-LC's
+/// `CRYPTO_memcmp`, the comparison the module's own tag checks use): for adapters that compare
+/// keys or tags they hold.
+pub fn equal_in_constant_time(a: &[u8], b: &[u8]) -> bool {
+    provider::mac::verify_equal(a, b).is_ok()
+}

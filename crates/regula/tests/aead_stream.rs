@@ -8,6 +8,9 @@
 //!   split too): ciphertext and tag equal the one-shot `seal_with_nonce` (aws-lc-rs's `EVP_AEAD`
 //!   for AES-GCM and ChaCha20-Poly1305, a separate path from the streamed `EVP_CIPHER`), and the
 //!   decrypting stream recovers the plaintext;
+//! * a stream restarted for the next message (`AeadKey::restart_stream`, which keeps AWS-LC's
+//!   keyed context) after a finished, an abandoned and a failed message gives the same known
+//!   answers, and random messages restarted one after another equal the one-shot seal;
 //! * a wrong tag, a tag length the registry row refuses, AAD after data, a second finish,
 //!   clones mid-stream, CCM refused, the FIPS policy's caller-nonce rule, the indicator, and
 //!   the module's error state.
@@ -186,45 +189,72 @@ const VECTORS: [Vector; 4] = [
     },
 ];
 
+/// A vector's fields, decoded.
+struct Known {
+    nonce: Vec<u8>,
+    aad: Vec<u8>,
+    plaintext: Vec<u8>,
+    ciphertext: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+impl Vector {
+    fn key(&self, module: &Module) -> AeadKey {
+        module.aead_key(self.algorithm, &unhex(self.key)).unwrap()
+    }
+
+    fn known(&self) -> Known {
+        Known {
+            nonce: unhex(self.nonce),
+            aad: unhex(self.aad),
+            plaintext: unhex(self.plaintext),
+            ciphertext: unhex(self.ciphertext),
+            tag: unhex(self.tag),
+        }
+    }
+}
+
+/// Runs the known answer through `encrypting` and `decrypting` (started under its nonce) in
+/// chunks of `size`, and checks ciphertext, tag, plaintext and the services counted.
+fn check_known(
+    known: &Known,
+    encrypting: &mut AeadStream,
+    decrypting: &mut AeadStream,
+    size: usize,
+    context: &str,
+) {
+    let through = |stream: &mut AeadStream, input: &[u8]| {
+        let aad_split = chunks_of(size, known.aad.len());
+        run(
+            stream,
+            &known.aad,
+            &aad_split,
+            input,
+            &chunks_of(size, input.len()),
+        )
+    };
+    let out = through(encrypting, &known.plaintext);
+    let served = encrypting.finish_encrypt().unwrap();
+    assert_eq!(out, known.ciphertext, "{context}: ciphertext");
+    assert_eq!(served.to_vec(), known.tag, "{context}: tag");
+    assert_eq!(served.indicator().service, Service::Encrypt);
+
+    let out = through(decrypting, &known.ciphertext);
+    let served = decrypting.finish_decrypt(&known.tag).unwrap();
+    assert_eq!(out, known.plaintext, "{context}: plaintext");
+    assert_eq!(served.indicator().service, Service::Decrypt);
+}
+
 #[test]
 fn known_answers_in_every_chunk_size() {
     let module = module();
     for vector in &VECTORS {
-        let key = module
-            .aead_key(vector.algorithm, &unhex(vector.key))
-            .unwrap();
-        let (nonce, aad, plaintext) = (
-            unhex(vector.nonce),
-            unhex(vector.aad),
-            unhex(vector.plaintext),
-        );
-        let (ciphertext, tag) = (unhex(vector.ciphertext), unhex(vector.tag));
+        let (key, known) = (vector.key(&module), vector.known());
         for size in 0..=17 {
+            let mut encrypting = key.encrypt_stream(&known.nonce).unwrap();
+            let mut decrypting = key.decrypt_stream(&known.nonce).unwrap();
             let context = format!("{}, chunks of {size}", vector.name);
-            let mut stream = key.encrypt_stream(&nonce).unwrap();
-            let out = run(
-                &mut stream,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &plaintext,
-                &chunks_of(size, plaintext.len()),
-            );
-            let served = stream.finish_encrypt().unwrap();
-            assert_eq!(out, ciphertext, "{context}: ciphertext");
-            assert_eq!(served.to_vec(), tag, "{context}: tag");
-            assert_eq!(served.indicator().service, Service::Encrypt);
-
-            let mut stream = key.decrypt_stream(&nonce).unwrap();
-            let out = run(
-                &mut stream,
-                &aad,
-                &chunks_of(size, aad.len()),
-                &ciphertext,
-                &chunks_of(size, ciphertext.len()),
-            );
-            let served = stream.finish_decrypt(&tag).unwrap();
-            assert_eq!(out, plaintext, "{context}: plaintext");
-            assert_eq!(served.indicator().service, Service::Decrypt);
+            check_known(&known, &mut encrypting, &mut decrypting, size, &context);
         }
     }
 }
@@ -269,6 +299,109 @@ fn random_chunks_match_the_one_shot_seal() {
         }
     }
     assert_eq!(checked, 160);
+}
+
+/// One stream carries message after message: the known answers come out after a finished,
+/// an abandoned and a failed message (whose stream holds no keyed context any more), in both
+/// directions.
+#[test]
+fn restarted_streams_give_the_known_answers() {
+    let module = module();
+    for vector in &VECTORS {
+        let (key, known) = (vector.key(&module), vector.known());
+        let mut encrypting = key.encrypt_stream(&[7; 12]).unwrap();
+        let mut decrypting = key.decrypt_stream(&[7; 12]).unwrap();
+        for (round, before) in ["finished", "abandoned", "failed"].iter().enumerate() {
+            let context = format!("{}, after a {before} message", vector.name);
+            // The message before, under another nonce and with other data.
+            key.restart_stream(&mut encrypting, &[8; 12]).unwrap();
+            key.restart_stream(&mut decrypting, &[8; 12]).unwrap();
+            encrypting.aad(b"other").unwrap();
+            encrypting.update_in_place(&mut [1; 40]).unwrap();
+            decrypting.update_in_place(&mut [2; 40]).unwrap();
+            match *before {
+                "finished" => {
+                    encrypting.finish_encrypt().unwrap();
+                    key.restart_stream(&mut decrypting, &[9; 12]).unwrap();
+                    decrypting.finish_decrypt(&right_tag(&key)).unwrap();
+                }
+                // A tag that does not verify leaves the stream without its keyed context.
+                "failed" => assert!(matches!(
+                    decrypting.finish_decrypt(&[0; 16]),
+                    Err(Error::AuthenticationFailed)
+                )),
+                _ => {}
+            }
+            key.restart_stream(&mut encrypting, &known.nonce).unwrap();
+            key.restart_stream(&mut decrypting, &known.nonce).unwrap();
+            let size = [1, 5, 16][round];
+            check_known(&known, &mut encrypting, &mut decrypting, size, &context);
+        }
+    }
+}
+
+/// The tag of the empty message under nonce 0x09.. with no AAD, by the one-shot seal.
+fn right_tag(key: &AeadKey) -> Vec<u8> {
+    key.seal_with_nonce(&[9; 12], b"", b"").unwrap().to_vec()
+}
+
+/// Random messages, each in the stream the last one ran in, equal the one-shot seal.
+#[test]
+fn restarted_streams_match_the_one_shot_seal() {
+    let module = module();
+    let mut rng = Rng(0xae5d_0002);
+    for (algorithm, key_len) in STREAMED {
+        let key = module.aead_key(algorithm, &rng.bytes(key_len)).unwrap();
+        let mut encrypting = key.encrypt_stream(&rng.bytes(12)).unwrap();
+        let mut decrypting = key.decrypt_stream(&rng.bytes(12)).unwrap();
+        for round in 0..30 {
+            let nonce = rng.bytes(12);
+            let (aad_len, len) = (rng.below(40), rng.below(600));
+            let aad = rng.bytes(aad_len);
+            let plaintext = rng.bytes(len);
+            let sealed = key.seal_with_nonce(&nonce, &aad, &plaintext).unwrap();
+            let (expected, expected_tag) = sealed.split_at(plaintext.len());
+            let context = format!("{algorithm}, message {round}");
+
+            key.restart_stream(&mut encrypting, &nonce).unwrap();
+            let split = rng.split(plaintext.len());
+            let ciphertext = run(&mut encrypting, &aad, &[aad.len()], &plaintext, &split);
+            let tag = encrypting.finish_encrypt().unwrap();
+            assert!(ciphertext == expected, "{context}: ciphertext");
+            assert_eq!(&tag[..], expected_tag, "{context}: tag");
+            assert_eq!(tag.indicator(), sealed.indicator(), "{context}: indicator");
+
+            key.restart_stream(&mut decrypting, &nonce).unwrap();
+            let split = rng.split(plaintext.len());
+            let opened = run(&mut decrypting, &aad, &[aad.len()], &ciphertext, &split);
+            decrypting.finish_decrypt(expected_tag).unwrap();
+            assert!(opened == plaintext, "{context}: plaintext");
+        }
+    }
+}
+
+/// A stream is restarted only by the key that started it, under a nonce that key takes.
+#[test]
+fn restart_takes_the_same_key_and_a_valid_nonce() {
+    let module = module();
+    for (algorithm, key_len) in STREAMED {
+        let first = module.aead_key(algorithm, &vec![1; key_len]).unwrap();
+        let second = module.aead_key(algorithm, &vec![1; key_len]).unwrap();
+        let mut stream = first.encrypt_stream(&[0; 12]).unwrap();
+        let refused = second.restart_stream(&mut stream, &[1; 12]).unwrap_err();
+        assert!(
+            refused.to_string().contains("another key"),
+            "{algorithm}: {refused}"
+        );
+        assert!(matches!(
+            first.restart_stream(&mut stream, &[]),
+            Err(Error::InvalidInput { .. })
+        ));
+        // A failed restart finishes the stream; a valid one starts it again.
+        assert!(stream.update_in_place(&mut [0; 4]).is_err(), "{algorithm}");
+        first.restart_stream(&mut stream, &[1; 12]).unwrap();
+        stream.update_in_place(&mut [0; 4]).unwrap();
+    }
 }
 
 fn key(module: &Module, algorithm: Algorithm, key_len: usize) -> AeadKey {
@@ -558,5 +691,7 @@ fn streams_after_failure(key: &AeadKey, mut encrypting: AeadStream, mut decrypti
     refused(decrypting.update_in_place(&mut [1, 2, 3]).map(drop));
     refused(decrypting.finish_decrypt(&[0; 16]).map(drop));
     refused(key.encrypt_stream(&[4; 12]).map(drop));
+    refused(key.restart_stream(&mut encrypting, &[4; 12]));
+    refused(key.restart_stream(&mut decrypting, &[4; 12]));
     refused(key.decrypt_stream(&[4; 12]).map(drop));
 }

@@ -92,6 +92,17 @@ fn feed(
             rng.chunk(rest.len())
         };
         let (piece, tail) = rest.split_at(take);
+        // The stream modes also work in place: every third piece goes that way.
+        if stream.block_size() == 1 && rng.below(3) == 0 {
+            let mut buffer = piece.to_vec();
+            stream.update_in_place(&mut buffer)?;
+            output.extend_from_slice(&buffer);
+            rest = tail;
+            if rest.is_empty() && rng.below(3) != 0 {
+                return Ok(());
+            }
+            continue;
+        }
         let exact = stream.update_len(piece.len());
         assert!(exact <= piece.len() + stream.block_size());
         let room = if rng.below(2) == 0 {
@@ -668,6 +679,34 @@ fn try_clone_mid_stream_continues_identically() {
 }
 
 /// Key wrapping and CBC-CS3 have no stream; the error names the one-shot calls.
+/// A block mode buffers partial blocks: in place it is refused, and the stream goes on.
+#[test]
+fn block_modes_refuse_to_work_in_place() {
+    for (profile, algorithm, key_len) in [
+        ("default", Algorithm::Aes256Cbc, 32),
+        ("default", Algorithm::DesEde3Cbc, 24),
+        ("gm", Algorithm::Sm4Ecb, 16),
+        ("gm", Algorithm::Sm4Cbc, 16),
+    ] {
+        let key = module(profile)
+            .cipher_key(algorithm, &vec![7; key_len])
+            .unwrap();
+        let iv = vec![1; key.iv_len()];
+        let mut stream = key.stream(Direction::Encrypt, &iv).unwrap();
+        let refused = stream.update_in_place(&mut [0; 32]).unwrap_err();
+        assert!(
+            matches!(refused, Error::InvalidInput { .. }),
+            "{algorithm}: {refused}"
+        );
+        let mut out = vec![0; 32 + stream.block_size()];
+        assert_eq!(
+            stream.update(&[0; 32], &mut out).unwrap(),
+            32,
+            "{algorithm}"
+        );
+    }
+}
+
 #[test]
 fn one_shot_modes_have_no_stream() {
     let default = module("default");

@@ -13,6 +13,13 @@ pub struct Date {
 }
 
 impl Date {
+    /// 1970-01-01, the clock's origin.
+    pub(crate) const EPOCH: Date = Date {
+        year: 1970,
+        month: 1,
+        day: 1,
+    };
+
     /// Parses `YYYY-MM-DD` (a real calendar day, years 1970 to 9999).
     pub fn parse(text: &str) -> Result<Date, String> {
         let invalid = || format!("{text:?} is not a date of the form YYYY-MM-DD");

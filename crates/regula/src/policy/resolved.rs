@@ -94,7 +94,7 @@ impl Policy {
     pub fn serves(&self, algorithm: Algorithm) -> bool {
         let rule = self.rule(algorithm);
         match rule.status {
-            Status::Approved if rule.approved_on(self.date()) => true,
+            Status::Approved if rule.approved_on(self.date_for(rule)) => true,
             Status::Approved => self.mode == Mode::Permissive,
             Status::Flagged { .. } => true,
             Status::NotApproved { .. } => self.mode == Mode::Permissive,
@@ -103,7 +103,19 @@ impl Policy {
     }
 
     pub fn approves(&self, algorithm: Algorithm) -> bool {
-        self.rule(algorithm).approved_on(self.date())
+        let rule = self.rule(algorithm);
+        rule.approved_on(self.date_for(rule))
+    }
+
+    /// The day `rule` is judged on. Only a rule with dated transitions depends on the day, so
+    /// only then is the clock read ([`Policy::serves`] and [`Policy::evaluate`] run on every
+    /// operation).
+    fn date_for(&self, rule: &Rule) -> Date {
+        match self.as_of {
+            Some(date) => date,
+            None if rule.transitions.is_empty() => Date::EPOCH,
+            None => Date::today(),
+        }
     }
 
     /// The random bit generator this policy's keys, nonces and IVs come from: the first of
@@ -130,7 +142,7 @@ impl Policy {
     pub fn evaluate(&self, algorithm: Algorithm, usage: &Usage) -> Result<Approval, Error> {
         let rule = self.rule(algorithm);
         let (reason, alternative) = match rule.status {
-            Status::Approved => match rule.check(self.date(), usage) {
+            Status::Approved => match rule.check(self.date_for(rule), usage) {
                 Ok(()) => return Ok(Approval::Approved),
                 Err(reason) => (reason, None),
             },

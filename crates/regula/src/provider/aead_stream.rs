@@ -133,28 +133,63 @@ impl AeadStreamBackend {
         }
     }
 
-    /// Ends an encryption with the full 16-byte tag.
-    pub(crate) fn finish_encrypt(self) -> Result<[u8; 16]> {
+    /// Ends an encryption with the full 16-byte tag; also gives back AWS-LC's keyed context,
+    /// which [`AeadStreamBackend::restart`] can start the next message in.
+    pub(crate) fn finish_encrypt(self) -> Result<([u8; 16], Option<AeadStreamCtx>)> {
         match self {
             AeadStreamBackend::AwsLc(mut ctx) => {
                 let mut tag = [0u8; 16];
                 ctx.finish_encrypt(&mut tag)
                     .map_err(|_| Error::CryptoFailure)?;
-                Ok(tag)
+                Ok((tag, Some(ctx)))
             }
-            AeadStreamBackend::Sm4GcmEncrypt(stream) => Ok(stream.finish()),
+            AeadStreamBackend::Sm4GcmEncrypt(stream) => Ok((stream.finish(), None)),
             AeadStreamBackend::Sm4GcmDecrypt(_) => Err(Error::CryptoFailure),
         }
     }
 
-    /// Ends a decryption: a tag that does not verify is [`Error::AuthenticationFailed`].
-    pub(crate) fn finish_decrypt(self, tag: &[u8]) -> Result<()> {
+    /// Ends a decryption: a tag that does not verify is [`Error::AuthenticationFailed`]. A
+    /// verified message gives back AWS-LC's keyed context, as [`Self::finish_encrypt`].
+    pub(crate) fn finish_decrypt(self, tag: &[u8]) -> Result<Option<AeadStreamCtx>> {
         match self {
-            AeadStreamBackend::AwsLc(mut ctx) => ctx
-                .finish_decrypt(tag)
-                .map_err(|_| Error::AuthenticationFailed),
-            AeadStreamBackend::Sm4GcmDecrypt(stream) => stream.finish(tag).map_err(sm_error),
+            AeadStreamBackend::AwsLc(mut ctx) => {
+                ctx.finish_decrypt(tag)
+                    .map_err(|_| Error::AuthenticationFailed)?;
+                Ok(Some(ctx))
+            }
+            AeadStreamBackend::Sm4GcmDecrypt(stream) => {
+                stream.finish(tag).map_err(sm_error)?;
+                Ok(None)
+            }
             AeadStreamBackend::Sm4GcmEncrypt(_) => Err(Error::CryptoFailure),
+        }
+    }
+
+    /// Starts a new message under `nonce` (its length checked by the caller): in `reusable`,
+    /// an AWS-LC context keyed with `backend`'s key in this direction, when there is one (no
+    /// key schedule or GHASH table again); else as [`AeadStreamBackend::start`].
+    pub(crate) fn restart(
+        reusable: Option<AeadStreamCtx>,
+        backend: &AeadBackend,
+        algorithm: Algorithm,
+        nonce: &[u8],
+        encrypt: bool,
+    ) -> Result<AeadStreamBackend> {
+        match reusable {
+            Some(mut ctx) => {
+                ctx.restart(nonce).map_err(|_| Error::CryptoFailure)?;
+                Ok(AeadStreamBackend::AwsLc(ctx))
+            }
+            None => AeadStreamBackend::start(backend, algorithm, nonce, encrypt),
+        }
+    }
+
+    /// The keyed AWS-LC context of a message abandoned unfinished, for
+    /// [`AeadStreamBackend::restart`].
+    pub(crate) fn into_reusable(self) -> Option<AeadStreamCtx> {
+        match self {
+            AeadStreamBackend::AwsLc(ctx) => Some(ctx),
+            AeadStreamBackend::Sm4GcmEncrypt(_) | AeadStreamBackend::Sm4GcmDecrypt(_) => None,
         }
     }
 

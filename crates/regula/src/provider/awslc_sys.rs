@@ -759,10 +759,10 @@ impl AeadStreamCtx {
         nonce: &[u8],
         encrypt: bool,
     ) -> Result<AeadStreamCtx, Failed> {
-        if key.len() != aead.key_len() || nonce.is_empty() {
+        if key.len() != aead.key_len() {
             return Err(Failed);
         }
-        let this = AeadStreamCtx::empty(encrypt)?;
+        let mut this = AeadStreamCtx::empty(encrypt)?;
         let ctx = this.ctx.as_ptr();
         let enc = c_int::from(encrypt);
         // SAFETY: the context is live; the cipher description is static; no key or IV yet.
@@ -776,6 +776,29 @@ impl AeadStreamCtx {
                 enc,
             )
         })?;
+        // SAFETY: the key has the cipher's key length; AWS-LC copies it and, with no IV,
+        // waits for one (AES-GCM: key schedule and GHASH table now).
+        check(unsafe {
+            sys::EVP_CipherInit_ex(
+                ctx,
+                ptr::null(),
+                ptr::null_mut(),
+                key.as_ptr(),
+                ptr::null(),
+                enc,
+            )
+        })?;
+        this.restart(nonce)?;
+        Ok(this)
+    }
+
+    /// Starts a new message under `nonce` in this keyed context, in its direction: AWS-LC
+    /// re-IVs the context and keeps the key schedule and the GHASH table (or ChaCha20 key).
+    pub(crate) fn restart(&mut self, nonce: &[u8]) -> Result<(), Failed> {
+        if nonce.is_empty() {
+            return Err(Failed);
+        }
+        let ctx = self.ctx.as_ptr();
         // SAFETY: the context is live and holds an AEAD cipher; the IV-length control takes no
         // data pointer.
         check(unsafe {
@@ -786,19 +809,18 @@ impl AeadStreamCtx {
                 ptr::null_mut(),
             )
         })?;
-        // SAFETY: the key has the cipher's key length and the nonce the IV length just set;
-        // AWS-LC copies both.
+        // SAFETY: the context is live and keyed; with no cipher and no key AWS-LC only sets
+        // the IV (of the length just set), which it copies.
         check(unsafe {
             sys::EVP_CipherInit_ex(
                 ctx,
                 ptr::null(),
                 ptr::null_mut(),
-                key.as_ptr(),
+                ptr::null(),
                 nonce.as_ptr(),
-                enc,
+                c_int::from(self.encrypt),
             )
-        })?;
-        Ok(this)
+        })
     }
 
     /// Absorbs associated data (an update with no output).
@@ -1104,6 +1126,33 @@ impl StreamCtx {
             written += out_len;
         }
         Ok(written)
+    }
+
+    /// `EVP_CipherUpdate` in place (exact overlap, which AWS-LC allows) for a cipher of block
+    /// size 1, which writes exactly as many bytes as it takes.
+    pub(crate) fn update_in_place(&mut self, data: &mut [u8]) -> Result<(), Failed> {
+        if self.block != 1 {
+            return Err(Failed);
+        }
+        for chunk in data.chunks_mut(STREAM_CHUNK) {
+            let len = c_len(chunk.len())?;
+            let mut out_len: c_int = 0;
+            // SAFETY: the context is live and keyed; input and output are the same buffer of
+            // `len` bytes, and a cipher of block size 1 writes exactly `len` bytes.
+            check(unsafe {
+                sys::EVP_CipherUpdate(
+                    self.ctx.ptr(),
+                    chunk.as_mut_ptr(),
+                    &mut out_len,
+                    chunk.as_ptr(),
+                    len,
+                )
+            })?;
+            if out_len != len {
+                return Err(Failed);
+            }
+        }
+        Ok(())
     }
 
     /// `EVP_CipherFinal_ex` into a block of its own, copied to `output` (which must hold what

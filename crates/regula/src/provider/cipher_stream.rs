@@ -196,6 +196,39 @@ impl StreamBackend {
         }
     }
 
+    /// Processes `data` in place; only for the modes of block size 1 (the caller checks),
+    /// which write exactly what they take. On error the caller wipes `data`.
+    pub(crate) fn update_in_place(&mut self, algorithm: Algorithm, data: &mut [u8]) -> Result<()> {
+        match self {
+            StreamBackend::Evp(ctx) => ctx.update_in_place(data).map_err(|_| Error::CryptoFailure),
+            StreamBackend::Sm4(stream) => match stream.mode {
+                Sm4StreamMode::Ctr => {
+                    stream.ctr(data);
+                    Ok(())
+                }
+                Sm4StreamMode::Ofb => {
+                    stream.ofb(data);
+                    Ok(())
+                }
+                Sm4StreamMode::Cfb => {
+                    stream.cfb(data);
+                    Ok(())
+                }
+                Sm4StreamMode::Ecb | Sm4StreamMode::Cbc => Err(Error::CryptoFailure),
+            },
+            StreamBackend::Sm4Xts {
+                xts,
+                tweak,
+                encrypt,
+            } => if *encrypt {
+                xts.encrypt(tweak, data)
+            } else {
+                xts.decrypt(tweak, data)
+            }
+            .map_err(|error| Error::invalid_input(format!("{algorithm}: {error}"))),
+        }
+    }
+
     /// Ends the stream: the padded last block (encryption) or the unpadded last plaintext
     /// (decryption) of the block modes; nothing for the others. On error the caller wipes
     /// `output`.

@@ -84,7 +84,13 @@ pub struct AeadKey {
     /// generator, for every AEAD under a GM/T 0105 generator. `None`: AES-GCM's nonce comes
     /// from AWS-LC (inside its boundary), ChaCha20-Poly1305's from AWS-LC's generator.
     nonce_sequence: Option<NonceSequence>,
+    /// Tells this key apart from every other in the process, so that
+    /// [`AeadKey::restart_stream`] takes only streams this key started.
+    pub(super) identity: u64,
 }
+
+/// The next [`AeadKey::identity`].
+static NEXT_KEY_IDENTITY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl std::fmt::Debug for AeadKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -141,6 +147,7 @@ impl Module {
             backend,
             tag_len,
             nonce_sequence,
+            identity: NEXT_KEY_IDENTITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         })
     }
 }

@@ -16,6 +16,7 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::aead_stream::AeadStreamBackend;
+use crate::provider::awslc_sys::AeadStreamCtx;
 use crate::service::aead::AeadKey;
 
 /// A full 16-byte AEAD tag (public data: nothing to wipe).
@@ -47,6 +48,10 @@ pub struct AeadStream {
     tag_len: usize,
     /// `None` once finished, or after a backend failure.
     backend: Option<AeadStreamBackend>,
+    /// After a message finished: AWS-LC's keyed context, for [`AeadKey::restart_stream`].
+    reusable: Option<AeadStreamCtx>,
+    /// The [`AeadKey`] that started this stream.
+    key_identity: u64,
     text_started: bool,
     text_len: u64,
 }
@@ -66,43 +71,103 @@ impl AeadKey {
     /// AES-GCM with a caller's nonce) and the same nonce lengths. The caller must never repeat
     /// a nonce under one key.
     pub fn encrypt_stream(&self, nonce: &[u8]) -> Result<AeadStream> {
-        let usage = Usage {
-            caller_nonce: true,
-            ..Usage::default()
-        };
-        let approval = self
-            .module
-            .authorize(self.algorithm(), Family::Aead, &usage)?;
-        self.start_stream(nonce, true, approval)
+        let approval = self.stream_approval(true)?;
+        self.check_nonce(nonce)?;
+        let backend = AeadStreamBackend::start(&self.backend, self.algorithm(), nonce, true)?;
+        Ok(self.new_stream(backend, true, approval))
     }
 
     /// Starts decrypting one message, as [`AeadKey::open`] (see [`AeadStream`] on the plaintext
     /// released before the tag is checked).
     pub fn decrypt_stream(&self, nonce: &[u8]) -> Result<AeadStream> {
-        self.module.ensure_operational()?;
-        // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
-        self.start_stream(nonce, false, self.approval)
+        let approval = self.stream_approval(false)?;
+        self.check_nonce(nonce)?;
+        let backend = AeadStreamBackend::start(&self.backend, self.algorithm(), nonce, false)?;
+        Ok(self.new_stream(backend, false, approval))
     }
 
-    fn start_stream(&self, nonce: &[u8], encrypt: bool, approval: Approval) -> Result<AeadStream> {
+    /// Starts the next message in `stream`, which this key started (finished or not: an
+    /// unfinished message is abandoned), under `nonce` and in the stream's direction, with the
+    /// policy decision and checks of [`AeadKey::encrypt_stream`] or
+    /// [`AeadKey::decrypt_stream`]. For a program that re-initialises one context per message
+    /// (a TLS record, OpenSSL's `EVP_CipherInit_ex` with a new IV), AES-GCM and
+    /// ChaCha20-Poly1305 keep AWS-LC's keyed context instead of building a new one (key
+    /// schedule, GHASH table) per message. On failure the stream is finished.
+    pub fn restart_stream(&self, stream: &mut AeadStream, nonce: &[u8]) -> Result<()> {
+        if stream.key_identity != self.identity {
+            return Err(Error::invalid_input(format!(
+                "{}: this stream was started by another key",
+                stream.algorithm
+            )));
+        }
+        let reusable = stream
+            .backend
+            .take()
+            .and_then(AeadStreamBackend::into_reusable)
+            .or_else(|| stream.reusable.take());
+        stream.reusable = None;
+        let approval = self.stream_approval(stream.encrypt)?;
         self.check_nonce(nonce)?;
-        let backend = AeadStreamBackend::start(&self.backend, self.algorithm(), nonce, encrypt)?;
-        Ok(AeadStream {
+        let backend = AeadStreamBackend::restart(
+            reusable,
+            &self.backend,
+            self.algorithm(),
+            nonce,
+            stream.encrypt,
+        )?;
+        stream.approval = approval;
+        stream.backend = Some(backend);
+        stream.text_started = false;
+        stream.text_len = 0;
+        Ok(())
+    }
+
+    /// The policy's decision on a stream in this direction.
+    fn stream_approval(&self, encrypt: bool) -> Result<Approval> {
+        if encrypt {
+            let usage = Usage {
+                caller_nonce: true,
+                ..Usage::default()
+            };
+            self.module
+                .authorize(self.algorithm(), Family::Aead, &usage)
+        } else {
+            self.module.ensure_operational()?;
+            // Decryption is approved whoever chose the nonce: the IV rule concerns encryption.
+            Ok(self.approval)
+        }
+    }
+
+    fn new_stream(
+        &self,
+        backend: AeadStreamBackend,
+        encrypt: bool,
+        approval: Approval,
+    ) -> AeadStream {
+        AeadStream {
             module: self.module.clone(),
             algorithm: self.algorithm(),
             approval,
             encrypt,
             tag_len: self.tag_len(),
             backend: Some(backend),
+            reusable: None,
+            key_identity: self.identity,
             text_started: false,
             text_len: 0,
-        })
+        }
     }
 }
 
 impl AeadStream {
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
+    }
+
+    /// The policy's decision on this operation, made when the stream started; the indicator
+    /// reports it when the operation finishes.
+    pub fn approval(&self) -> Approval {
+        self.approval
     }
 
     /// Whether this stream encrypts (else it decrypts).
@@ -192,7 +257,8 @@ impl AeadStream {
         }
         self.live()?;
         let backend = self.backend.take().ok_or_else(finished)?;
-        let tag = backend.finish_encrypt()?;
+        let (tag, reusable) = backend.finish_encrypt()?;
+        self.reusable = reusable;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, tag))
@@ -219,7 +285,7 @@ impl AeadStream {
             )));
         }
         let backend = self.backend.take().ok_or_else(finished)?;
-        backend.finish_decrypt(tag)?;
+        self.reusable = backend.finish_decrypt(tag)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Decrypt, self.approval, ()))
@@ -237,6 +303,9 @@ impl AeadStream {
             encrypt: self.encrypt,
             tag_len: self.tag_len,
             backend: Some(backend),
+            // The copy starts its next message in a context of its own.
+            reusable: None,
+            key_identity: self.key_identity,
             text_started: self.text_started,
             text_len: self.text_len,
         })

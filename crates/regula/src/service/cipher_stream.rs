@@ -164,6 +164,12 @@ impl CipherStream {
         self.algorithm
     }
 
+    /// The policy's decision on this operation, made when the stream started; the indicator
+    /// reports it when the operation finishes.
+    pub fn approval(&self) -> Approval {
+        self.approval
+    }
+
     pub fn direction(&self) -> Direction {
         self.direction
     }
@@ -258,6 +264,35 @@ impl CipherStream {
             }
             Ok(_) => Err(self.fail(output, input.len(), Error::CryptoFailure)),
             Err(error) => Err(self.fail(output, input.len(), error)),
+        }
+    }
+
+    /// [`CipherStream::update`] in place, for the modes of block size 1 (CTR, OFB, CFB, CFB8,
+    /// XTS, RC4), which write exactly what they take; a block mode is an input error. Any
+    /// other failure wipes `data` and ends the stream.
+    pub fn update_in_place(&mut self, data: &mut [u8]) -> Result<()> {
+        self.usable()?;
+        if self.block_size != 1 {
+            return Err(Error::invalid_input(format!(
+                "{}: a block mode buffers partial blocks and cannot work in place",
+                self.algorithm
+            )));
+        }
+        if is_xts(self.algorithm) {
+            if data.is_empty() {
+                return Ok(());
+            }
+            self.check_xts_unit(data.len())?;
+        }
+        match self.backend.update_in_place(self.algorithm, data) {
+            Ok(()) => {
+                self.taken = self.taken.saturating_add(data.len() as u64);
+                Ok(())
+            }
+            Err(error) => {
+                let len = data.len();
+                Err(self.fail(data, len, error))
+            }
         }
     }
 
