@@ -60,3 +60,4 @@ pub use service::key_exchange::{ExchangedKey, KeyExchange};
 pub use service::mac::{MacContext, MacKey};
 pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;
+pub use service::tls12_gcm::{TLS12_EXPLICIT_LEN, TLS12_FIXED_LEN, Tls12GcmSealer};
