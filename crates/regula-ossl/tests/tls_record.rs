@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libloading::Library;
+use regula_ossl::ffi::{PARAM_INTEGER, Param};
 
 type Ptr = *mut c_void;
 
@@ -19,6 +20,11 @@ const EVP_CTRL_AEAD_TLS1_AAD: c_int = 0x16;
 
 struct Crypto {
     libctx: usize,
+    /// The directory holding `regula.so`.
+    dir: PathBuf,
+    libctx_new: unsafe extern "C" fn() -> Ptr,
+    load_config: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
+    get_params: unsafe extern "C" fn(Ptr, *mut Param) -> c_int,
     fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
     cipher_free: unsafe extern "C" fn(Ptr),
     ctx_new: unsafe extern "C" fn() -> Ptr,
@@ -74,7 +80,8 @@ fn crypto() -> &'static Crypto {
         let set_path: unsafe extern "C" fn(Ptr, *const c_char) -> c_int =
             symbol!("OSSL_PROVIDER_set_default_search_path");
         let load: unsafe extern "C" fn(Ptr, *const c_char) -> Ptr = symbol!("OSSL_PROVIDER_load");
-        let dir = CString::new(provider_dir().to_str().expect("UTF-8 path").to_owned()).unwrap();
+        let provider_dir = provider_dir();
+        let dir = CString::new(provider_dir.to_str().expect("UTF-8 path")).unwrap();
         // SAFETY: the functions are called as documented; the strings outlive the calls.
         let libctx = unsafe {
             let libctx = libctx_new();
@@ -89,6 +96,10 @@ fn crypto() -> &'static Crypto {
         };
         Crypto {
             libctx: libctx as usize,
+            dir: provider_dir,
+            libctx_new,
+            load_config: symbol!("OSSL_LIB_CTX_load_config"),
+            get_params: symbol!("EVP_CIPHER_CTX_get_params"),
             fetch: symbol!("EVP_CIPHER_fetch"),
             cipher_free: symbol!("EVP_CIPHER_free"),
             ctx_new: symbol!("EVP_CIPHER_CTX_new"),
@@ -134,6 +145,17 @@ impl Records {
     /// (`EVP_CTRL_AEAD_SET_IV_FIXED` with length -1), so that its records can be compared byte
     /// for byte with another's.
     fn new(peer: Peer, name: &str, key: &[u8], fixed: &[u8], encrypt: bool) -> Records {
+        Records::new_in(crypto().libctx as Ptr, peer, name, key, fixed, encrypt)
+    }
+
+    fn new_in(
+        libctx: Ptr,
+        peer: Peer,
+        name: &str,
+        key: &[u8],
+        fixed: &[u8],
+        encrypt: bool,
+    ) -> Records {
         let c = crypto();
         let properties = match peer {
             Peer::Regula => c"provider=regula",
@@ -144,7 +166,7 @@ impl Records {
         // SAFETY: libcrypto calls with valid arguments; the cipher is freed once the context
         // holds its own reference.
         unsafe {
-            let cipher = (c.fetch)(c.libctx as Ptr, cname.as_ptr(), properties.as_ptr());
+            let cipher = (c.fetch)(libctx, cname.as_ptr(), properties.as_ptr());
             assert!(!cipher.is_null(), "{properties:?} offers {name}");
             let ctx = (c.ctx_new)();
             assert!(!ctx.is_null());
@@ -425,5 +447,105 @@ fn malformed_records_are_refused() {
         take_error();
         (c.cipher_free)(cipher);
         (c.ctx_free)(fresh);
+    }
+}
+
+/// A library context whose configuration loads the provider under `policy`, with OpenSSL's
+/// default provider beside it.
+fn libctx_with_policy(policy: &str) -> Ptr {
+    let c = crypto();
+    let config = c.dir.join(format!("openssl-{policy}.cnf"));
+    std::fs::write(
+        &config,
+        format!(
+            "openssl_conf = openssl_init\n\
+             [openssl_init]\nproviders = provider_sect\n\
+             [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
+             [regula_sect]\nmodule = {}\npolicy = {policy}\nactivate = 1\n\
+             [default_sect]\nactivate = 1\n",
+            c.dir.join("regula.so").display()
+        ),
+    )
+    .expect("configuration file");
+    let path = CString::new(config.to_str().expect("UTF-8 path")).unwrap();
+    // SAFETY: a fresh library context and a NUL-terminated path.
+    unsafe {
+        let libctx = (c.libctx_new)();
+        assert!(!libctx.is_null());
+        assert_eq!((c.load_config)(libctx, path.as_ptr()), 1, "{policy}");
+        libctx
+    }
+}
+
+/// The context's `regula-approved` indicator.
+fn approved(records: &Records) -> i32 {
+    let mut value: i32 = -1;
+    let mut params = [
+        Param {
+            key: c"regula-approved".as_ptr(),
+            data_type: PARAM_INTEGER,
+            data: (&mut value as *mut i32).cast(),
+            data_size: 4,
+            return_size: 0,
+        },
+        Param {
+            key: std::ptr::null(),
+            data_type: 0,
+            data: std::ptr::null_mut(),
+            data_size: 0,
+            return_size: 0,
+        },
+    ];
+    // SAFETY: a live context; the entry points at `value`.
+    let ok = unsafe { (crypto().get_params)(records.ctx, params.as_mut_ptr()) };
+    assert_eq!(ok, 1);
+    value
+}
+
+/// Under fips-140-3 a GCM encryption under the caller's IV is refused (IG C.H), while a TLS 1.2
+/// record, whose nonce the module builds, is served and approved, and opens with OpenSSL's
+/// default provider; opening records is approved too.
+#[test]
+fn fips_approves_tls12_gcm_records() {
+    let fips = libctx_with_policy("fips-140-3");
+    let c = crypto();
+    let key = [0x5a; 32];
+    // SAFETY: libcrypto calls with valid arguments and buffers that outlive them.
+    unsafe {
+        let cipher = (c.fetch)(fips, c"AES-256-GCM".as_ptr(), c"provider=regula".as_ptr());
+        assert!(!cipher.is_null());
+        let ctx = (c.ctx_new)();
+        let refused = (c.init)(
+            ctx,
+            cipher,
+            key.as_ptr(),
+            [1u8; 12].as_ptr(),
+            1,
+            std::ptr::null(),
+        );
+        let mut out = [0u8; 16];
+        let mut outl: c_int = 0;
+        let served = refused == 1
+            && (c.update)(ctx, out.as_mut_ptr(), &mut outl, [0u8; 16].as_ptr(), 16) == 1;
+        assert!(!served, "a caller's GCM IV is refused under fips-140-3");
+        let error = take_error();
+        assert!(
+            error.contains("not allowed by the Regula policy"),
+            "{error}"
+        );
+        (c.ctx_free)(ctx);
+        (c.cipher_free)(cipher);
+    }
+    let fixed = [0x0f, 0x1e, 0x2d, 0x3c];
+    let sealer = Records::new_in(fips, Peer::Regula, "AES-256-GCM", &key, &fixed, true);
+    let opener = Records::new_in(fips, Peer::Regula, "AES-256-GCM", &key, &fixed, false);
+    let peer = Records::new_in(fips, Peer::Default, "AES-256-GCM", &key, &fixed, false);
+    let plaintext = payload(300);
+    for seq in 0..3 {
+        let record = sealer.run(seq, &plaintext, false).unwrap();
+        assert_eq!(approved(&sealer), 1, "record {seq} sealed approved");
+        assert_eq!(peer.run(seq, &record, false).unwrap(), plaintext);
+        assert_eq!(opener.run(seq, &record, true).unwrap(), plaintext);
+        assert_eq!(approved(&opener), 1, "record {seq} opened approved");
     }
 }
