@@ -207,6 +207,8 @@ pub struct Context {
     /// starts the next one (`AeadKey::restart_stream`, which keeps the keyed AWS-LC state).
     spare_aead: Option<AeadStream>,
     last: LastOperation,
+    /// libssl's TLS 1.2 record form (tls_record.rs).
+    tls: crate::tls_record::TlsRecord,
 }
 
 /// The chaining state OpenSSL reports as `updated-iv`: for CBC the last ciphertext block the
@@ -295,6 +297,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             keyed: None,
             spare_aead: None,
             last: LastOperation::default(),
+            tls: Default::default(),
         })
     })
 }
@@ -328,6 +331,7 @@ impl crate::context::Duplicate for Context {
             keyed: None,
             spare_aead: None,
             last: self.last,
+            tls: self.tls.duplicate(),
         })
     }
 }
@@ -382,6 +386,8 @@ impl Context {
                 self.key = Some(Zeroizing::new(key.to_vec()));
                 self.keyed = None;
             }
+            // A key starts the TLS record state afresh (its fixed IV comes after it).
+            self.tls = Default::default();
         }
         if let Some(iv) = iv {
             if iv.len() != self.iv_len {
@@ -623,6 +629,11 @@ impl Context {
                     ));
                 }
             }
+            "tlsivfixed" | "tlsaad" if matches!(self.kind(), Kind::Aead | Kind::Ccm) => {
+                let key = self.key.as_deref().map(Vec::as_slice);
+                let (module, algorithm, encrypt) = (&self.module, self.algorithm, self.encrypt);
+                self.tls.set(param, module, algorithm, encrypt, key)?;
+            }
             "num" if param.get_usize()? != 0 => {
                 return Err(fail(Reason::InvalidInput, "num must be 0"));
             }
@@ -843,6 +854,37 @@ impl Context {
         }
     }
 
+    /// One whole TLS record once `tlsaad` announced it (tls_record.rs); `one_shot`: through
+    /// `EVP_Cipher`.
+    fn tls_record(
+        &mut self,
+        one_shot: bool,
+        out: *mut u8,
+        outsize: usize,
+        input: *const u8,
+        len: usize,
+    ) -> Result<usize, Failure> {
+        self.keyed()?;
+        let Some((_, _, Keyed::Aead(key))) = &self.keyed else {
+            return Err(fail(Reason::Internal, "not an AEAD"));
+        };
+        // SAFETY: OpenSSL's buffers, passed on as OpenSSL gave them.
+        let (written, indicator) = unsafe {
+            self.tls.record(
+                one_shot,
+                key,
+                self.iv.as_deref(),
+                self.encrypt,
+                out,
+                outsize,
+                input,
+                len,
+            )
+        }?;
+        self.last = LastOperation::from(indicator);
+        Ok(written)
+    }
+
     /// CCM as OpenSSL drives it: `update(NULL, NULL, len)` announces the message length,
     /// `update(NULL, aad)` gives the AAD, `update(out, in)` the whole message, which is
     /// encrypted (tag kept for `get "tag"`) or decrypted and checked there and then.
@@ -1015,7 +1057,11 @@ unsafe extern "C" fn update(
     error::entry(|| {
         // SAFETY: a live context.
         let context = unsafe { context(ctx) }?;
-        let written = context.update(out, outsize, input, len)?;
+        let written = if context.tls.pending() {
+            context.tls_record(false, out, outsize, input, len)?
+        } else {
+            context.update(out, outsize, input, len)?
+        };
         if !outl.is_null() {
             // SAFETY: an out-pointer from OpenSSL.
             unsafe { *outl = written };
@@ -1054,7 +1100,9 @@ unsafe extern "C" fn cipher(
     error::entry(|| {
         // SAFETY: a live context.
         let context = unsafe { context(ctx) }?;
-        let written = if input.is_null() && context.kind() != Kind::Ccm {
+        let written = if context.tls.pending() {
+            context.tls_record(true, out, outsize, input, len)?
+        } else if input.is_null() && context.kind() != Kind::Ccm {
             context.finalize(out, outsize)?
         } else {
             context.update(out, outsize, input, len)?
@@ -1124,6 +1172,7 @@ static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("taglen", params::UINT),
     ("regula-approved", params::INT),
     ("fips-indicator", params::INT),
+    ("tlsaadpad", params::UINT),
 ];
 
 unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
@@ -1158,6 +1207,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                     param.set_octets(&updated.unwrap_or(initial))?
                 }
                 "taglen" => param.set_usize(context.tag_len)?,
+                "tlsaadpad" => param.set_usize(context.tls.aad_pad())?,
                 "tag" => {
                     let tag = match (&context.tag, context.encrypt) {
                         (Some(tag), true) => tag.clone(),
@@ -1195,6 +1245,8 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("tag", params::OCTETS),
     ("xts_standard", params::UTF8),
     ("cts_mode", params::UTF8),
+    ("tlsaad", params::OCTETS),
+    ("tlsivfixed", params::OCTETS),
 ];
 
 unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {

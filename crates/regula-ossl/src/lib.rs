@@ -23,6 +23,7 @@ pub mod names;
 pub mod params;
 pub mod provider;
 pub mod rand;
+pub mod tls_record;
 
 /// The bytes OpenSSL passes as `(pointer, length)`; a null pointer is an empty input.
 ///

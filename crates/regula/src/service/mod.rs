@@ -15,6 +15,7 @@ pub(crate) mod nonce_sequence;
 pub mod pke;
 pub mod random;
 pub mod signature;
+pub mod tls12_gcm;
 
 use zeroize::Zeroize;
 

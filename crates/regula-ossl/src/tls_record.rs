@@ -1,0 +1,299 @@
+//! The "TLS record" form of the AEAD ciphers, as libssl drives it for TLS 1.2's AEAD suites
+//! (OpenSSL's `ciphercommon_gcm.c` and `cipher_chacha20_poly1305_hw.c` define the behaviour):
+//!
+//! - `tlsivfixed` after the key: for GCM the handshake's 4-byte fixed IV (RFC 5288 §3), for
+//!   ChaCha20-Poly1305 its 12-byte IV (RFC 7905 §2; libssl may also give it as the IV of
+//!   `init`).
+//! - per record, `tlsaad`: TLS 1.2's 13-byte additional data (sequence number, type, version,
+//!   length). The provider answers `tlsaadpad` (the 16-byte tag the record grows by) and
+//!   corrects the length in the AAD to the plaintext's: GCM less its 8-byte explicit nonce,
+//!   and less the tag when decrypting; ChaCha20-Poly1305 less the tag when decrypting.
+//! - then one `EVP_Cipher` (libssl 3.0) or `EVP_CipherUpdate` (3.2+) call over the whole
+//!   record. GCM: `explicit nonce(8) ‖ payload ‖ tag(16)`; encryption writes a nonce the module
+//!   counts ([`regula::Tls12GcmSealer`]: the fixed field, then a counter the module
+//!   increments, IG C.H's TLS 1.2 construction, approved under fips-140-3), the ciphertext and
+//!   the tag, and reports the whole record's length; decryption reads the nonce, checks the
+//!   tag, leaves the plaintext 8 bytes in and reports its length, and on a bad tag fails with
+//!   the plaintext wiped. ChaCha20-Poly1305: `payload ‖ tag(16)` under the IV XORed with the
+//!   AAD's sequence number (RFC 7905 §2), a nonce the caller's sequence number chooses.
+//!
+//! AES-CCM's TLS form (`tlsivfixed` of 4 bytes with an 8-byte tag, RFC 6655) is not served:
+//! setting it fails with a clear error rather than running records some other way.
+
+use regula::{
+    AeadKey, Algorithm, Indicator, Module, TLS12_EXPLICIT_LEN, TLS12_FIXED_LEN, Tls12GcmSealer,
+};
+use zeroize::Zeroizing;
+
+use crate::error::{Failure, Reason, fail};
+use crate::params::ParamRef;
+
+/// TLS 1.2's additional data: `seq_num(8) ‖ type(1) ‖ version(2) ‖ length(2)`.
+const AAD_LEN: usize = 13;
+/// Every AEAD suite served here carries a 16-byte tag.
+const TAG_LEN: usize = 16;
+/// ChaCha20-Poly1305's nonce (RFC 7905's `client_write_IV`/`server_write_IV`).
+const CHACHA_IV_LEN: usize = 12;
+
+/// What `tlsivfixed` (or `init`'s IV for ChaCha20-Poly1305) set up.
+enum Fixed {
+    /// GCM encryption: the sealer owns its key and counter.
+    GcmSeal(Box<Tls12GcmSealer>),
+    /// GCM decryption: the fixed field the peer's nonces start with.
+    GcmOpen([u8; TLS12_FIXED_LEN]),
+    /// ChaCha20-Poly1305: the 12-byte IV the sequence number is XORed into.
+    ChaCha([u8; CHACHA_IV_LEN]),
+}
+
+/// A cipher context's TLS record state (see the module documentation).
+#[derive(Default)]
+pub struct TlsRecord {
+    fixed: Option<Fixed>,
+    /// The current record's AAD, length corrected; `None` between records.
+    aad: Option<[u8; AAD_LEN]>,
+    /// The plaintext length the AAD announces.
+    payload_len: usize,
+}
+
+fn is_gcm(algorithm: Algorithm) -> bool {
+    matches!(
+        algorithm,
+        Algorithm::Aes128Gcm | Algorithm::Aes256Gcm | Algorithm::Sm4Gcm
+    )
+}
+
+impl TlsRecord {
+    /// The state an `EVP_CIPHER_CTX_copy` gets: the peer's fixed field and ChaCha's IV, but
+    /// never the GCM sealer, whose copy would give the same nonces again (a copy that
+    /// encrypts records needs its own `tlsivfixed`).
+    pub fn duplicate(&self) -> TlsRecord {
+        let fixed = match &self.fixed {
+            Some(Fixed::GcmOpen(fixed)) => Some(Fixed::GcmOpen(*fixed)),
+            Some(Fixed::ChaCha(iv)) => Some(Fixed::ChaCha(*iv)),
+            Some(Fixed::GcmSeal(_)) | None => None,
+        };
+        TlsRecord {
+            fixed,
+            aad: self.aad,
+            payload_len: self.payload_len,
+        }
+    }
+
+    /// Whether a record is announced: the next cipher call is a whole TLS record.
+    pub fn pending(&self) -> bool {
+        self.aad.is_some()
+    }
+
+    /// `tlsaadpad`: what the record grows by (the tag), once `tlsaad` is set.
+    pub fn aad_pad(&self) -> usize {
+        TAG_LEN
+    }
+
+    /// `tlsivfixed` or `tlsaad`, for the context's algorithm, direction and key.
+    pub fn set(
+        &mut self,
+        param: &ParamRef<'_>,
+        module: &Module,
+        algorithm: Algorithm,
+        encrypt: bool,
+        key: Option<&[u8]>,
+    ) -> Result<(), Failure> {
+        if !is_gcm(algorithm) && algorithm != Algorithm::ChaCha20Poly1305 {
+            return Err(fail(
+                Reason::NotApproved,
+                format!(
+                    "{algorithm}: the TLS record form is served for GCM and ChaCha20-Poly1305 only"
+                ),
+            ));
+        }
+        let value = param.get_octets()?;
+        match param.key {
+            "tlsivfixed" => self.set_fixed(value, module, algorithm, encrypt, key),
+            "tlsaad" => self.set_aad(value, algorithm, encrypt),
+            _ => Ok(()),
+        }
+    }
+
+    fn set_fixed(
+        &mut self,
+        value: &[u8],
+        module: &Module,
+        algorithm: Algorithm,
+        encrypt: bool,
+        key: Option<&[u8]>,
+    ) -> Result<(), Failure> {
+        self.aad = None;
+        self.fixed = Some(if algorithm == Algorithm::ChaCha20Poly1305 {
+            Fixed::ChaCha(value.try_into().map_err(|_| {
+                fail(
+                    Reason::InvalidInput,
+                    format!(
+                        "{algorithm}: the TLS fixed IV must be {CHACHA_IV_LEN} bytes, got {}",
+                        value.len()
+                    ),
+                )
+            })?)
+        } else if encrypt {
+            let key = key.ok_or_else(|| {
+                fail(
+                    Reason::OutOfOrder,
+                    format!("{algorithm}: the TLS fixed IV comes after the key"),
+                )
+            })?;
+            let sealer = module
+                .aead_key(algorithm, key)?
+                .into_tls12_gcm_sealer(value)?;
+            Fixed::GcmSeal(Box::new(sealer))
+        } else {
+            Fixed::GcmOpen(value.try_into().map_err(|_| {
+                fail(
+                    Reason::InvalidInput,
+                    format!(
+                        "{algorithm}: the TLS fixed IV must be {TLS12_FIXED_LEN} bytes, got {}",
+                        value.len()
+                    ),
+                )
+            })?)
+        });
+        Ok(())
+    }
+
+    fn set_aad(
+        &mut self,
+        value: &[u8],
+        algorithm: Algorithm,
+        encrypt: bool,
+    ) -> Result<(), Failure> {
+        self.aad = None;
+        let mut aad: [u8; AAD_LEN] = value.try_into().map_err(|_| {
+            fail(
+                Reason::InvalidInput,
+                format!("the TLS AAD must be {AAD_LEN} bytes, got {}", value.len()),
+            )
+        })?;
+        let announced = usize::from(u16::from_be_bytes([aad[11], aad[12]]));
+        let overhead = match (is_gcm(algorithm), encrypt) {
+            (true, true) => TLS12_EXPLICIT_LEN,
+            (true, false) => TLS12_EXPLICIT_LEN + TAG_LEN,
+            (false, true) => 0,
+            (false, false) => TAG_LEN,
+        };
+        let payload_len = announced.checked_sub(overhead).ok_or_else(|| {
+            fail(
+                Reason::InvalidInput,
+                format!("{algorithm}: a TLS record of {announced} bytes is shorter than its {overhead}-byte overhead"),
+            )
+        })?;
+        aad[11..].copy_from_slice(&(payload_len as u16).to_be_bytes());
+        self.aad = Some(aad);
+        self.payload_len = payload_len;
+        Ok(())
+    }
+
+    /// One whole record, from `input` (`len` bytes) to `out` (`outsize` bytes; the same buffer,
+    /// as libssl gives it, or one apart). Returns the output length libssl expects and the
+    /// operation's indicator. `key` is the context's key (for opening and for ChaCha), `iv`
+    /// its IV from `init` (ChaCha's when no `tlsivfixed` came). Through `EVP_Cipher`
+    /// (`one_shot`) a GCM record reports the input's length whichever the direction, as
+    /// OpenSSL's `ossl_gcm_cipher` does (libssl 3.0 relies on that, not on the payload length).
+    ///
+    /// # Safety
+    /// `input` is null or points to `len` readable bytes, `out` is null or points to `outsize`
+    /// writable bytes (OpenSSL's contract for a cipher's update and cipher functions).
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn record(
+        &mut self,
+        one_shot: bool,
+        key: &AeadKey,
+        iv: Option<&[u8]>,
+        encrypt: bool,
+        out: *mut u8,
+        outsize: usize,
+        input: *const u8,
+        len: usize,
+    ) -> Result<(usize, Indicator), Failure> {
+        // One record per `tlsaad`, whatever happens to this one.
+        let aad = self
+            .aad
+            .take()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "no TLS record announced"))?;
+        let algorithm = key.algorithm();
+        let gcm = is_gcm(algorithm);
+        let expected = self.payload_len + TAG_LEN + if gcm { TLS12_EXPLICIT_LEN } else { 0 };
+        if len != expected {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!("{algorithm}: the TLS record is {len} bytes, its AAD announces {expected}"),
+            ));
+        }
+        if out.is_null() || input.is_null() || outsize < len {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!("{algorithm}: a TLS record needs {len} bytes of output, got {outsize}"),
+            ));
+        }
+        if !std::ptr::eq(out, input) {
+            let (a, b) = (out as usize, input as usize);
+            if a < b.saturating_add(len) && b < a.saturating_add(len) {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    "a TLS record is processed in place or into a separate buffer",
+                ));
+            }
+            // SAFETY: `len` readable bytes at `input` and `outsize` >= len writable at `out`,
+            // not overlapping (checked above).
+            unsafe { std::ptr::copy_nonoverlapping(input, out, len) };
+        }
+        // SAFETY: `out` holds `outsize` >= len writable bytes, now holding the record.
+        let record = unsafe { std::slice::from_raw_parts_mut(out, len) };
+        let payload = self.payload_len;
+        match (&mut self.fixed, gcm, encrypt) {
+            (Some(Fixed::GcmSeal(sealer)), true, true) => {
+                let (explicit, rest) = record.split_at_mut(TLS12_EXPLICIT_LEN);
+                let (body, tag) = rest.split_at_mut(payload);
+                let served = sealer.seal(&aad, body, tag)?;
+                explicit.copy_from_slice(&*served);
+                Ok((len, served.indicator()))
+            }
+            (Some(Fixed::GcmOpen(fixed)), true, false) => {
+                let (explicit, rest) = record.split_at_mut(TLS12_EXPLICIT_LEN);
+                let mut nonce = [0u8; TLS12_FIXED_LEN + TLS12_EXPLICIT_LEN];
+                nonce[..TLS12_FIXED_LEN].copy_from_slice(fixed);
+                nonce[TLS12_FIXED_LEN..].copy_from_slice(explicit);
+                let (body, tag) = rest.split_at_mut(payload);
+                let served = key.open_detached(&nonce, &aad, body, tag)?;
+                Ok((if one_shot { len } else { payload }, served.indicator()))
+            }
+            (fixed, false, _) => {
+                let base: [u8; CHACHA_IV_LEN] = match fixed {
+                    Some(Fixed::ChaCha(iv)) => *iv,
+                    _ => iv.and_then(|iv| iv.try_into().ok()).ok_or_else(|| {
+                        fail(
+                            Reason::OutOfOrder,
+                            format!("{algorithm}: no TLS IV set (tlsivfixed or init's IV)"),
+                        )
+                    })?,
+                };
+                // RFC 7905 §2: the 64-bit sequence number, left-padded to 96 bits, XOR the IV.
+                let mut nonce = Zeroizing::new(base);
+                for (n, s) in nonce[CHACHA_IV_LEN - 8..].iter_mut().zip(&aad[..8]) {
+                    *n ^= s;
+                }
+                let (body, tag) = record.split_at_mut(payload);
+                if encrypt {
+                    let served = key.seal_detached_with_nonce(&*nonce, &aad, body, tag)?;
+                    Ok((len, served.indicator()))
+                } else {
+                    let served = key.open_detached(&*nonce, &aad, body, tag)?;
+                    Ok((payload, served.indicator()))
+                }
+            }
+            _ => Err(fail(
+                Reason::OutOfOrder,
+                format!(
+                    "{algorithm}: no TLS fixed IV for this direction (tlsivfixed after the key)"
+                ),
+            )),
+        }
+    }
+}
