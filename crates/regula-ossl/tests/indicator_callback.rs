@@ -10,14 +10,16 @@
 //! Known answers: MD5("abc") from RFC 1321 §A.5; RC4 with key 0102030405 from RFC 6229 §2
 //! (keystream at offset 0), SHA-256("abc") from FIPS 180-2 Appendix B.1.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_ulong};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use libloading::Library;
 use regula_ossl::ffi::Param;
 
-type Ptr = *mut c_void;
+mod common;
+
+use common::Ptr;
 type IndicatorCallback = unsafe extern "C" fn(*const c_char, *const c_char, *const Param) -> c_int;
 
 /// What the test's callback answers, and what it was asked.
@@ -35,66 +37,30 @@ unsafe extern "C" fn callback(kind: *const c_char, desc: *const c_char, _: *cons
 }
 
 struct Crypto {
-    library: Library,
+    library: &'static Library,
     libctx: Ptr,
     /// `OSSL_INDICATOR_set_callback`, on 3.4 and later.
     set_callback: Option<unsafe extern "C" fn(Ptr, Option<IndicatorCallback>)>,
 }
 
-/// The cdylib cargo built next to this test binary, as `regula.so` in a directory of its own.
-fn provider_dir() -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let cdylib = [
-        profile_dir.join("deps").join("libregula_ossl.so"),
-        profile_dir.join("libregula_ossl.so"),
-    ]
-    .into_iter()
-    .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
-    .max()
-    .map(|(_, path)| path)
-    .expect("libregula_ossl.so built next to the test binary");
-    let dir = std::env::temp_dir().join(format!("regula-ossl-indicator-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let link = dir.join("regula.so");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(&cdylib, &link).unwrap();
-    dir
-}
-
 impl Crypto {
     fn load() -> Crypto {
         let path = std::env::var("REGULA_TEST_LIBCRYPTO").unwrap_or("libcrypto.so.3".into());
-        // SAFETY: loading libcrypto runs its initialisers, which are sound.
-        let library = unsafe { Library::new(&path) }.expect("libcrypto");
-        let dir = CString::new(provider_dir().to_str().unwrap()).unwrap();
-        // SAFETY: OpenSSL 3 functions with the signatures of its headers, valid arguments.
-        unsafe {
-            let libctx_new: libloading::Symbol<unsafe extern "C" fn() -> Ptr> =
-                library.get(b"OSSL_LIB_CTX_new\0").unwrap();
-            let set_path: libloading::Symbol<unsafe extern "C" fn(Ptr, *const c_char) -> c_int> =
-                library
-                    .get(b"OSSL_PROVIDER_set_default_search_path\0")
-                    .unwrap();
-            let load: libloading::Symbol<unsafe extern "C" fn(Ptr, *const c_char) -> Ptr> =
-                library.get(b"OSSL_PROVIDER_load\0").unwrap();
-            let libctx = libctx_new();
-            assert_eq!(set_path(libctx, dir.as_ptr()), 1);
-            assert!(
-                !load(libctx, c"regula".as_ptr()).is_null(),
-                "regula.so loads"
-            );
-            let set_callback = library
+        let library = common::libcrypto(&path);
+        let libctx = common::libctx_with(library, &common::provider_dir("indicator"), &[c"regula"]);
+        // SAFETY: OSSL_INDICATOR_set_callback's signature (openssl/indicator.h), on 3.4+.
+        let set_callback = unsafe {
+            library
                 .get::<unsafe extern "C" fn(Ptr, Option<IndicatorCallback>)>(
                     b"OSSL_INDICATOR_set_callback\0",
                 )
                 .ok()
-                .map(|symbol| *symbol);
-            Crypto {
-                library,
-                libctx,
-                set_callback,
-            }
+                .map(|symbol| *symbol)
+        };
+        Crypto {
+            library,
+            libctx,
+            set_callback,
         }
     }
 

@@ -9,10 +9,11 @@ use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use libloading::Library;
 use regula_ossl::ffi::{PARAM_INTEGER, Param};
 
-type Ptr = *mut c_void;
+mod common;
+
+use common::Ptr;
 
 // openssl/evp.h
 const EVP_CTRL_AEAD_SET_IV_FIXED: c_int = 0x12;
@@ -38,37 +39,10 @@ struct Crypto {
     err_clear: unsafe extern "C" fn(),
 }
 
-/// A temporary directory holding `regula.so`, linked to the cdylib cargo built for this test.
-fn provider_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>");
-    let cdylib = [
-        profile_dir.join("deps").join("libregula_ossl.so"),
-        profile_dir.join("libregula_ossl.so"),
-    ]
-    .into_iter()
-    .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
-    .max()
-    .map(|(_, path)| path)
-    .expect("libregula_ossl.so built next to the test binary (cargo test builds it)");
-    let dir = std::env::temp_dir().join(format!("regula-ossl-tls-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temporary provider directory");
-    let link = dir.join("regula.so");
-    let _ = std::fs::remove_file(&link);
-    std::os::unix::fs::symlink(&cdylib, &link).expect("regula.so link");
-    dir
-}
-
 fn crypto() -> &'static Crypto {
     static CRYPTO: OnceLock<Crypto> = OnceLock::new();
     CRYPTO.get_or_init(|| {
-        // SAFETY: loading the system libcrypto runs its initialisers, which are sound.
-        let library: &'static Library = Box::leak(Box::new(
-            unsafe { Library::new("libcrypto.so.3") }.expect("the system libcrypto.so.3"),
-        ));
+        let library = common::libcrypto("libcrypto.so.3");
         macro_rules! symbol {
             ($name:literal) => {
                 // SAFETY: each symbol is declared with the signature of OpenSSL 3's headers.
@@ -77,23 +51,8 @@ fn crypto() -> &'static Crypto {
             };
         }
         let libctx_new: unsafe extern "C" fn() -> Ptr = symbol!("OSSL_LIB_CTX_new");
-        let set_path: unsafe extern "C" fn(Ptr, *const c_char) -> c_int =
-            symbol!("OSSL_PROVIDER_set_default_search_path");
-        let load: unsafe extern "C" fn(Ptr, *const c_char) -> Ptr = symbol!("OSSL_PROVIDER_load");
-        let provider_dir = provider_dir();
-        let dir = CString::new(provider_dir.to_str().expect("UTF-8 path")).unwrap();
-        // SAFETY: the functions are called as documented; the strings outlive the calls.
-        let libctx = unsafe {
-            let libctx = libctx_new();
-            assert!(!libctx.is_null());
-            assert_eq!(set_path(libctx, dir.as_ptr()), 1);
-            assert!(
-                !load(libctx, c"regula".as_ptr()).is_null(),
-                "OpenSSL loads regula.so"
-            );
-            assert!(!load(libctx, c"default".as_ptr()).is_null());
-            libctx
-        };
+        let provider_dir = common::provider_dir("tls-test");
+        let libctx = common::libctx_with(library, &provider_dir, &[c"regula", c"default"]);
         Crypto {
             libctx: libctx as usize,
             dir: provider_dir,

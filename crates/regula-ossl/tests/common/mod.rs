@@ -1,0 +1,76 @@
+//! What the provider's libcrypto-driven tests share: the provider as `regula.so` in a
+//! directory of its own, a libcrypto loaded at run time, and a library context with the
+//! provider (and OpenSSL's peers) loaded.
+
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
+use std::path::PathBuf;
+
+use libloading::Library;
+
+pub type Ptr = *mut c_void;
+
+/// A temporary directory named after `test` holding `regula.so`, a link to the cdylib cargo
+/// built next to the test binary (target/<profile>/[deps/]libregula_ossl.so).
+pub fn provider_dir(test: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("target/<profile>");
+    // `cargo test` builds the cdylib into deps/ (a `cargo build` also copies it up one level):
+    // take the newer of the two.
+    let cdylib = [
+        profile_dir.join("deps").join("libregula_ossl.so"),
+        profile_dir.join("libregula_ossl.so"),
+    ]
+    .into_iter()
+    .filter_map(|path| Some((std::fs::metadata(&path).ok()?.modified().ok()?, path)))
+    .max()
+    .map(|(_, path)| path)
+    .expect("libregula_ossl.so built next to the test binary (cargo test builds it)");
+    let dir = std::env::temp_dir().join(format!("regula-ossl-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary provider directory");
+    let link = dir.join("regula.so");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&cdylib, &link).expect("regula.so link");
+    dir
+}
+
+/// The libcrypto at `path` (a file name is looked up as the dynamic loader does), kept loaded
+/// for the rest of the process.
+pub fn libcrypto(path: &str) -> &'static Library {
+    // SAFETY: loading libcrypto runs its initialisers, which are sound.
+    let library = unsafe { Library::new(path) }.unwrap_or_else(|e| panic!("{path}: {e}"));
+    Box::leak(Box::new(library))
+}
+
+/// A new library context of `library` whose provider search path is `dir` (holding
+/// `regula.so`), with each of `providers` loaded.
+pub fn libctx_with(library: &Library, dir: &std::path::Path, providers: &[&CStr]) -> Ptr {
+    let dir = CString::new(dir.to_str().expect("UTF-8 path")).unwrap();
+    // SAFETY: OpenSSL 3 functions with the signatures of its headers; the strings outlive the
+    // calls.
+    unsafe {
+        let libctx_new = library
+            .get::<unsafe extern "C" fn() -> Ptr>(b"OSSL_LIB_CTX_new\0")
+            .unwrap();
+        let set_path = library
+            .get::<unsafe extern "C" fn(Ptr, *const c_char) -> c_int>(
+                b"OSSL_PROVIDER_set_default_search_path\0",
+            )
+            .unwrap();
+        let load = library
+            .get::<unsafe extern "C" fn(Ptr, *const c_char) -> Ptr>(b"OSSL_PROVIDER_load\0")
+            .unwrap();
+        let libctx = libctx_new();
+        assert!(!libctx.is_null());
+        assert_eq!(set_path(libctx, dir.as_ptr()), 1);
+        for provider in providers {
+            assert!(
+                !load(libctx, provider.as_ptr()).is_null(),
+                "OpenSSL loads {provider:?}"
+            );
+        }
+        libctx
+    }
+}
