@@ -1229,10 +1229,9 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                     }
                     param.set_octets(&tag[..wanted])?
                 }
-                _ => {}
+                _ => indicator::answer_param(context.last, &mut param)?,
             }
         }
-        indicator::answer(context.last, &params)?;
         Ok(())
     })
 }

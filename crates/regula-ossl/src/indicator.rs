@@ -10,7 +10,7 @@ use regula::{Algorithm, Indicator};
 
 use crate::error::{Failure, Reason, fail};
 use crate::ffi::{CoreHandle, Param};
-use crate::params::{self, ParamResult, Params};
+use crate::params::{self, ParamRef, ParamResult, Params};
 
 /// A context's last completed operation.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,17 +42,23 @@ pub static GETTABLE: params::ParamList = crate::param_list![
 /// any operation; `fips-indicator` is 1 only after an approved operation.
 pub fn answer(last: LastOperation, params: &Params) -> ParamResult<()> {
     for mut param in params.iter() {
-        match param.key {
-            "regula-approved" => param.set_i64(match last {
-                LastOperation::None => -1,
-                LastOperation::Approved => 1,
-                LastOperation::NotApproved => 0,
-            })?,
-            "fips-indicator" => param.set_i64(i64::from(last == LastOperation::Approved))?,
-            _ => {}
-        }
+        answer_param(last, &mut param)?;
     }
     Ok(())
+}
+
+/// [`answer`] for one parameter, for a `get_ctx_params` that reads its other parameters in the
+/// same pass (nothing for a key that is not an indicator's).
+pub fn answer_param(last: LastOperation, param: &mut ParamRef<'_>) -> ParamResult<()> {
+    match param.key {
+        "regula-approved" => param.set_i64(match last {
+            LastOperation::None => -1,
+            LastOperation::Approved => 1,
+            LastOperation::NotApproved => 0,
+        }),
+        "fips-indicator" => param.set_i64(i64::from(last == LastOperation::Approved)),
+        _ => Ok(()),
+    }
 }
 
 /// `OSSL_INDICATOR_CALLBACK`: the algorithm, a description, no parameters; 0 refuses.

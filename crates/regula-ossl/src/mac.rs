@@ -315,10 +315,9 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                         .unwrap_or(0);
                     param.set_usize(block)?
                 }
-                _ => {}
+                _ => indicator::answer_param(context.last, &mut param)?,
             }
         }
-        indicator::answer(context.last, &params)?;
         Ok(())
     })
 }

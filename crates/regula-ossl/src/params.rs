@@ -94,6 +94,17 @@ impl ParamRef<'_> {
         };
         // SAFETY: an integer parameter holds `data_size` readable bytes at `data`.
         let bytes = unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) };
+        // The C int and the 64-bit integers callers pass.
+        match (signed, bytes.try_into(), bytes.try_into()) {
+            (true, Ok(int), _) => return Ok(i64::from(i32::from_ne_bytes(int))),
+            (false, Ok(int), _) => return Ok(i64::from(u32::from_ne_bytes(int))),
+            (true, _, Ok(long)) => return Ok(i64::from_ne_bytes(long)),
+            (false, _, Ok(long)) => {
+                return i64::try_from(u64::from_ne_bytes(long))
+                    .map_err(|_| self.error("is out of range"));
+            }
+            _ => {}
+        }
         // The i-th byte, most significant first, whatever the machine's order (read in place:
         // integer parameters are read on every call of some entry points).
         let len = bytes.len();

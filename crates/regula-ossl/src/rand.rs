@@ -226,10 +226,9 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 })?,
                 "strength" => param.set_i64(i64::from(STRENGTH))?,
                 "max_request" => param.set_usize(MAX_REQUEST)?,
-                _ => {}
+                _ => indicator::answer_param(context.last, &mut param)?,
             }
         }
-        indicator::answer(context.last, &params)?;
         Ok(())
     })
 }
