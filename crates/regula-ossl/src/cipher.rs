@@ -19,7 +19,7 @@ use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, ParamRef, Params};
-use crate::provider::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
 
 // EVP_CIPH_*_MODE (openssl/evp.h).
 const MODE_STREAM: i64 = 0x0;

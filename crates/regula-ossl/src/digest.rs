@@ -9,7 +9,7 @@ use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, Params};
-use crate::provider::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
 
 pub fn offers(policy: &Policy) -> Vec<Offer> {
     served_rows(policy, Family::Digest)

@@ -16,7 +16,7 @@ use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, ParamRef, Params};
-use crate::provider::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
 
 /// The OpenSSL KDFs the provider can offer; the discriminant is the const parameter of
 /// `newctx`.

@@ -22,6 +22,7 @@ pub mod mac;
 pub mod names;
 pub mod params;
 pub mod provider;
+pub mod provider_context;
 pub mod rand;
 pub mod tls_record;
 

@@ -12,7 +12,7 @@ use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::names;
 use crate::params::{self, Params};
-use crate::provider::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
 
 /// One offer per OpenSSL MAC name (`HMAC`, `CMAC`, `GMAC`) with at least one served row;
 /// `fips=yes` when the policy approves some row under it (the context's indicator then says

@@ -5,32 +5,13 @@ use std::ffi::{CStr, CString};
 use std::os::raw::{c_int, c_void};
 use std::path::PathBuf;
 
-use regula::{Algorithm, Family, Module, ModuleState, registry};
+use regula::{Module, ModuleState};
 
 use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
+use crate::provider_context::{ProviderContext, Tables};
 use crate::{cipher, digest, kdf, mac, rand};
-
-/// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
-pub struct ProviderContext {
-    pub module: Module,
-    /// Where the CBOM of what the process used is written when the provider unloads.
-    cbom: Option<PathBuf>,
-    tables: Tables,
-    /// `buildinfo` and the policy name, kept for `UTF8_PTR` requests.
-    build: CString,
-    policy_name: CString,
-}
-
-impl ProviderContext {
-    /// # Safety
-    /// `provctx` is the pointer `OSSL_provider_init` returned, not yet torn down.
-    pub unsafe fn from_ptr<'a>(provctx: *mut c_void) -> Option<&'a ProviderContext> {
-        // SAFETY: by the contract above, a live ProviderContext or null.
-        unsafe { (provctx as *const ProviderContext).as_ref() }
-    }
-}
 
 /// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
 /// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
@@ -154,7 +135,7 @@ pub unsafe extern "C" fn OSSL_provider_init(
         // which it reports status 0 and refuses every service (FIPS 140-3 §7.10).
         module.run_self_tests();
         let context = Box::new(ProviderContext {
-            tables: Tables::build(&module),
+            tables: build_tables(&module),
             build: cstring(&build_description(&module)),
             policy_name: cstring(module.policy().name()),
             module,
@@ -319,89 +300,48 @@ unsafe extern "C" fn self_test(provctx: *mut c_void) -> c_int {
     })
 }
 
-/// The `OSSL_ALGORITHM` lists, one per operation, with the strings they point to.
-struct Tables {
-    operations: Vec<(c_int, Vec<ffi::Algorithm>)>,
-    /// Owns the names and property strings the lists point to.
-    _strings: Vec<CString>,
-}
-
-// SAFETY: built once, then only read; the pointers point into `_strings` and 'static tables.
-unsafe impl Send for Tables {}
-// SAFETY: as above.
-unsafe impl Sync for Tables {}
-
-/// One algorithm offered under an operation: its OpenSSL names, whether the policy approves
-/// it (`fips=yes`), and its dispatch table.
-pub struct Offer {
-    pub names: String,
-    pub approved: bool,
-    pub dispatch: &'static [Dispatch],
-    pub description: String,
-}
-
-impl Tables {
-    fn build(module: &Module) -> Tables {
-        let mut strings = Vec::new();
-        let mut operations = Vec::new();
-        let policy = module.policy();
-        for (operation, offers) in [
-            (ffi::OP_DIGEST, digest::offers(policy)),
-            (ffi::OP_CIPHER, cipher::offers(policy)),
-            (ffi::OP_MAC, mac::offers(policy)),
-            (ffi::OP_RAND, rand::offers(policy)),
-            (ffi::OP_KDF, kdf::offers(policy)),
-        ] {
-            let mut list = Vec::new();
-            for offer in offers {
-                let names = cstring(&offer.names);
-                let properties = cstring(&format!(
-                    "provider=regula,fips={}",
-                    if offer.approved { "yes" } else { "no" }
-                ));
-                let description = cstring(&offer.description);
-                list.push(ffi::Algorithm {
-                    names: names.as_ptr(),
-                    properties: properties.as_ptr(),
-                    implementation: offer.dispatch.as_ptr(),
-                    description: description.as_ptr(),
-                });
-                strings.extend([names, properties, description]);
-            }
+/// The `OSSL_ALGORITHM` list of every operation, from the offers of each operation module.
+fn build_tables(module: &Module) -> Tables {
+    let mut strings = Vec::new();
+    let mut operations = Vec::new();
+    let policy = module.policy();
+    for (operation, offers) in [
+        (ffi::OP_DIGEST, digest::offers(policy)),
+        (ffi::OP_CIPHER, cipher::offers(policy)),
+        (ffi::OP_MAC, mac::offers(policy)),
+        (ffi::OP_RAND, rand::offers(policy)),
+        (ffi::OP_KDF, kdf::offers(policy)),
+    ] {
+        let mut list = Vec::new();
+        for offer in offers {
+            let names = cstring(&offer.names);
+            let properties = cstring(&format!(
+                "provider=regula,fips={}",
+                if offer.approved { "yes" } else { "no" }
+            ));
+            let description = cstring(&offer.description);
             list.push(ffi::Algorithm {
-                names: std::ptr::null(),
-                properties: std::ptr::null(),
-                implementation: std::ptr::null(),
-                description: std::ptr::null(),
+                names: names.as_ptr(),
+                properties: properties.as_ptr(),
+                implementation: offer.dispatch.as_ptr(),
+                description: description.as_ptr(),
             });
-            operations.push((operation, list));
+            strings.extend([names, properties, description]);
         }
-        Tables {
-            operations,
-            _strings: strings,
-        }
+        list.push(ffi::Algorithm {
+            names: std::ptr::null(),
+            properties: std::ptr::null(),
+            implementation: std::ptr::null(),
+            description: std::ptr::null(),
+        });
+        operations.push((operation, list));
     }
-
-    fn for_operation(&self, operation: c_int) -> *const ffi::Algorithm {
-        self.operations
-            .iter()
-            .find(|(id, _)| *id == operation)
-            .map_or(std::ptr::null(), |(_, list)| list.as_ptr())
+    Tables {
+        operations,
+        _strings: strings,
     }
 }
 
 fn cstring(text: &str) -> CString {
     CString::new(text.replace('\0', " ")).unwrap_or_default()
-}
-
-/// Every row of `family` the policy serves that has OpenSSL names, for the `offers` of an
-/// operation.
-pub fn served_rows(
-    policy: &regula::Policy,
-    family: Family,
-) -> impl Iterator<Item = &'static registry::Entry> + '_ {
-    Algorithm::ALL.into_iter().filter_map(move |algorithm| {
-        let row = registry::entry(algorithm);
-        (row.family == family && row.openssl.is_some() && policy.serves(algorithm)).then_some(row)
-    })
 }

@@ -14,7 +14,7 @@ use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, Params};
-use crate::provider::{Offer, ProviderContext};
+use crate::provider_context::{Offer, ProviderContext};
 
 /// Largest request served in one call (SP 800-90A's 2^19 bits for CTR_DRBG).
 const MAX_REQUEST: usize = 1 << 16;

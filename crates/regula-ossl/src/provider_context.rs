@@ -1,0 +1,74 @@
+//! What the operation modules share with the provider: the provider context OpenSSL hands
+//! back as `provctx`, the algorithm tables it answers `query_operation` from, and what each
+//! operation offers. Kept apart from `provider.rs`, which builds them from the operation
+//! modules, so that those modules do not depend on the provider's entry points.
+
+use std::ffi::CString;
+use std::os::raw::{c_int, c_void};
+use std::path::PathBuf;
+
+use regula::{Algorithm, Family, Module, registry};
+
+use crate::ffi::{self, Dispatch};
+
+/// What OpenSSL's `void *provctx` points to: one per loaded instance of the provider.
+pub struct ProviderContext {
+    pub module: Module,
+    /// Where the CBOM of what the process used is written when the provider unloads.
+    pub(crate) cbom: Option<PathBuf>,
+    pub(crate) tables: Tables,
+    /// `buildinfo` and the policy name, kept for `UTF8_PTR` requests.
+    pub(crate) build: CString,
+    pub(crate) policy_name: CString,
+}
+
+impl ProviderContext {
+    /// # Safety
+    /// `provctx` is the pointer `OSSL_provider_init` returned, not yet torn down.
+    pub unsafe fn from_ptr<'a>(provctx: *mut c_void) -> Option<&'a ProviderContext> {
+        // SAFETY: by the contract above, a live ProviderContext or null.
+        unsafe { (provctx as *const ProviderContext).as_ref() }
+    }
+}
+
+/// The `OSSL_ALGORITHM` lists, one per operation, with the strings they point to.
+pub(crate) struct Tables {
+    pub(crate) operations: Vec<(c_int, Vec<ffi::Algorithm>)>,
+    /// Owns the names and property strings the lists point to.
+    pub(crate) _strings: Vec<CString>,
+}
+
+// SAFETY: built once, then only read; the pointers point into `_strings` and 'static tables.
+unsafe impl Send for Tables {}
+// SAFETY: as above.
+unsafe impl Sync for Tables {}
+
+/// One algorithm offered under an operation: its OpenSSL names, whether the policy approves
+/// it (`fips=yes`), and its dispatch table.
+pub struct Offer {
+    pub names: String,
+    pub approved: bool,
+    pub dispatch: &'static [Dispatch],
+    pub description: String,
+}
+
+impl Tables {
+    pub(crate) fn for_operation(&self, operation: c_int) -> *const ffi::Algorithm {
+        self.operations
+            .iter()
+            .find(|(id, _)| *id == operation)
+            .map_or(std::ptr::null(), |(_, list)| list.as_ptr())
+    }
+}
+
+/// Every row of `family` the policy serves that has OpenSSL names, for the `offers` of an
+/// operation.
+pub fn served_rows(
+    policy: &regula::Policy,
+    family: Family,
+) -> impl Iterator<Item = &'static registry::Entry> + '_ {
+    Algorithm::ALL.into_iter().filter_map(move |algorithm| {
+        let row = registry::entry(algorithm);
+        (row.family == family && row.openssl.is_some() && policy.serves(algorithm)).then_some(row)
+    })
+}
