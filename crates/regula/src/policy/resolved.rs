@@ -129,6 +129,13 @@ impl Policy {
             .unwrap_or(Algorithm::CtrDrbg)
     }
 
+    /// Whether this policy's decisions on `algorithm` can change while a module runs: only a
+    /// rule with dated transitions, judged on the clock's day, can. A caller may keep any
+    /// other decision for the same request.
+    pub fn decision_is_dated(&self, algorithm: Algorithm) -> bool {
+        self.as_of.is_none() && !self.rule(algorithm).transitions.is_empty()
+    }
+
     /// Whether [`Policy::random_algorithm`] can change with the date: a dated transition on a
     /// generator's row and no fixed evaluation day. When it cannot, a module asks once.
     pub fn random_algorithm_is_dated(&self) -> bool {

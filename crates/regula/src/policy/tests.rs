@@ -148,3 +148,16 @@ fn approval_aggregates_with_min() {
         Approval::Approved
     );
 }
+
+/// Only a rule with dated transitions, judged on the clock's day, can change its decision
+/// while a module runs (SHA-1's end in 2030); a fixed evaluation day fixes every decision.
+#[test]
+fn only_dated_rules_on_the_clock_change_their_decisions() {
+    use crate::algorithm::Algorithm;
+    use crate::policy::{Policy, Profile};
+    let policy = Policy::builtin(Profile::Default);
+    assert!(policy.decision_is_dated(Algorithm::Sha1));
+    assert!(!policy.decision_is_dated(Algorithm::Aes256Gcm));
+    let fixed = policy.as_of(Date::parse("2030-06-01").unwrap());
+    assert!(!fixed.decision_is_dated(Algorithm::Sha1));
+}

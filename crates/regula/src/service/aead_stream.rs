@@ -106,7 +106,14 @@ impl AeadKey {
             .and_then(AeadStreamBackend::into_reusable)
             .or_else(|| stream.reusable.take());
         stream.reusable = None;
-        let approval = self.stream_approval(stream.encrypt)?;
+        // The same request as the stream's last message: its decision stands unless the rule
+        // is dated (the module's error state is checked all the same).
+        let approval = if self.module.policy().decision_is_dated(self.algorithm()) {
+            self.stream_approval(stream.encrypt)?
+        } else {
+            self.module.ensure_operational()?;
+            stream.approval
+        };
         self.check_nonce(nonce)?;
         let backend = AeadStreamBackend::restart(
             reusable,
