@@ -709,7 +709,7 @@ impl Context {
                 // (a block mode that buffered a partial block): overlapping input is copied
                 // first, except for an AEAD working exactly in place.
                 let in_place = std::ptr::eq(out, input);
-                let overlapping = ranges_overlap(out, outsize, input, len);
+                let overlapping = crate::ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
                 let encrypting = self.encrypt;
                 // An AEAD or a stream mode (block size 1) working exactly in place needs no
@@ -984,11 +984,6 @@ impl Context {
         unsafe { std::ptr::copy(served.as_ptr(), out, served.len()) };
         Ok(served.len())
     }
-}
-
-fn ranges_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
-    let (a, b) = (a as usize, b as usize);
-    a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
 }
 
 impl ParamRef<'_> {

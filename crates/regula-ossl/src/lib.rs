@@ -38,3 +38,9 @@ pub(crate) unsafe fn input<'a>(data: *const u8, len: usize) -> &'a [u8] {
         unsafe { std::slice::from_raw_parts(data, len) }
     }
 }
+
+/// Whether the `a_len` bytes at `a` and the `b_len` bytes at `b` share any address.
+pub(crate) fn ranges_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
+}

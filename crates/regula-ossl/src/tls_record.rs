@@ -233,8 +233,7 @@ impl TlsRecord {
             ));
         }
         if !std::ptr::eq(out, input) {
-            let (a, b) = (out as usize, input as usize);
-            if a < b.saturating_add(len) && b < a.saturating_add(len) {
+            if crate::ranges_overlap(out, len, input, len) {
                 return Err(fail(
                     Reason::InvalidInput,
                     "a TLS record is processed in place or into a separate buffer",

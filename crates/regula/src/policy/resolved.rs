@@ -139,10 +139,9 @@ impl Policy {
     /// Whether [`Policy::random_algorithm`] can change with the date: a dated transition on a
     /// generator's row and no fixed evaluation day. When it cannot, a module asks once.
     pub fn random_algorithm_is_dated(&self) -> bool {
-        self.as_of.is_none()
-            && GENERATORS
-                .into_iter()
-                .any(|generator| !self.rule(generator).transitions.is_empty())
+        GENERATORS
+            .into_iter()
+            .any(|generator| self.decision_is_dated(generator))
     }
 
     /// Decides one request: approved, served but not approved, or refused.

@@ -495,7 +495,7 @@ impl AeadKey {
             .serve(self.algorithm, Service::Decrypt, self.approval, ()))
     }
 
-    fn check_tag_slot(&self, len: usize) -> Result<()> {
+    pub(super) fn check_tag_slot(&self, len: usize) -> Result<()> {
         if len == self.tag_len {
             return Ok(());
         }

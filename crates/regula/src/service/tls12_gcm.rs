@@ -115,14 +115,7 @@ impl Tls12GcmSealer {
     ) -> Result<Served<[u8; TLS12_EXPLICIT_LEN]>> {
         let key = &self.key;
         key.module.ensure_operational()?;
-        if tag.len() != key.tag_len() {
-            return Err(Error::invalid_input(format!(
-                "{} tag must be {} bytes, got {}",
-                key.algorithm(),
-                key.tag_len(),
-                tag.len()
-            )));
-        }
+        key.check_tag_slot(tag.len())?;
         if self.remaining == 0 {
             return Err(Error::invalid_input(format!(
                 "{}: this key has sealed 2^64 - 1 TLS records; the invocation counter would \
