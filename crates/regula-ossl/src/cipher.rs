@@ -190,8 +190,9 @@ pub struct Context {
     iv_len: usize,
     padding: bool,
     running: Option<Running>,
-    /// AEAD: the tag computed by encryption, or the one decryption must check.
-    tag: Option<Vec<u8>>,
+    /// AEAD: the tag computed by encryption, or the one decryption must check; empty when
+    /// there is none (tags are never empty). One buffer for every message of the context.
+    tag: Vec<u8>,
     /// AEAD: the tag length asked for (CCM's M; a truncated GCM tag to check).
     tag_len: usize,
     /// CCM: the message length announced, and the AAD given.
@@ -286,7 +287,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             iv_len: default_iv_len(algorithm),
             padding: true,
             running: None,
-            tag: None,
+            tag: Vec::new(),
             tag_len: registry::entry(algorithm)
                 .sizes
                 .tag
@@ -350,7 +351,7 @@ impl Context {
         self.ccm_len = None;
         self.ccm_aad.clear();
         if self.encrypt {
-            self.tag = None;
+            self.tag.clear();
         }
     }
 
@@ -498,9 +499,13 @@ impl Context {
         };
         let (direction, encrypt, padding) = (self.direction(), self.encrypt, self.padding);
         let padded_mode = block_size(self.algorithm) > 1;
+        // Keying first: a new key object drops the spare stream of the previous one.
         self.keyed()?;
         let spare = self.spare_aead.take();
-        let running = match self.keyed()? {
+        let Some((_, _, keyed)) = &self.keyed else {
+            return Err(fail(Reason::Internal, "no key object"));
+        };
+        let running = match keyed {
             Keyed::Cipher(key) => {
                 let mut stream = key.stream(direction, iv)?;
                 if padded_mode {
@@ -563,6 +568,11 @@ impl Context {
             }
             "ivlen" if matches!(self.kind(), Kind::Aead | Kind::Ccm) => {
                 let len = param.get_usize()?;
+                // As in OpenSSL, the length the context has already changes nothing: programs
+                // set it before every message (libssl, `speed`), and the IV set stays.
+                if len == self.iv_len {
+                    return Ok(());
+                }
                 let allowed = registry::entry(self.algorithm).sizes.nonce;
                 if !allowed.is_some_and(|nonce| nonce.contains(len)) {
                     return Err(fail(
@@ -587,7 +597,8 @@ impl Context {
                             ));
                         }
                         self.set_tag_len(tag.len())?;
-                        self.tag = Some(tag.to_vec());
+                        self.tag.clear();
+                        self.tag.extend_from_slice(tag);
                     }
                 }
             }
@@ -833,21 +844,20 @@ impl Context {
                 };
                 if encrypt {
                     let served = stream.finish_encrypt()?;
-                    // The tag buffer is reused from message to message.
-                    let tag = self.tag.get_or_insert_with(Vec::new);
-                    tag.clear();
-                    tag.extend_from_slice(served.as_ref());
+                    self.tag.clear();
+                    self.tag.extend_from_slice(served.as_ref());
                     self.last = LastOperation::from(served.indicator());
                 } else {
-                    let tag = self.tag.take().ok_or_else(|| {
-                        fail(
+                    if self.tag.is_empty() {
+                        return Err(fail(
                             Reason::OutOfOrder,
                             "decryption needs the tag set before final",
-                        )
-                    })?;
-                    let served = stream.finish_decrypt(&tag)?;
-                    self.last = LastOperation::from(served.indicator());
-                    self.tag = None;
+                        ));
+                    }
+                    // A tag checks one message only, whatever the outcome.
+                    let served = stream.finish_decrypt(&self.tag);
+                    self.tag.clear();
+                    self.last = LastOperation::from(served?.indicator());
                 }
                 Ok(0)
             }
@@ -881,8 +891,22 @@ impl Context {
                 len,
             )
         }?;
-        self.last = LastOperation::from(indicator);
-        Ok(written)
+        match indicator::settle(indicator) {
+            Ok(last) => {
+                self.last = last;
+                Ok(written)
+            }
+            Err(refused) => {
+                // The record was sealed or opened in OpenSSL's buffer before the application's
+                // indicator callback could refuse it: wiped, so that a refused operation gives
+                // no output.
+                if !out.is_null() {
+                    // SAFETY: `out` holds `outsize` writable bytes (OpenSSL's contract).
+                    unsafe { std::ptr::write_bytes(out, 0, written.min(outsize)) };
+                }
+                Err(refused)
+            }
+        }
     }
 
     /// CCM as OpenSSL drives it: `update(NULL, NULL, len)` announces the message length,
@@ -924,13 +948,15 @@ impl Context {
             let served =
                 key.seal_detached_with_nonce(&nonce, &self.ccm_aad, &mut buffer, &mut tag)?;
             self.last = indicator::settle(served.indicator())?;
-            self.tag = Some(tag);
+            self.tag = tag;
         } else {
-            let tag = self
-                .tag
-                .clone()
-                .ok_or_else(|| fail(Reason::OutOfOrder, "CCM decryption needs the tag first"))?;
-            let served = key.open_detached(&nonce, &self.ccm_aad, &mut buffer, &tag)?;
+            if self.tag.is_empty() {
+                return Err(fail(
+                    Reason::OutOfOrder,
+                    "CCM decryption needs the tag first",
+                ));
+            }
+            let served = key.open_detached(&nonce, &self.ccm_aad, &mut buffer, &self.tag)?;
             self.last = indicator::settle(served.indicator())?;
         }
         // SAFETY: `out` holds `outsize` >= len writable bytes.
@@ -1205,7 +1231,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 "tlsaadpad" => param.set_usize(context.tls.aad_pad())?,
                 "tag" => {
                     let tag = match (&context.tag, context.encrypt) {
-                        (Some(tag), true) => tag.clone(),
+                        (tag, true) if !tag.is_empty() => tag,
                         _ => {
                             return Err(fail(
                                 Reason::OutOfOrder,

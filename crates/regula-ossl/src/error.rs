@@ -162,17 +162,24 @@ pub fn fail(reason: Reason, message: impl Into<String>) -> Failure {
 }
 
 /// Raises a failure and gives OpenSSL's 1 (success) or 0.
+#[inline]
 pub fn finish(result: Result<(), Failure>) -> c_int {
     match result {
         Ok(()) => 1,
         Err(failure) => {
-            match failure {
-                Failure::Regula(error) => raise_regula(&error),
-                Failure::Param(error) => raise_param(&error),
-                Failure::Other(reason, message) => raise(reason, &message),
-            }
+            raise_failure(failure);
             0
         }
+    }
+}
+
+// Out of line: the success path of every entry point stays short.
+#[cold]
+fn raise_failure(failure: Failure) {
+    match failure {
+        Failure::Regula(error) => raise_regula(&error),
+        Failure::Param(error) => raise_param(&error),
+        Failure::Other(reason, message) => raise(reason, &message),
     }
 }
 

@@ -47,7 +47,15 @@ impl Params {
             // SAFETY: the entry after a non-terminating one is still inside the array.
             next = unsafe { next.add(1) };
             // SAFETY: OpenSSL parameter keys are NUL-terminated C strings.
-            let key = unsafe { CStr::from_ptr(param.key) }.to_str().unwrap_or("");
+            let key = unsafe { CStr::from_ptr(param.key) }.to_bytes();
+            // Keys are ASCII names; anything else matches no name. (Checked inline: keys are
+            // read on every call of some entry points.)
+            let key = if key.is_ascii() {
+                // SAFETY: ASCII is UTF-8.
+                unsafe { std::str::from_utf8_unchecked(key) }
+            } else {
+                ""
+            };
             Some(ParamRef { key, param })
         })
     }
