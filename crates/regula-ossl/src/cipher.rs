@@ -212,9 +212,10 @@ pub struct Context {
     tls: crate::tls_record::TlsRecord,
 }
 
-/// The chaining state OpenSSL reports as `updated-iv`: for CBC the last ciphertext block the
-/// block cipher has processed, for CTR the next counter block. Only public values are kept
-/// (ciphertext, and how many bytes went through).
+/// The chaining state OpenSSL reports as `updated-iv` and `num`: for CBC the last ciphertext
+/// block the block cipher has processed, for CTR the next counter block, for CFB the shift
+/// register (the last ciphertext). Only public values are kept (ciphertext, and how many bytes
+/// went through); OFB's register is keystream, which is not kept.
 #[derive(Clone, Default)]
 struct Chain {
     /// Bytes of input taken and of output given so far.
@@ -233,7 +234,9 @@ impl Chain {
     fn record(&mut self, ciphertext: &[u8], taken: usize, given: usize) {
         self.taken += taken as u64;
         self.given += given as u64;
-        self.ciphertext.extend(ciphertext.iter().copied());
+        // Only the window's worth at the end of a long update can be kept.
+        let tail = &ciphertext[ciphertext.len().saturating_sub(CHAIN_WINDOW)..];
+        self.ciphertext.extend(tail.iter().copied());
         let excess = self.ciphertext.len().saturating_sub(CHAIN_WINDOW);
         self.ciphertext.drain(..excess);
     }
@@ -261,6 +264,32 @@ impl Chain {
                 .to_be_bytes()
                 .to_vec(),
         )
+    }
+
+    /// CFB's shift register: the last `initial.len()` bytes of the IV followed by the
+    /// ciphertext stream. With 128-bit segments it is defined only at a segment boundary
+    /// (inside a segment OpenSSL's holds keystream, which is not kept).
+    fn cfb_iv(&self, initial: &[u8], segment: usize) -> Option<Vec<u8>> {
+        let width = initial.len();
+        if !self.taken.is_multiple_of(segment as u64) {
+            return None;
+        }
+        let from_stream = usize::try_from(self.taken).map_or(width, |taken| taken.min(width));
+        if self.ciphertext.len() < from_stream {
+            return None;
+        }
+        let mut register = initial[from_stream..].to_vec();
+        register.extend(self.ciphertext.range(self.ciphertext.len() - from_stream..));
+        Some(register)
+    }
+
+    /// OpenSSL's `num`: the bytes used of the current keystream block (CTR, OFB and 128-bit
+    /// CFB; 0 for every other mode).
+    fn num(&self, algorithm: Algorithm) -> usize {
+        match (mode(algorithm), algorithm) {
+            (MODE_CTR | MODE_OFB, _) | (MODE_CFB, Algorithm::Sm4Cfb) => (self.taken % 16) as usize,
+            _ => 0,
+        }
     }
 }
 
@@ -722,6 +751,8 @@ impl Context {
                 let in_place = std::ptr::eq(out, input);
                 let overlapping = crate::ranges_overlap(out, outsize, input, len);
                 let whole_unit = mode(self.algorithm) == MODE_XTS;
+                // CFB's register is the ciphertext, which decryption in place overwrites.
+                let keeps_ciphertext = mode(self.algorithm) == MODE_CFB;
                 let encrypting = self.encrypt;
                 // An AEAD or a stream mode (block size 1) working exactly in place needs no
                 // copy (AWS-LC and regula-sm work in place); everything else that overlaps is
@@ -753,15 +784,24 @@ impl Context {
                     Running::Cipher(stream) if stream_in_place => {
                         // SAFETY: `out` holds `outsize` >= len writable bytes.
                         let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
+                        let mut window = [0u8; CHAIN_WINDOW];
+                        let tail = len.saturating_sub(CHAIN_WINDOW);
+                        if keeps_ciphertext && !encrypting {
+                            window[..len - tail].copy_from_slice(&buffer[tail..]);
+                        }
                         stream.update_in_place(buffer)?;
                         let unit_done = if whole_unit {
                             Some(stream.finish(&mut [])?.indicator())
                         } else {
                             None
                         };
-                        // A stream mode's updated IV (CTR's counter) needs only the counts;
-                        // no plaintext is kept.
-                        self.chain.record(&[], len, len);
+                        // CTR's counter needs only the counts; no plaintext is kept.
+                        let ciphertext = match (keeps_ciphertext, encrypting) {
+                            (false, _) => &[][..],
+                            (true, true) => &buffer[tail..],
+                            (true, false) => &window[..len - tail],
+                        };
+                        self.chain.record(ciphertext, len, len);
                         if let Some(indicator) = unit_done {
                             self.last = LastOperation::from(indicator);
                         }
@@ -1209,20 +1249,56 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 "keylen" => param.set_usize(key_len(context.algorithm))?,
                 "ivlen" => param.set_usize(context.iv_len)?,
                 "padding" => param.set_i64(i64::from(context.padding))?,
-                "num" => param.set_usize(0)?,
-                "iv" | "updated-iv" => {
+                "num" => param.set_usize(context.chain.num(context.algorithm))?,
+                // As OpenSSL's: the IV set, and the chaining state after the data so far.
+                "iv" => match &context.iv {
+                    Some(iv) => param.set_octets(iv)?,
+                    None => param.set_octets(&vec![0; context.iv_len])?,
+                },
+                "updated-iv" => {
                     let initial = context
                         .iv
                         .clone()
                         .unwrap_or_else(|| vec![0; context.iv_len]);
+                    let chain = &context.chain;
                     let updated = match mode(context.algorithm) {
                         MODE_CBC
                             if block_size(context.algorithm) == 16
                                 && kind(context.algorithm) == Kind::Stream =>
                         {
-                            context.chain.cbc_iv(context.encrypt)
+                            chain.cbc_iv(context.encrypt)
                         }
-                        MODE_CTR => context.chain.ctr_iv(&initial),
+                        MODE_CTR => chain.ctr_iv(&initial),
+                        MODE_CFB => {
+                            let segment = if context.algorithm == Algorithm::Sm4Cfb {
+                                16
+                            } else {
+                                1
+                            };
+                            match chain.cfb_iv(&initial, segment) {
+                                Some(register) => Some(register),
+                                None => {
+                                    return Err(fail(
+                                        Reason::BadParameter,
+                                        format!(
+                                            "{}: the updated IV is kept only at a 16-byte \
+                                             boundary of the data, {} bytes were given",
+                                            context.algorithm, chain.taken
+                                        ),
+                                    ));
+                                }
+                            }
+                        }
+                        MODE_OFB if chain.taken > 0 => {
+                            return Err(fail(
+                                Reason::BadParameter,
+                                format!(
+                                    "{}: the updated IV after data is OFB keystream, which \
+                                     Regula does not keep",
+                                    context.algorithm
+                                ),
+                            ));
+                        }
                         _ => None,
                     };
                     param.set_octets(&updated.unwrap_or(initial))?
