@@ -293,6 +293,19 @@ impl Chain {
     }
 }
 
+/// After an update of XTS, whose unit is complete: the unit finished now, so that it is
+/// counted, and its indicator; None for every other mode.
+fn finish_unit(
+    stream: &mut regula::CipherStream,
+    whole_unit: bool,
+) -> Result<Option<regula::Indicator>, Failure> {
+    Ok(if whole_unit {
+        Some(stream.finish(&mut [])?.indicator())
+    } else {
+        None
+    })
+}
+
 unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void {
     error::guard(std::ptr::null_mut(), || {
         // SAFETY: OpenSSL passes the provctx it was given.
@@ -760,16 +773,18 @@ impl Context {
                 let aead_in_place = in_place && self.kind() == Kind::Aead;
                 let stream_in_place =
                     in_place && self.kind() == Kind::Stream && block_size(self.algorithm) == 1;
+                // CFB's ciphertext when decrypting in place, read before it is overwritten.
+                let mut window = [0u8; CHAIN_WINDOW];
                 // SAFETY: `input` holds `len` readable bytes (OpenSSL's contract); when it
                 // overlaps the output it is read only to copy it, before the output is made.
                 let copy = (overlapping && !aead_in_place && !stream_in_place)
                     .then(|| Zeroizing::new(unsafe { crate::input(input, len) }.to_vec()));
-                match self.running()? {
+                let (written, ciphertext, unit_done) = match self.running()? {
                     Running::Aead(stream) if aead_in_place => {
                         // SAFETY: `out` holds `outsize` >= len writable bytes.
                         let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
                         stream.update_in_place(buffer)?;
-                        Ok(len)
+                        return Ok(len);
                     }
                     Running::Aead(stream) => {
                         let input = match &copy {
@@ -779,33 +794,23 @@ impl Context {
                         };
                         // SAFETY: `outsize` writable bytes, not overlapping `input`.
                         let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
-                        Ok(stream.update(input, output)?)
+                        return Ok(stream.update(input, output)?);
                     }
                     Running::Cipher(stream) if stream_in_place => {
                         // SAFETY: `out` holds `outsize` >= len writable bytes.
                         let buffer = unsafe { std::slice::from_raw_parts_mut(out, len) };
-                        let mut window = [0u8; CHAIN_WINDOW];
                         let tail = len.saturating_sub(CHAIN_WINDOW);
                         if keeps_ciphertext && !encrypting {
                             window[..len - tail].copy_from_slice(&buffer[tail..]);
                         }
                         stream.update_in_place(buffer)?;
-                        let unit_done = if whole_unit {
-                            Some(stream.finish(&mut [])?.indicator())
-                        } else {
-                            None
-                        };
                         // CTR's counter needs only the counts; no plaintext is kept.
                         let ciphertext = match (keeps_ciphertext, encrypting) {
                             (false, _) => &[][..],
                             (true, true) => &buffer[tail..],
                             (true, false) => &window[..len - tail],
                         };
-                        self.chain.record(ciphertext, len, len);
-                        if let Some(indicator) = unit_done {
-                            self.last = LastOperation::from(indicator);
-                        }
-                        Ok(len)
+                        (len, ciphertext, finish_unit(stream, whole_unit)?)
                     }
                     Running::Cipher(stream) => {
                         let input = match &copy {
@@ -816,24 +821,19 @@ impl Context {
                         // SAFETY: `outsize` writable bytes, not overlapping `input`.
                         let output = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
                         let written = stream.update(input, output)?;
-                        // The unit of XTS is complete: finish it now, so that it is counted.
-                        let unit_done = if whole_unit {
-                            Some(stream.finish(&mut [])?.indicator())
-                        } else {
-                            None
-                        };
                         let ciphertext = if encrypting {
                             &output[..written]
                         } else {
                             input
                         };
-                        self.chain.record(ciphertext, input.len(), written);
-                        if let Some(indicator) = unit_done {
-                            self.last = LastOperation::from(indicator);
-                        }
-                        Ok(written)
+                        (written, ciphertext, finish_unit(stream, whole_unit)?)
                     }
+                };
+                self.chain.record(ciphertext, len, written);
+                if let Some(indicator) = unit_done {
+                    self.last = LastOperation::from(indicator);
                 }
+                Ok(written)
             }
         }
     }
