@@ -199,9 +199,11 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
         return Ok(unsupported(format!("{iv_bits}-bit GCM IV")));
     }
     let tag_bits = case.group_number("tagLen")?;
-    if tag_bits != 128 {
-        return Ok(unsupported(format!("{tag_bits}-bit GCM tag")));
-    }
+    let tag_unsupported = || {
+        Outcome::Skip(format!(
+            "unsupported by this module: {tag_bits}-bit GCM tag"
+        ))
+    };
     let iv = case.hex("iv")?;
     let aad = case.hex("aad")?;
     match direction(case)? {
@@ -211,7 +213,12 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
             expected.extend(case.expected_hex("tag")?);
             Ok(through_module(Expect::Valid, || {
                 let aead = case.module.aead_key(algorithm, &key)?;
+                // Asked first, so that a policy that refuses a caller's IV says so for every
+                // encryption group, whatever its tag length.
                 let sealed = aead.seal_with_nonce(&iv, &aad, &plaintext)?.into_value();
+                if tag_bits != 128 {
+                    return Ok(tag_unsupported());
+                }
                 Ok(if sealed == expected {
                     Outcome::Accepted
                 } else {
@@ -220,6 +227,9 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
             }))
         }
         Direction::Decrypt => {
+            if tag_bits != 128 {
+                return Ok((Expect::Valid, tag_unsupported()));
+            }
             let mut sealed = case.hex("ct")?;
             sealed.extend(case.hex("tag")?);
             let (expect, plaintext) = match case.expected_verdict() {
