@@ -231,3 +231,35 @@ fn malformed_cases_are_errors_naming_the_case() {
     assert!(error.to_string().contains("tgId 4 tcId 9"), "{error}");
     assert!(error.to_string().contains("not hex"), "{error}");
 }
+
+/// LDT through the streaming digest: FIPS 180-4's example of one million `a` (SHA-256
+/// cdc76e5c…, NIST's "SHA256.pdf" example values), framed as an ACVP large-data case.
+#[test]
+fn ldt_streams_the_expanded_message() {
+    let case_of = |content: &str, full_bits: u64, md: &str| {
+        let prompt = set(
+            "SHA2-256",
+            json!([{"tgId": 3, "testType": "LDT", "tests": [{"tcId": 1,
+                "largeMsg": {"content": content, "contentLength": content.len() * 4,
+                    "fullLength": full_bits, "expansionTechnique": "repeating"}}]}]),
+        );
+        let expected = set(
+            "SHA2-256",
+            json!([{"tgId": 3, "tests": [{"tcId": 1, "md": md}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    let case = |md: &str| case_of("6161616161", 8_000_000, md);
+    let rows = case("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    assert_eq!((only(&rows).passed, only(&rows).failed), (1, 0), "{rows:?}");
+    let rows = case("cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd1");
+    assert_eq!((only(&rows).passed, only(&rows).failed), (0, 1), "{rows:?}");
+    // Three million `a`: more than one 1 MiB buffer and a remainder (answer from Python's
+    // hashlib, an independent SHA-256).
+    let rows = case_of(
+        "61",
+        24_000_000,
+        "2a152c894398719c0570f83fac34ac03a0f6e8e474b995c2403aa5434f7b9dd4",
+    );
+    assert_eq!((only(&rows).passed, only(&rows).failed), (1, 0), "{rows:?}");
+}
