@@ -94,7 +94,7 @@ fn print_text(rows: &[AcvpRow], totals: &AcvpTotals, policy: &str) {
         let verdict = if row.failed > 0 { "FAIL" } else { "ok" };
         let mode = if row.mode.is_empty() { "-" } else { &row.mode };
         println!(
-            "  {verdict:<4} {:<16} {:<16} {:<4}  passed {}  failed {}  skipped {}",
+            "  {verdict:<4} {:<18} {:<16} {:<4}  passed {}  failed {}  skipped {}",
             row.algorithm, mode, row.test_type, row.passed, row.failed, row.skipped
         );
         for failure in &row.failures {
