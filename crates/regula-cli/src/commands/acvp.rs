@@ -104,6 +104,11 @@ fn print_text(rows: &[AcvpRow], totals: &AcvpTotals, policy: &str) {
             println!("         skipped {count}: {reason}");
         }
     }
+    let mut reasons: Vec<(&String, &u64)> = totals.skip_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (reason, count) in reasons {
+        println!("skipped {count}: {reason}");
+    }
     println!(
         "total under {policy}: {} passed, {} failed, {} skipped",
         totals.passed, totals.failed, totals.skipped

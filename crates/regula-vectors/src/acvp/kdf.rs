@@ -11,18 +11,13 @@ use crate::tally::{Expect, Outcome};
 /// Regula's `PREFIX-sha…` algorithm for ACVP's hash name.
 fn by_hash(prefix: &str, acvp_hash: &str) -> Result<Algorithm, (Expect, Outcome)> {
     let hash = match acvp_hash {
-        "SHA2-256" => "sha256",
-        "SHA2-384" => "sha384",
-        "SHA2-512" => "sha512",
-        other => {
-            return Err(unsupported(format!(
-                "{} with {other}",
-                prefix.to_uppercase()
-            )));
-        }
+        "SHA2-256" => Some("sha256"),
+        "SHA2-384" => Some("sha384"),
+        "SHA2-512" => Some("sha512"),
+        _ => None,
     };
-    let name = format!("{prefix}-{hash}");
-    Algorithm::from_name(&name).ok_or_else(|| unsupported(name))
+    hash.and_then(|hash| Algorithm::from_name(&format!("{prefix}-{hash}")))
+        .ok_or_else(|| unsupported(format!("{} with {acvp_hash}", prefix.to_uppercase())))
 }
 
 fn bytes_of(bits: u64) -> Result<usize, String> {

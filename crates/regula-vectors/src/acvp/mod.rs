@@ -459,6 +459,8 @@ pub struct AcvpTotals {
     pub passed: u64,
     pub failed: u64,
     pub skipped: u64,
+    /// Why cases were skipped, with counts over all rows.
+    pub skip_reasons: BTreeMap<String, u64>,
 }
 
 impl AcvpTotals {
@@ -468,6 +470,9 @@ impl AcvpTotals {
             totals.passed += row.passed;
             totals.failed += row.failed;
             totals.skipped += row.skipped;
+            for (reason, count) in &row.skip_reasons {
+                *totals.skip_reasons.entry(reason.clone()).or_default() += count;
+            }
         }
         totals
     }
