@@ -109,3 +109,38 @@ fn unreadable_or_unpaired_sets_exit_2() {
     assert_eq!(output.status.code(), Some(2), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("invalid JSON"));
 }
+
+/// ACVP-AES-GCM tgId 17 tcId 251 of NIST's recorded set, as a decryption: the AES-GCM
+/// self-test runs before it, and a broken one must end the run with exit code 4, the case
+/// skipped, not passed.
+#[test]
+fn a_self_test_failing_during_the_run_exits_4() {
+    let prompt = r#"{"vsId": 1, "algorithm": "ACVP-AES-GCM", "testGroups": [{"tgId": 17,
+        "testType": "AFT", "direction": "decrypt", "ivGen": "external", "ivLen": 96,
+        "keyLen": 256, "tagLen": 128, "tests": [{"tcId": 251,
+        "key": "179BC9E1B0C6699E045C8B06DC1E6CD62084B4E3BAA1BF6275DE161F6F85F549",
+        "iv": "BEC101F97EC77F957DFDE8D9", "aad": "", "ct": "",
+        "tag": "B748B73140453C30E27C41D0CA3DE697"}]}]}"#;
+    let answers =
+        r#"{"vsId": 1, "testGroups": [{"tgId": 17, "tests": [{"tcId": 251, "pt": ""}]}]}"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(&dir.path().join("prompt.json"), prompt);
+    write(&dir.path().join("expectedResults.json"), answers);
+    let dir_arg = dir.path().to_str().expect("utf-8 path");
+    let output = regula(&["acvp", "run", "--policy", "fips-140-3", dir_arg]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(stdout(&output).contains("passed 1  failed 0"), "{output:?}");
+    let output = Command::new(REGULA)
+        .args(["acvp", "run", "--policy", "fips-140-3", dir_arg])
+        .env("REGULA_BREAK_SELFTEST", "AES-GCM")
+        .output()
+        .expect("regula runs");
+    assert_eq!(output.status.code(), Some(4), "{output:?}");
+    let text = stdout(&output);
+    assert!(text.contains("passed 0  failed 0  skipped 1"), "{text}");
+    assert!(text.contains("module is in its error state"), "{text}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("AES-GCM"),
+        "{output:?}"
+    );
+}

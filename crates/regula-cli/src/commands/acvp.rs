@@ -26,7 +26,8 @@ Examples:
   regula acvp run --json gen-val/json-files/SHA2-256-1.0/prompt.json
 
 Exit codes: 0 nothing failed, 1 a case failed, 2 a file could not be read or parsed
-(the message names the file and the case), 4 module in error state.";
+(the message names the file and the case), 4 module in error state (also when a self-test
+that runs before an algorithm's first use fails during the run).";
 
 #[derive(Subcommand)]
 pub enum AcvpCommand {
@@ -74,6 +75,13 @@ pub fn run(global: &GlobalOptions, command: AcvpCommand) -> Result<(), Failure> 
         );
     } else {
         print_text(&rows, &totals, module.policy().name());
+    }
+    // Self-tests run before the first use of each algorithm: one that failed during the run
+    // left the module refusing everything after it (those cases are skips), so the run as a
+    // whole is not a result.
+    if module.state() != regula::ModuleState::Operational {
+        let failed_test = module.failed_test().unwrap_or("unknown").to_string();
+        return Err(regula::Error::ModuleInErrorState { failed_test }.into());
     }
     if totals.failed > 0 {
         return Err(Failure {
