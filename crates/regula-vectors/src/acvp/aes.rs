@@ -1,9 +1,9 @@
 //! AES-CBC, AES-CTR (through `CipherKey::stream`, padding off) and AES-GCM (through
 //! `AeadKey`).
 //!
-//! CBC's Monte Carlo test is the one of the ACVP AES specification (draft-celi-acvp-symmetric
-//! §6.4.2): 100 rounds of 1000 chained blocks, the key and IV of the next round derived from
-//! the last ciphertext (or plaintext) blocks.
+//! CBC's Monte Carlo test is the one of the ACVP AES specification (draft-celi-acvp-symmetric):
+//! 100 rounds of 1000 chained blocks, the key and IV of the next round derived from the last
+//! ciphertext (or plaintext) blocks.
 
 use regula::{Algorithm, Direction, Module};
 use serde_json::Value;

@@ -1,8 +1,8 @@
 //! SHA-1, SHA-2 and SHA-3: AFT, MCT and LDT, through `Module::digester` and
 //! `Module::digest_context`.
 //!
-//! The Monte Carlo loops are those of the ACVP specifications (draft-celi-acvp-sha §6.2.2
-//! "standard", draft-celi-acvp-sha3 §6.2.2): 100 checkpoints of 1000 chained digests.
+//! The Monte Carlo loops are those of the ACVP specifications (draft-celi-acvp-sha's
+//! "standard" MCT, draft-celi-acvp-sha3's MCT): 100 checkpoints of 1000 chained digests.
 
 use regula::{Algorithm, Module};
 use serde_json::Value;
