@@ -275,6 +275,13 @@ fn read_json(path: &Path) -> Result<Value, VectorError> {
             .map_err(|error| {
                 VectorError::malformed(&label, 0, format!("bad bzip2 data: {error}"))
             })?;
+        if out.len() as u64 >= MAX_FILE_BYTES {
+            return Err(VectorError::malformed(
+                &label,
+                0,
+                format!("decompresses to more than {} MiB", MAX_FILE_BYTES >> 20),
+            ));
+        }
         out
     } else {
         raw
