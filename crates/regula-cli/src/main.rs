@@ -106,6 +106,10 @@ enum Command {
     /// module under the policy; report passed/failed/skipped per file.
     #[command(after_help = commands::vectors::AFTER_HELP)]
     Vectors(commands::vectors::VectorsArgs),
+    /// NIST ACVP: answer recorded vector sets through the module under the policy and compare
+    /// with the expected answers, per algorithm / mode / test type.
+    #[command(subcommand)]
+    Acvp(commands::acvp::AcvpCommand),
     /// Measure throughput (MB/s) and operation rates beside OpenSSL, GnuTLS, libcrypto and raw
     /// aws-lc-rs, in the same run, as ratios.
     #[command(after_help = commands::bench::AFTER_HELP)]
@@ -135,6 +139,7 @@ fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Check(args) => commands::check::run(global, args),
         Command::Vectors(args) => commands::vectors::run(global, args),
+        Command::Acvp(command) => commands::acvp::run(global, command),
         Command::Selftest(args) => commands::selftest::run(global, args),
         Command::Info(args) => commands::info::run(args),
         Command::Policy(command) => commands::policy::run(global, command),

@@ -32,6 +32,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod acvp;
 mod evp;
 mod kv;
 mod nist;
@@ -67,6 +68,8 @@ pub enum Format {
     SignInput,
     /// Recognised as holding no vectors (e.g. Monte Carlo intermediate values); nothing run.
     NotVectors,
+    /// A NIST ACVP vector set with its expected answers (see [`acvp`]).
+    Acvp,
 }
 
 impl Format {
@@ -78,6 +81,7 @@ impl Format {
             Format::Wycheproof => "wycheproof",
             Format::SignInput => "sign-input",
             Format::NotVectors => "not-vectors",
+            Format::Acvp => "acvp",
         }
     }
 }
@@ -309,7 +313,8 @@ pub fn run_source(module: &Module, label: &str, text: &str) -> Result<FileReport
             );
             Ok(report)
         }
-        None => Err(VectorError::new(
+        // ACVP sets need their expected answers beside them: `regula acvp run`.
+        Some(Format::Acvp) | None => Err(VectorError::new(
             label,
             first_content_line(text),
             VectorErrorKind::UnknownFormat,

@@ -1,5 +1,6 @@
 //! One file per command group.
 
+pub mod acvp;
 pub mod audit;
 pub mod bench;
 pub mod check;

@@ -1,0 +1,124 @@
+//! `regula acvp run`: recorded NIST ACVP vector sets through the module, per algorithm / mode /
+//! test type.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use regula_vectors::acvp::{AcvpRow, AcvpTotals};
+
+use crate::GlobalOptions;
+use crate::failure::{CRYPTO_FAILURE, Failure};
+use crate::input;
+
+pub const AFTER_HELP: &str = "\
+Reads recorded ACVP vector sets with their expected answers: a directory with vectors/ and
+expected/ (Go's github.com/geomys/acvp-testdata module, bzip2 JSON; scripts/acvp-testdata
+fetches it), a directory of NIST ACVP-Server prompt.json / expectedResults.json pairs, or one
+prompt file (its answers found beside it, or given with --expected).
+
+Every case is answered through the module's services under the policy. A skipped case is
+never counted as passed; every skip has a reason (not approved by the policy, unsupported by
+this module, not yet answered by regula acvp). A case whose expected answer is `testPassed:
+false` passes only when the module refuses it.
+
+Examples:
+  regula acvp run --policy fips-140-3 \"$(scripts/acvp-testdata)\"
+  regula acvp run --json gen-val/json-files/SHA2-256-1.0/prompt.json
+
+Exit codes: 0 nothing failed, 1 a case failed, 2 a file could not be read or parsed
+(the message names the file and the case), 4 module in error state (also when a self-test
+that runs before an algorithm's first use fails during the run).";
+
+#[derive(Subcommand)]
+pub enum AcvpCommand {
+    /// Answer recorded vector sets and compare with the expected answers.
+    #[command(after_help = AFTER_HELP)]
+    Run(RunArgs),
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Print the rows as JSON.
+    #[arg(long)]
+    json: bool,
+    /// The expected answers of a single prompt file, when they are not where the layouts put
+    /// them.
+    #[arg(long, value_name = "FILE")]
+    expected: Option<PathBuf>,
+    /// Directories or prompt files.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+pub fn run(global: &GlobalOptions, command: AcvpCommand) -> Result<(), Failure> {
+    let AcvpCommand::Run(args) = command;
+    if args.expected.is_some() && args.paths.len() != 1 {
+        return Err(Failure::input(
+            "--expected goes with exactly one prompt file",
+        ));
+    }
+    let module = input::operational_module(global)?;
+    let mut rows: Vec<AcvpRow> = Vec::new();
+    for path in &args.paths {
+        rows.extend(
+            regula_vectors::acvp::run_path(&module, path, args.expected.as_deref())
+                .map_err(|error| Failure::input(error.to_string()))?,
+        );
+    }
+    let totals = AcvpTotals::of(&rows);
+    if args.json {
+        let output =
+            serde_json::json!({ "policy": module.policy().name(), "rows": rows, "totals": totals });
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&output).unwrap_or_default()
+        );
+    } else {
+        print_text(&rows, &totals, module.policy().name());
+    }
+    // Self-tests run before the first use of each algorithm: one that failed during the run
+    // left the module refusing everything after it (those cases are skips), so the run as a
+    // whole is not a result.
+    if module.state() != regula::ModuleState::Operational {
+        let failed_test = module.failed_test().unwrap_or("unknown").to_string();
+        return Err(regula::Error::ModuleInErrorState { failed_test }.into());
+    }
+    if totals.failed > 0 {
+        return Err(Failure {
+            code: CRYPTO_FAILURE,
+            message: format!("{} ACVP test cases failed", totals.failed),
+        });
+    }
+    Ok(())
+}
+
+fn print_text(rows: &[AcvpRow], totals: &AcvpTotals, policy: &str) {
+    let mut file = "";
+    for row in rows {
+        if row.file != file {
+            file = &row.file;
+            println!("{file}");
+        }
+        let verdict = if row.failed > 0 { "FAIL" } else { "ok" };
+        let mode = if row.mode.is_empty() { "-" } else { &row.mode };
+        println!(
+            "  {verdict:<4} {:<18} {:<16} {:<4}  passed {}  failed {}  skipped {}",
+            row.algorithm, mode, row.test_type, row.passed, row.failed, row.skipped
+        );
+        for failure in &row.failures {
+            println!("         failed: {failure}");
+        }
+        for (reason, count) in &row.skip_reasons {
+            println!("         skipped {count}: {reason}");
+        }
+    }
+    let mut reasons: Vec<(&String, &u64)> = totals.skip_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (reason, count) in reasons {
+        println!("skipped {count}: {reason}");
+    }
+    println!(
+        "total under {policy}: {} passed, {} failed, {} skipped",
+        totals.passed, totals.failed, totals.skipped
+    );
+}

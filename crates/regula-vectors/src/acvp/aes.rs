@@ -1,0 +1,251 @@
+//! AES-CBC, AES-CTR (through `CipherKey::stream`, padding off) and AES-GCM (through
+//! `AeadKey`).
+//!
+//! CBC's Monte Carlo test is the one of the ACVP AES specification (draft-celi-acvp-symmetric):
+//! 100 rounds of 1000 chained blocks, the key and IV of the next round derived from the last
+//! ciphertext (or plaintext) blocks.
+
+use regula::{Algorithm, Direction, Module};
+use serde_json::Value;
+
+use super::{Case, Verdict, hex_field, through_module, unsupported, valid};
+use crate::tally::{Expect, Outcome};
+
+fn direction(case: &Case<'_>) -> Result<Direction, String> {
+    match case.group_text("direction")? {
+        "encrypt" => Ok(Direction::Encrypt),
+        "decrypt" => Ok(Direction::Decrypt),
+        other => Err(format!("unknown direction `{other}`")),
+    }
+}
+
+/// Regula's algorithm for an AES mode and key; `Err` is the skip reason.
+fn aes_algorithm(mode: &str, key: &[u8]) -> Result<Algorithm, (Expect, Outcome)> {
+    let name = match key.len() {
+        16 => format!("aes-128-{mode}"),
+        32 => format!("aes-256-{mode}"),
+        other => {
+            return Err(unsupported(format!(
+                "AES-{} (no {}-bit AES key)",
+                other * 8,
+                other * 8
+            )));
+        }
+    };
+    Algorithm::from_name(&name).ok_or_else(|| unsupported(name))
+}
+
+/// One call of a stream with padding off: the whole input in, the whole output out.
+fn crypt(
+    module: &Module,
+    algorithm: Algorithm,
+    key: &[u8],
+    iv: &[u8],
+    direction: Direction,
+    input: &[u8],
+) -> Result<Vec<u8>, regula::Error> {
+    let cipher_key = module.cipher_key(algorithm, key)?;
+    let mut stream = cipher_key.stream(direction, iv)?;
+    stream.set_padding(false)?;
+    let mut output = vec![0u8; input.len() + 2 * stream.block_size()];
+    let written = stream.update(input, &mut output)?;
+    let last = *stream.finish(&mut output[written..])?;
+    output.truncate(written + last);
+    Ok(output)
+}
+
+/// ACVP-AES-CBC and ACVP-AES-CTR: AFT (and CTR's counter tests, which have the same shape), and
+/// CBC's MCT.
+pub(super) fn block_mode(case: &Case<'_>) -> Verdict {
+    let mode = if case.algorithm == "ACVP-AES-CBC" {
+        "cbc"
+    } else {
+        "ctr"
+    };
+    let key = case.hex("key")?;
+    let algorithm = match aes_algorithm(mode, &key) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return Ok(skip),
+    };
+    let direction = direction(case)?;
+    let (input_key, output_key) = match direction {
+        Direction::Encrypt => ("pt", "ct"),
+        Direction::Decrypt => ("ct", "pt"),
+    };
+    match case.group_text("testType")? {
+        "AFT" | "CTR" => {
+            if let Some(bits) = case.test.get("payloadLen").and_then(Value::as_u64)
+                && !bits.is_multiple_of(8)
+            {
+                return Ok(unsupported("partial-byte payloads"));
+            }
+            let iv = case.hex("iv")?;
+            let input = case.hex(input_key)?;
+            let expected = case.expected_hex(output_key)?;
+            Ok(through_module(Expect::Valid, || {
+                let ours = crypt(case.module, algorithm, &key, &iv, direction, &input)?;
+                Ok(if ours == expected {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput(format!("`{output_key}` differs from the expected answer"))
+                })
+            }))
+        }
+        "MCT" if mode == "cbc" => cbc_monte(case, algorithm, direction, key),
+        other => Ok(unsupported(format!("{other} tests for {}", case.algorithm))),
+    }
+}
+
+/// CBC MCT. Encryption: `CT[0] = E(K, IV, PT[0])`, `PT[1] = IV`; then `CT[j] = E(K, CT[j-1],
+/// PT[j])` (chained), `PT[j+1] = CT[j-1]`. The next round: `K ^= tail of CT[998] || CT[999]`
+/// (the key's length), `IV = CT[999]`, `PT[0] = CT[998]`. Decryption is the mirror image. Every
+/// round's key, IV, input and output must match the expected `resultsArray`.
+fn cbc_monte(case: &Case<'_>, algorithm: Algorithm, direction: Direction, key: Vec<u8>) -> Verdict {
+    let (input_key, output_key) = match direction {
+        Direction::Encrypt => ("pt", "ct"),
+        Direction::Decrypt => ("ct", "pt"),
+    };
+    let iv: [u8; 16] = case
+        .hex("iv")?
+        .try_into()
+        .map_err(|_| "`iv` is not 16 bytes")?;
+    let input: [u8; 16] = case
+        .hex(input_key)?
+        .try_into()
+        .map_err(|_| format!("`{input_key}` is not one block"))?;
+    let results = case
+        .expected
+        .get("resultsArray")
+        .and_then(Value::as_array)
+        .ok_or("expected answer: no array field `resultsArray`")?;
+    let mut expected = Vec::with_capacity(results.len());
+    for result in results {
+        expected.push([
+            hex_field(result, "key")?,
+            hex_field(result, "iv")?,
+            hex_field(result, input_key)?,
+            hex_field(result, output_key)?,
+        ]);
+    }
+    Ok(valid(crate::tally::attempt(|| {
+        let mut key = key;
+        let mut iv = iv;
+        let mut input = input;
+        for (round, [want_key, want_iv, want_input, want_output]) in expected.iter().enumerate() {
+            if (&key, &iv[..], &input[..]) != (want_key, &want_iv[..], &want_input[..]) {
+                return Ok(Outcome::WrongOutput(format!(
+                    "Monte Carlo round {round} starts from a different key, IV or `{input_key}`"
+                )));
+            }
+            let cipher_key = case.module.cipher_key(algorithm, &key)?;
+            let mut stream = cipher_key.stream(direction, &iv)?;
+            stream.set_padding(false)?;
+            // outputs[j] for the last two j; `previous` is output[j-1].
+            let mut block_in = input;
+            let mut previous = [0u8; 16];
+            let mut output = [0u8; 16];
+            for j in 0..1000 {
+                let written = stream.update(&block_in, &mut output)?;
+                if written != 16 {
+                    return Err(regula::Error::CryptoFailure);
+                }
+                // With chaining carried by the stream, the next input is IV for j = 0 and
+                // output[j-1] afterwards.
+                block_in = if j == 0 { iv } else { previous };
+                previous = output;
+            }
+            let mut tail = [0u8; 16];
+            stream.finish(&mut tail)?;
+            if output[..] != want_output[..] {
+                return Ok(Outcome::WrongOutput(format!(
+                    "Monte Carlo round {round}: `{output_key}` differs from the expected answer"
+                )));
+            }
+            // `block_in` now holds output[998].
+            let mut material = block_in.to_vec();
+            material.extend_from_slice(&output);
+            let offset = material.len() - key.len();
+            for (k, m) in key.iter_mut().zip(&material[offset..]) {
+                *k ^= m;
+            }
+            iv = output;
+            input = block_in;
+        }
+        Ok(Outcome::Accepted)
+    })))
+}
+
+/// ACVP-AES-GCM with an external IV: decryption through `AeadKey::open` (a tag mismatch must
+/// be refused: `testPassed: false`), encryption through `AeadKey::seal_with_nonce` (which a
+/// FIPS policy refuses: a caller's IV is not an approved way to make one).
+pub(super) fn gcm(case: &Case<'_>) -> Verdict {
+    let key = case.hex("key")?;
+    let algorithm = match aes_algorithm("gcm", &key) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return Ok(skip),
+    };
+    let iv_gen = case
+        .group
+        .get("ivGen")
+        .and_then(Value::as_str)
+        .unwrap_or("external");
+    if iv_gen != "external" {
+        return Ok(unsupported(
+            "GCM with an IV generated inside the module (its answer needs the server's check)",
+        ));
+    }
+    let iv_bits = case.group_number("ivLen")?;
+    if iv_bits != 96 {
+        return Ok(unsupported(format!("{iv_bits}-bit GCM IV")));
+    }
+    let tag_bits = case.group_number("tagLen")?;
+    let tag_unsupported = || {
+        Outcome::Skip(format!(
+            "unsupported by this module: {tag_bits}-bit GCM tag"
+        ))
+    };
+    let iv = case.hex("iv")?;
+    let aad = case.hex("aad")?;
+    match direction(case)? {
+        Direction::Encrypt => {
+            let plaintext = case.hex("pt")?;
+            let mut expected = case.expected_hex("ct")?;
+            expected.extend(case.expected_hex("tag")?);
+            Ok(through_module(Expect::Valid, || {
+                let aead = case.module.aead_key(algorithm, &key)?;
+                // Asked first, so that a policy that refuses a caller's IV says so for every
+                // encryption group, whatever its tag length.
+                let sealed = aead.seal_with_nonce(&iv, &aad, &plaintext)?.into_value();
+                if tag_bits != 128 {
+                    return Ok(tag_unsupported());
+                }
+                Ok(if sealed == expected {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput("`ct` or `tag` differs from the expected answer".into())
+                })
+            }))
+        }
+        Direction::Decrypt => {
+            if tag_bits != 128 {
+                return Ok((Expect::Valid, tag_unsupported()));
+            }
+            let mut sealed = case.hex("ct")?;
+            sealed.extend(case.hex("tag")?);
+            let (expect, plaintext) = match case.expected_verdict() {
+                Some(false) => (Expect::Invalid, None),
+                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
+            };
+            Ok(through_module(expect, || {
+                let aead = case.module.aead_key(algorithm, &key)?;
+                let opened = aead.open(&iv, &aad, &sealed)?.into_value();
+                Ok(match plaintext {
+                    Some(plaintext) if opened != plaintext => {
+                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
+                    }
+                    _ => Outcome::Accepted,
+                })
+            }))
+        }
+    }
+}

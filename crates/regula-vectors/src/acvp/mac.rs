@@ -1,0 +1,115 @@
+//! HMAC and CMAC-AES through `Module::mac_key`.
+
+use regula::Algorithm;
+
+use super::{Case, Verdict, through_module, unsupported};
+use crate::tally::{Expect, Outcome};
+
+/// ACVP's HMAC names → Regula's; `None` for an HMAC the module does not offer.
+fn hmac_name(acvp: &str) -> Option<&'static str> {
+    Some(match acvp {
+        "HMAC-SHA-1" => "hmac-sha1",
+        "HMAC-SHA2-224" => "hmac-sha224",
+        "HMAC-SHA2-256" => "hmac-sha256",
+        "HMAC-SHA2-384" => "hmac-sha384",
+        "HMAC-SHA2-512" => "hmac-sha512",
+        _ => return None,
+    })
+}
+
+/// The MAC length in bytes from the group's `macLen` (bits).
+fn mac_len(case: &Case<'_>) -> Result<Result<usize, Outcome>, String> {
+    let bits = case.group_number("macLen")?;
+    if bits == 0 || !bits.is_multiple_of(8) {
+        return Ok(Err(Outcome::Skip(format!(
+            "unsupported by this module: {bits}-bit MAC"
+        ))));
+    }
+    Ok(Ok((bits / 8) as usize))
+}
+
+pub(super) fn hmac(case: &Case<'_>) -> Verdict {
+    let Some(algorithm) = hmac_name(case.algorithm).and_then(Algorithm::from_name) else {
+        return Ok(unsupported(case.algorithm));
+    };
+    let len = match mac_len(case)? {
+        Ok(len) => len,
+        Err(skip) => return Ok((Expect::Valid, skip)),
+    };
+    let key = case.hex("key")?;
+    let msg = case.hex("msg")?;
+    let expected = case.expected_hex("mac")?;
+    Ok(through_module(Expect::Valid, || {
+        let tag = case
+            .module
+            .mac_key(algorithm, &key)?
+            .sign(&msg)?
+            .into_value();
+        Ok(match tag.get(..len) {
+            Some(ours) if ours == expected.as_slice() => Outcome::Accepted,
+            Some(_) => Outcome::WrongOutput("`mac` differs from the expected answer".to_string()),
+            None => Outcome::Skip(format!(
+                "unsupported by this module: a {len}-byte tag from a {}-byte MAC",
+                tag.len()
+            )),
+        })
+    }))
+}
+
+/// CMAC-AES generation (`mac` to produce) and verification (`testPassed`).
+pub(super) fn cmac(case: &Case<'_>) -> Verdict {
+    let key = case.hex("key")?;
+    let name = match key.len() {
+        16 => "aes-128-cmac",
+        32 => "aes-256-cmac",
+        other => return Ok(unsupported(format!("AES-{} CMAC", other * 8))),
+    };
+    let Some(algorithm) = Algorithm::from_name(name) else {
+        return Ok(unsupported(name));
+    };
+    let len = match mac_len(case)? {
+        Ok(len) => len,
+        Err(skip) => return Ok((Expect::Valid, skip)),
+    };
+    let message = case.hex("message")?;
+    match case.group_text("direction")? {
+        "gen" => {
+            let expected = case.expected_hex("mac")?;
+            Ok(through_module(Expect::Valid, || {
+                let tag = case
+                    .module
+                    .mac_key(algorithm, &key)?
+                    .sign(&message)?
+                    .into_value();
+                Ok(if tag.get(..len) == Some(expected.as_slice()) {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput("`mac` differs from the expected answer".to_string())
+                })
+            }))
+        }
+        "ver" => {
+            let tag = case.hex("mac")?;
+            let expect = match case.expected_verdict() {
+                Some(true) => Expect::Valid,
+                Some(false) => Expect::Invalid,
+                None => return Err("expected answer: no boolean field `testPassed`".into()),
+            };
+            Ok(through_module(expect, || {
+                let mac_key = case.module.mac_key(algorithm, &key)?;
+                if tag.len() == 16 {
+                    // The module's own verification service (constant-time comparison).
+                    mac_key.verify(&message, &tag)?;
+                    return Ok(Outcome::Accepted);
+                }
+                let full = mac_key.sign(&message)?.into_value();
+                Ok(if full.get(..tag.len()) == Some(tag.as_slice()) {
+                    Outcome::Accepted
+                } else {
+                    Outcome::Rejected("truncated tag does not verify".to_string())
+                })
+            }))
+        }
+        other => Err(format!("unknown CMAC direction `{other}`")),
+    }
+}
