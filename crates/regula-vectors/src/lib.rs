@@ -7,6 +7,7 @@
 //! | [`Format`] | recognised by |
 //! |---|---|
 //! | [`Format::Wycheproof`] | JSON with `"testGroups"` |
+//! | [`Format::Acvp`] | JSON with `"testGroups"` and a `"vsId"` (NIST ACVP: noted, not run; `regula acvp run` runs it) |
 //! | [`Format::EvpTest`] | first statement is `Title =`, `Cipher =`, `Digest =`, `MAC =`, … (OpenSSL/Tongsuo) |
 //! | [`Format::Cavp`] | `KEY = value` records with a `# CAVS` banner (NIST `.rsp`) |
 //! | [`Format::NistText`] | the same records without the banner (cryptography-vectors RFC files) |
@@ -313,8 +314,17 @@ pub fn run_source(module: &Module, label: &str, text: &str) -> Result<FileReport
             );
             Ok(report)
         }
-        // ACVP sets need their expected answers beside them: `regula acvp run`.
-        Some(Format::Acvp) | None => Err(VectorError::new(
+        // ACVP sets need their expected answers beside them: noted, as a directory of them
+        // (NIST's gen-val/json-files) must not stop a walk.
+        Some(Format::Acvp) => {
+            let mut report = FileReport::new(label, Format::Acvp);
+            report.notes.push(
+                "an ACVP vector set (or its expected results): `regula acvp run` answers it"
+                    .to_string(),
+            );
+            Ok(report)
+        }
+        None => Err(VectorError::new(
             label,
             first_content_line(text),
             VectorErrorKind::UnknownFormat,
@@ -356,9 +366,15 @@ fn first_content_line(text: &str) -> usize {
 fn detect(text: &str) -> Option<Format> {
     let start = text.trim_start_matches('\u{feff}').trim_start();
     if start.starts_with('{') {
-        return start
-            .contains("\"testGroups\"")
-            .then_some(Format::Wycheproof);
+        if !start.contains("\"testGroups\"") {
+            return None;
+        }
+        // An ACVP set (NIST's `prompt.json`) has a vector-set id; a Wycheproof file has none.
+        return Some(if start.contains("\"vsId\"") {
+            Format::Acvp
+        } else {
+            Format::Wycheproof
+        });
     }
     if signinput::looks_like(text) {
         return Some(Format::SignInput);
@@ -417,6 +433,12 @@ mod tests {
             Some(Format::Wycheproof)
         );
         assert_eq!(
+            detect(
+                "{\"vsId\": 42, \"algorithm\":\"SHA2-256\",\"revision\":\"1.0\",\"testGroups\":[]}"
+            ),
+            Some(Format::Acvp)
+        );
+        assert_eq!(
             detect("# c\n\nTitle = x\n\nDigest = SM3\n"),
             Some(Format::EvpTest)
         );
@@ -431,5 +453,30 @@ mod tests {
         );
         assert_eq!(detect("hello world\n"), None);
         assert_eq!(detect("{\"not\": \"wycheproof\"}"), None);
+    }
+
+    /// A directory of NIST's ACVP sets is walked with each set noted, not run as Wycheproof
+    /// and not refused.
+    #[test]
+    fn acvp_sets_in_a_walk_are_noted_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let set = dir.path().join("SHA2-256").join("prompt.json");
+        std::fs::create_dir_all(set.parent().unwrap()).unwrap();
+        std::fs::write(
+            &set,
+            r#"{"vsId": 1, "algorithm": "SHA2-256", "revision": "1.0",
+               "testGroups": [{"tgId": 1, "testType": "AFT",
+                               "tests": [{"tcId": 1, "msg": "", "len": 0}]}]}"#,
+        )
+        .unwrap();
+        let module = Module::load(regula::Policy::builtin(regula::Profile::Default));
+        let reports = run_path(&module, dir.path()).unwrap();
+        assert_eq!(reports.len(), 1);
+        assert_eq!(reports[0].format, Format::Acvp);
+        assert_eq!(
+            (reports[0].passed, reports[0].failed, reports[0].skipped),
+            (0, 0, 0)
+        );
+        assert!(reports[0].notes[0].contains("regula acvp run"));
     }
 }
