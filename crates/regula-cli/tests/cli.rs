@@ -1226,6 +1226,31 @@ fn vectors_command_reports_and_fails_on_a_wrong_vector() {
     assert_fails(&run(&["vectors"], b""), 2, "--suite");
 }
 
+/// A self-test that fails during the run (before SHA-256's first use) leaves the vectors
+/// skipped, not passed, and the run ends with exit 4 naming the test, not 0.
+#[test]
+fn vectors_command_exits_4_when_a_self_test_fails_during_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sha256.txt");
+    std::fs::write(
+        &file,
+        format!("Digest = SHA256\nInput = 616263\nOutput = {SHA256_ABC}\n"),
+    )
+    .unwrap();
+    let output = run_env(
+        &["vectors", file.to_str().unwrap()],
+        b"",
+        &[("REGULA_BREAK_SELFTEST", "SHA2-256")],
+    );
+    assert_eq!(code(&output), 4, "{}{}", stdout(&output), stderr(&output));
+    assert!(
+        stdout(&output).contains("passed 0  failed 0  skipped 1"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(stderr(&output).contains("SHA2-256"), "{}", stderr(&output));
+}
+
 /// SM2 through the CLI: keygen, sign/verify with and without `--id`, enc/dec in both formats,
 /// OpenSSL verifying our signatures and decrypting our ciphertexts, and the exit codes.
 #[test]
