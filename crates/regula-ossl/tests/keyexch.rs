@@ -213,13 +213,16 @@ impl Key {
     }
 
     /// The shared secret with `peer` (its length asked first, as libssl does), or the error.
+    /// The exchange is fetched from the key's own provider: without a property query OpenSSL
+    /// may fetch another provider's and export the key to it.
     fn derive(&self, peer: &Key, params: &[Param]) -> Result<Vec<u8>, String> {
         let c = crypto();
         let mut array: Vec<Param> = params.iter().map(copy).collect();
         array.push(Param::END);
+        let properties = std::ffi::CString::new(format!("provider={}", self.provider())).unwrap();
         // SAFETY: libcrypto calls with live keys and buffers of the sizes given.
         unsafe {
-            let ctx = (c.ctx_new_from_pkey)(libctx(), self.0, std::ptr::null());
+            let ctx = (c.ctx_new_from_pkey)(libctx(), self.0, properties.as_ptr());
             assert!(!ctx.is_null(), "derive context: {}", take_error());
             let result = (|| {
                 if (c.derive_init)(ctx) != 1 {
