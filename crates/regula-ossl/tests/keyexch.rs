@@ -47,7 +47,9 @@ struct Crypto {
 fn crypto() -> &'static Crypto {
     static CRYPTO: OnceLock<Crypto> = OnceLock::new();
     CRYPTO.get_or_init(|| {
-        let library = common::libcrypto("libcrypto.so.3");
+        // The system's libcrypto, or another (OpenSSL 3.5's) named by REGULA_TEST_LIBCRYPTO.
+        let path = std::env::var("REGULA_TEST_LIBCRYPTO").unwrap_or("libcrypto.so.3".into());
+        let library = common::libcrypto(&path);
         macro_rules! symbol {
             ($name:literal) => {
                 // SAFETY: each symbol is declared with the signature of OpenSSL 3's headers.
