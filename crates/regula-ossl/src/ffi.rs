@@ -74,6 +74,7 @@ pub const PROVIDER_GETTABLE_PARAMS: c_int = 1025;
 pub const PROVIDER_GET_PARAMS: c_int = 1026;
 pub const PROVIDER_QUERY_OPERATION: c_int = 1027;
 pub const PROVIDER_GET_REASON_STRINGS: c_int = 1029;
+pub const PROVIDER_GET_CAPABILITIES: c_int = 1030;
 pub const PROVIDER_SELF_TEST: c_int = 1031;
 
 // Operations.
@@ -82,6 +83,9 @@ pub const OP_CIPHER: c_int = 2;
 pub const OP_MAC: c_int = 3;
 pub const OP_KDF: c_int = 4;
 pub const OP_RAND: c_int = 5;
+pub const OP_KEYMGMT: c_int = 10;
+pub const OP_KEYEXCH: c_int = 11;
+pub const OP_SIGNATURE: c_int = 12;
 
 // OSSL_OP_DIGEST.
 pub const DIGEST_NEWCTX: c_int = 1;
@@ -151,6 +155,54 @@ pub const RAND_LOCK: c_int = 9;
 pub const RAND_UNLOCK: c_int = 10;
 pub const RAND_GETTABLE_CTX_PARAMS: c_int = 12;
 pub const RAND_GET_CTX_PARAMS: c_int = 15;
+
+// OSSL_OP_KEYMGMT.
+pub const KEYMGMT_NEW: c_int = 1;
+pub const KEYMGMT_GEN_INIT: c_int = 2;
+pub const KEYMGMT_GEN_SET_TEMPLATE: c_int = 3;
+pub const KEYMGMT_GEN_SET_PARAMS: c_int = 4;
+pub const KEYMGMT_GEN_SETTABLE_PARAMS: c_int = 5;
+pub const KEYMGMT_GEN: c_int = 6;
+pub const KEYMGMT_GEN_CLEANUP: c_int = 7;
+pub const KEYMGMT_FREE: c_int = 10;
+pub const KEYMGMT_GET_PARAMS: c_int = 11;
+pub const KEYMGMT_GETTABLE_PARAMS: c_int = 12;
+pub const KEYMGMT_SET_PARAMS: c_int = 13;
+pub const KEYMGMT_SETTABLE_PARAMS: c_int = 14;
+pub const KEYMGMT_QUERY_OPERATION_NAME: c_int = 20;
+pub const KEYMGMT_HAS: c_int = 21;
+pub const KEYMGMT_VALIDATE: c_int = 22;
+pub const KEYMGMT_MATCH: c_int = 23;
+pub const KEYMGMT_IMPORT: c_int = 40;
+pub const KEYMGMT_IMPORT_TYPES: c_int = 41;
+pub const KEYMGMT_EXPORT: c_int = 42;
+pub const KEYMGMT_EXPORT_TYPES: c_int = 43;
+pub const KEYMGMT_DUP: c_int = 44;
+
+// OSSL_KEYMGMT_SELECT_* bits.
+pub const SELECT_PRIVATE_KEY: c_int = 0x01;
+pub const SELECT_PUBLIC_KEY: c_int = 0x02;
+pub const SELECT_DOMAIN_PARAMETERS: c_int = 0x04;
+pub const SELECT_OTHER_PARAMETERS: c_int = 0x80;
+
+// OSSL_OP_KEYEXCH.
+pub const KEYEXCH_NEWCTX: c_int = 1;
+pub const KEYEXCH_INIT: c_int = 2;
+pub const KEYEXCH_DERIVE: c_int = 3;
+pub const KEYEXCH_SET_PEER: c_int = 4;
+pub const KEYEXCH_FREECTX: c_int = 5;
+pub const KEYEXCH_DUPCTX: c_int = 6;
+pub const KEYEXCH_SET_CTX_PARAMS: c_int = 7;
+pub const KEYEXCH_SETTABLE_CTX_PARAMS: c_int = 8;
+pub const KEYEXCH_GET_CTX_PARAMS: c_int = 9;
+pub const KEYEXCH_GETTABLE_CTX_PARAMS: c_int = 10;
+
+/// `OSSL_CALLBACK`: how key export and capabilities hand parameter arrays back.
+pub type Callback = unsafe extern "C" fn(*const Param, *mut c_void) -> c_int;
+
+// TLS versions as libssl numbers them (`TLS1_VERSION`, `DTLS1_VERSION`).
+pub const TLS1_VERSION: c_int = 0x0301;
+pub const DTLS1_VERSION: c_int = 0xFEFF;
 
 /// `EVP_RAND_STATE_READY`.
 pub const RAND_STATE_READY: c_int = 1;

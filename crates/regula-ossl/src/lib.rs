@@ -10,6 +10,7 @@
 //! The provider links no libcrypto: the functions it calls back (errors, configuration) come
 //! from the core's dispatch table, and `OSSL_PARAM` arrays are read and written here.
 
+pub mod capabilities;
 pub mod cipher;
 pub mod context;
 pub mod digest;
@@ -18,6 +19,8 @@ pub mod ffi;
 pub mod host;
 pub mod indicator;
 pub mod kdf;
+pub mod keyexch;
+pub mod keymgmt;
 pub mod mac;
 pub mod names;
 pub mod params;

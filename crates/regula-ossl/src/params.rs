@@ -5,6 +5,8 @@
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
+use zeroize::Zeroizing;
+
 use crate::ffi::{
     PARAM_INTEGER, PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_PTR, PARAM_UTF8_STRING,
     Param,
@@ -140,6 +142,26 @@ impl ParamRef<'_> {
         let value = i64::from_be_bytes(value);
         if !signed && value < 0 {
             return Err(self.error("is out of range"));
+        }
+        Ok(value)
+    }
+
+    /// An unsigned integer of any size (a `BIGNUM` such as an EC private key), big-endian, as
+    /// long as the caller's buffer (leading zeros kept: the value may be secret). OpenSSL writes
+    /// them in the machine's byte order.
+    pub fn get_unsigned_be(&self) -> ParamResult<Zeroizing<Vec<u8>>> {
+        let p = &self.param;
+        if p.data_type != PARAM_UNSIGNED_INTEGER {
+            return Err(self.error("is not an unsigned integer"));
+        }
+        if p.data.is_null() || p.data_size == 0 {
+            return Err(self.error("has no value"));
+        }
+        // SAFETY: an integer parameter holds `data_size` readable bytes at `data`.
+        let bytes = unsafe { std::slice::from_raw_parts(p.data as *const u8, p.data_size) };
+        let mut value = Zeroizing::new(bytes.to_vec());
+        if cfg!(target_endian = "little") {
+            value.reverse();
         }
         Ok(value)
     }

@@ -11,7 +11,7 @@ use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
 use crate::provider_context::{ProviderContext, Tables};
-use crate::{cipher, digest, kdf, mac, rand};
+use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand};
 
 /// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
 /// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
@@ -150,13 +150,17 @@ pub unsafe extern "C" fn OSSL_provider_init(
     })
 }
 
-static PROVIDER_DISPATCH: ffi::SyncTable<[Dispatch; 7]> = ffi::SyncTable([
+static PROVIDER_DISPATCH: ffi::SyncTable<[Dispatch; 8]> = ffi::SyncTable([
     crate::dispatch_fn!(ffi::PROVIDER_TEARDOWN, teardown),
     crate::dispatch_fn!(ffi::PROVIDER_GETTABLE_PARAMS, gettable_params),
     crate::dispatch_fn!(ffi::PROVIDER_GET_PARAMS, get_params),
     crate::dispatch_fn!(ffi::PROVIDER_QUERY_OPERATION, query_operation),
     crate::dispatch_fn!(ffi::PROVIDER_GET_REASON_STRINGS, reason_strings),
     crate::dispatch_fn!(ffi::PROVIDER_SELF_TEST, self_test),
+    crate::dispatch_fn!(
+        ffi::PROVIDER_GET_CAPABILITIES,
+        capabilities::get_capabilities
+    ),
     ffi::DISPATCH_END,
 ]);
 
@@ -311,6 +315,8 @@ fn build_tables(module: &Module) -> Tables {
         (ffi::OP_MAC, mac::offers(policy)),
         (ffi::OP_RAND, rand::offers(policy)),
         (ffi::OP_KDF, kdf::offers(policy)),
+        (ffi::OP_KEYMGMT, keymgmt::offers(policy)),
+        (ffi::OP_KEYEXCH, keyexch::offers(policy)),
     ] {
         let mut list = Vec::new();
         for offer in offers {

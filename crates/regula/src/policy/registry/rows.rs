@@ -1919,7 +1919,15 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.2.840.10045.3.1.7"),
         openssl: Some(OpenSslName {
             names: "ECDH",
-            params: &[("group", "P-256")],
+            // The key manager's names, OpenSSL's other names of the curve (its short name
+            // first) and the TLS group (RFC 8422 §5.1.1, IANA's TLS Supported Groups).
+            params: &[
+                ("group", "P-256"),
+                ("group-aliases", "prime256v1:secp256r1"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+                ("tls-group", "secp256r1"),
+                ("tls-group-id", "23"),
+            ],
         }),
         pkcs11: &[CKM_ECDH1_DERIVE, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -1946,7 +1954,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.3.132.0.34"),
         openssl: Some(OpenSslName {
             names: "ECDH",
-            params: &[("group", "P-384")],
+            params: &[
+                ("group", "P-384"),
+                ("group-aliases", "secp384r1"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+                ("tls-group", "secp384r1"),
+                ("tls-group-id", "24"),
+            ],
         }),
         pkcs11: &[CKM_ECDH1_DERIVE, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -2001,7 +2015,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.3.101.110"),
         openssl: Some(OpenSslName {
             names: "X25519:1.3.101.110",
-            params: &[],
+            // The key manager has the same names; the TLS group of RFC 8446 §4.2.7.
+            params: &[
+                ("keymgmt", "X25519:1.3.101.110"),
+                ("tls-group", "x25519"),
+                ("tls-group-id", "29"),
+            ],
         }),
         pkcs11: &[CKM_ECDH1_DERIVE, CKM_EC_MONTGOMERY_KEY_PAIR_GEN],
         acvp: None,

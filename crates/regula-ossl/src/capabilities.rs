@@ -1,0 +1,218 @@
+//! `OSSL_FUNC_PROVIDER_GET_CAPABILITIES`: the "TLS-GROUP" capability, one entry per
+//! key-exchange group the loaded policy serves, with the parameters libssl reads (as OpenSSL's
+//! providers/common/capabilities.c gives them). libssl then offers and accepts exactly these
+//! groups from Regula, and makes their keys with the key manager the entry names.
+//!
+//! The TLS names and code points are the registry rows' (`tls-group`, `tls-group-id`).
+
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+
+use regula::{Algorithm, Family, Policy};
+
+use crate::error::{self, Reason, fail};
+use crate::ffi::{self, Param};
+use crate::keymgmt::{self, KEY_TYPES, KeyType};
+use crate::provider_context::{ProviderContext, served_rows};
+
+/// One TLS group as libssl learns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsGroup {
+    pub algorithm: Algorithm,
+    /// `tls-group-name`: the IANA name ("secp256r1", "x25519").
+    pub name: String,
+    /// Other names libssl should take for the group ("P-256", "X25519"): each is reported as a
+    /// group of its own with the same id, as capabilities.c reports its aliases, because
+    /// libssl 3.0 finds a group given by name (`-groups P-256`) among the reported names only.
+    pub aliases: Vec<String>,
+    /// `tls-group-name-internal`: the name the key manager takes as `group` ("prime256v1").
+    pub internal: String,
+    pub id: c_uint,
+    /// `tls-group-alg`: the key manager ("EC", "X25519").
+    pub key_manager: String,
+    pub security_bits: c_uint,
+}
+
+/// The TLS groups of the rows the policy serves, in the registry's order.
+pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
+    served_rows(policy, Family::KeyAgreement)
+        .filter_map(|row| {
+            let kind = KEY_TYPES.into_iter().find(|kind| kind.serves(row))?;
+            let name = keymgmt::openssl_param(row, "tls-group")?;
+            let id = keymgmt::openssl_param(row, "tls-group-id")?.parse().ok()?;
+            let key_manager = keymgmt::openssl_param(row, "keymgmt")?.split(':').next()?;
+            let (internal, alias) = match kind {
+                KeyType::Ec => (
+                    keymgmt::group_short_name(row.algorithm),
+                    keymgmt::openssl_param(row, "group")?,
+                ),
+                KeyType::X25519 => {
+                    let canonical = row.openssl.as_ref()?.canonical();
+                    (canonical, canonical)
+                }
+            };
+            Some(TlsGroup {
+                algorithm: row.algorithm,
+                name: name.to_owned(),
+                aliases: (alias != name)
+                    .then(|| alias.to_owned())
+                    .into_iter()
+                    .collect(),
+                internal: internal.to_owned(),
+                id,
+                key_manager: key_manager.to_owned(),
+                security_bits: keymgmt::facts(row.algorithm).security_bits as c_uint,
+            })
+        })
+        .collect()
+}
+
+fn param(key: &'static CStr, data_type: c_uint, data: *const c_void, size: usize) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type,
+        data: data as *mut c_void,
+        data_size: size,
+        return_size: ffi::PARAM_UNMODIFIED,
+    }
+}
+
+fn text(value: &CString) -> (*const c_void, usize) {
+    // OpenSSL's own entries count the terminating NUL.
+    (
+        value.as_ptr() as *const c_void,
+        value.as_bytes_with_nul().len(),
+    )
+}
+
+/// Hands one group, under the name `name`, to libssl's callback.
+fn report(group: &TlsGroup, name: &str, callback: ffi::Callback, argument: *mut c_void) -> c_int {
+    let name = CString::new(name).unwrap_or_default();
+    let internal = CString::new(group.internal.as_str()).unwrap_or_default();
+    let key_manager = CString::new(group.key_manager.as_str()).unwrap_or_default();
+    let (id, security_bits, is_kem): (c_uint, c_uint, c_uint) = (group.id, group.security_bits, 0);
+    // TLS 1.0 and DTLS 1.0 up, with no upper bound (0), as capabilities.c has for (EC)DHE.
+    let (min_tls, max_tls, min_dtls, max_dtls): (c_int, c_int, c_int, c_int) =
+        (ffi::TLS1_VERSION, 0, ffi::DTLS1_VERSION, 0);
+    let uint = |value: &c_uint| (value as *const c_uint as *const c_void, 4);
+    let int = |value: &c_int| (value as *const c_int as *const c_void, 4);
+    let entries = [
+        (c"tls-group-name", ffi::PARAM_UTF8_STRING, text(&name)),
+        (
+            c"tls-group-name-internal",
+            ffi::PARAM_UTF8_STRING,
+            text(&internal),
+        ),
+        (c"tls-group-id", ffi::PARAM_UNSIGNED_INTEGER, uint(&id)),
+        (c"tls-group-alg", ffi::PARAM_UTF8_STRING, text(&key_manager)),
+        (
+            c"tls-group-sec-bits",
+            ffi::PARAM_UNSIGNED_INTEGER,
+            uint(&security_bits),
+        ),
+        (
+            c"tls-group-is-kem",
+            ffi::PARAM_UNSIGNED_INTEGER,
+            uint(&is_kem),
+        ),
+        (c"tls-min-tls", ffi::PARAM_INTEGER, int(&min_tls)),
+        (c"tls-max-tls", ffi::PARAM_INTEGER, int(&max_tls)),
+        (c"tls-min-dtls", ffi::PARAM_INTEGER, int(&min_dtls)),
+        (c"tls-max-dtls", ffi::PARAM_INTEGER, int(&max_dtls)),
+    ];
+    let mut array: Vec<Param> = entries
+        .iter()
+        .map(|(key, data_type, (data, size))| param(key, *data_type, *data, *size))
+        .collect();
+    array.push(Param::END);
+    // SAFETY: libssl's callback with a terminated array whose data outlives the call.
+    unsafe { callback(array.as_ptr(), argument) }
+}
+
+/// `get_capabilities`: "TLS-GROUP" answered from the policy; other capabilities (such as
+/// OpenSSL 3.5's "TLS-SIGALG") have nothing to report here yet.
+///
+/// # Safety
+/// Called by libcrypto with the provider context, a C string and its callback.
+pub unsafe extern "C" fn get_capabilities(
+    provctx: *mut c_void,
+    capability: *const c_char,
+    callback: Option<ffi::Callback>,
+    argument: *mut c_void,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let Some(provider) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
+            return Err(fail(Reason::OutOfOrder, "no provider context"));
+        };
+        if capability.is_null() {
+            return Err(fail(Reason::BadParameter, "no capability named"));
+        }
+        // SAFETY: a NUL-terminated capability name.
+        let capability = unsafe { CStr::from_ptr(capability) }.to_bytes();
+        if !capability.eq_ignore_ascii_case(b"TLS-GROUP") {
+            return Ok(());
+        }
+        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no callback"))?;
+        if provider.module.ensure_operational().is_err() {
+            // A module in its error state serves nothing, so it offers no group.
+            return Ok(());
+        }
+        for group in tls_groups(provider.module.policy()) {
+            for name in std::iter::once(&group.name).chain(&group.aliases) {
+                if report(&group, name, callback, argument) == 0 {
+                    return Err(fail(
+                        Reason::Internal,
+                        format!("libssl refused the TLS group {name}"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regula::registry;
+
+    /// IANA's TLS Supported Groups registry: secp256r1 23, secp384r1 24, x25519 29.
+    #[test]
+    fn groups_carry_their_iana_code_points() {
+        let module = regula::Module::load_named("default").expect("default policy");
+        let groups = tls_groups(module.policy());
+        let ids: Vec<_> = groups
+            .iter()
+            .map(|group| {
+                (
+                    group.name.as_str(),
+                    group.id,
+                    group.internal.as_str(),
+                    group.aliases.join(","),
+                )
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                ("secp256r1", 23, "prime256v1", "P-256".to_owned()),
+                ("secp384r1", 24, "secp384r1", "P-384".to_owned()),
+                ("x25519", 29, "X25519", "X25519".to_owned())
+            ]
+        );
+        assert_eq!(registry::entry(groups[0].algorithm).name, "ecdh-p256");
+    }
+
+    /// X25519 key agreement is not approved in FIPS 140-3 (SP 800-56A Rev. 3): the strict
+    /// policy does not serve it, so libssl is not offered the group.
+    #[test]
+    fn fips_140_3_offers_only_approved_groups() {
+        let module = regula::Module::load_named("fips-140-3").expect("fips-140-3 policy");
+        let names: Vec<_> = tls_groups(module.policy())
+            .into_iter()
+            .map(|group| group.name)
+            .collect();
+        assert_eq!(names, ["secp256r1", "secp384r1"]);
+    }
+}

@@ -1,0 +1,792 @@
+//! `OSSL_OP_KEYMGMT` for the key-exchange keys: "EC" on the named groups P-256 and P-384, and
+//! "X25519", with the semantics of OpenSSL's providers/implementations/keymgmt/ec_kmgmt.c and
+//! ecx_kmgmt.c that libssl's (EC)DHE relies on: generate a key for a `group`, give its share as
+//! `encoded-pub-key`, take the peer's share the same way, copy the group from one key to
+//! another (export/import or dup), and import or export a key pair.
+//!
+//! A private key is the core's [`AgreementKey`] (generated under the policy with its pairwise
+//! consistency test, or imported through the core); a public-only key is the peer's encoded
+//! point. Which groups there are, and their OpenSSL and TLS names, are the registry rows'.
+
+use std::ffi::{CStr, CString};
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::{Arc, OnceLock};
+
+use regula::{AgreementKey, Algorithm, Family, Module, Policy, registry};
+use zeroize::Zeroizing;
+
+use crate::error::{self, Failure, Reason, fail};
+use crate::ffi::{self, Dispatch, Param};
+use crate::params::{self, Params};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
+
+/// The key types offered; the discriminant is the const parameter of the entry points that
+/// OpenSSL calls without a key or provider context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyType {
+    Ec = 0,
+    X25519 = 1,
+}
+
+pub const KEY_TYPES: [KeyType; 2] = [KeyType::Ec, KeyType::X25519];
+
+impl KeyType {
+    fn from_index(index: usize) -> Option<KeyType> {
+        KEY_TYPES.get(index).copied()
+    }
+
+    /// The key manager's canonical OpenSSL name ("EC", "X25519"), as the rows' `keymgmt`
+    /// parameter gives it.
+    pub fn serves(self, row: &registry::Entry) -> bool {
+        let name = openssl_param(row, "keymgmt").and_then(|names| names.split(':').next());
+        match self {
+            KeyType::Ec => name == Some("EC"),
+            KeyType::X25519 => name == Some("X25519"),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            KeyType::Ec => "EC",
+            KeyType::X25519 => "X25519",
+        }
+    }
+}
+
+/// The value of one of a row's OpenSSL parameters (`group`, `keymgmt`, `tls-group`, …).
+pub fn openssl_param(row: &registry::Entry, key: &str) -> Option<&'static str> {
+    row.openssl
+        .as_ref()
+        .and_then(|name| name.params.iter().find(|(k, _)| *k == key).map(|(_, v)| *v))
+}
+
+/// Every key-agreement row a key type serves, whether or not the policy serves it.
+fn rows_of(kind: KeyType) -> impl Iterator<Item = Algorithm> {
+    Algorithm::ALL.into_iter().filter(move |&algorithm| {
+        let row = registry::entry(algorithm);
+        row.family == Family::KeyAgreement && kind.serves(row)
+    })
+}
+
+/// The group (row) an OpenSSL group name means for `kind`: "P-256", "prime256v1" and
+/// "secp256r1" are one curve; an X25519 key's only group is "X25519".
+pub fn group_named(kind: KeyType, name: &str) -> Option<Algorithm> {
+    rows_of(kind).find(|&algorithm| {
+        let row = registry::entry(algorithm);
+        let names = match kind {
+            KeyType::Ec => [
+                openssl_param(row, "group"),
+                openssl_param(row, "group-aliases"),
+            ],
+            KeyType::X25519 => [row.openssl.as_ref().map(|name| name.names), None],
+        };
+        names
+            .into_iter()
+            .flatten()
+            .flat_map(|names| names.split(':'))
+            .any(|n| n.eq_ignore_ascii_case(name))
+    })
+}
+
+/// The name OpenSSL gives the group (`OBJ_nid2sn`: "prime256v1", "secp384r1", "X25519").
+pub fn group_short_name(algorithm: Algorithm) -> &'static str {
+    let row = registry::entry(algorithm);
+    openssl_param(row, "group-aliases")
+        .or_else(|| openssl_param(row, "group"))
+        .or_else(|| row.openssl.as_ref().map(|name| name.canonical()))
+        .and_then(|names| names.split(':').next())
+        .unwrap_or(row.name)
+}
+
+/// The group's facts OpenSSL asks for: field size in bytes, `bits`, `security-bits` and
+/// `max-size` (for EC the longest ECDSA signature, as ec_kmgmt.c answers; for X25519 the
+/// shared secret).
+pub struct GroupFacts {
+    pub field: usize,
+    pub bits: usize,
+    pub security_bits: usize,
+    pub max_size: usize,
+}
+
+pub fn facts(algorithm: Algorithm) -> GroupFacts {
+    let field = registry::entry(algorithm).sizes.output.unwrap_or(0);
+    if algorithm == Algorithm::X25519 {
+        // RFC 7748 §5: a 255-bit field, the 253 bits of OpenSSL's X25519_BITS; ~128-bit security.
+        return GroupFacts {
+            field,
+            bits: 253,
+            security_bits: 128,
+            max_size: field,
+        };
+    }
+    // SEQUENCE { INTEGER r, INTEGER s }, each integer at most field + 1 bytes long.
+    let body = 2 * (field + 3);
+    GroupFacts {
+        field,
+        bits: field * 8,
+        security_bits: field * 8 / 2,
+        max_size: body + if body < 128 { 2 } else { 3 },
+    }
+}
+
+pub fn offers(policy: &Policy) -> Vec<Offer> {
+    KEY_TYPES
+        .iter()
+        .filter_map(|&kind| {
+            let rows: Vec<_> = served_rows(policy, Family::KeyAgreement)
+                .filter(|row| kind.serves(row))
+                .collect();
+            let first = rows.first()?;
+            Some(Offer {
+                names: openssl_param(first, "keymgmt")?.to_owned(),
+                approved: rows.iter().any(|row| policy.approves(row.algorithm)),
+                dispatch: &TABLES.0[kind as usize],
+                description: format!(
+                    "Regula {} key management ({})",
+                    kind.label(),
+                    rows.iter()
+                        .map(|row| row.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+        })
+        .collect()
+}
+
+/// One key (`EVP_PKEY`'s provider half): a group, and a private key, a public key, both or
+/// neither (a key holding only its group, as libssl makes for the peer's share).
+pub struct Key {
+    module: Module,
+    pub(crate) kind: KeyType,
+    pub(crate) group: Option<Algorithm>,
+    pub(crate) private: Option<Arc<AgreementKey>>,
+    /// The encoded public key: an uncompressed point (EC) or 32 bytes (X25519).
+    pub(crate) public: Option<Vec<u8>>,
+}
+
+impl Key {
+    fn new(module: Module, kind: KeyType) -> Key {
+        Key {
+            module,
+            kind,
+            group: initial_group(kind),
+            private: None,
+            public: None,
+        }
+    }
+
+    fn group(&self) -> Result<Algorithm, Failure> {
+        self.group.ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                "the EC key has no group: set \"group\" first (P-256 or P-384)",
+            )
+        })
+    }
+}
+
+/// The key behind OpenSSL's `keydata`.
+///
+/// # Safety
+/// `keydata` is null or a pointer this module's `new`, `gen`, `dup` made, not yet freed.
+pub(crate) unsafe fn key<'a>(keydata: *mut c_void) -> Result<&'a mut Key, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(keydata, "key") }
+}
+
+type Tables = ffi::SyncTable<[[Dispatch; 22]; 2]>;
+
+static TABLES: Tables = ffi::SyncTable([table::<0>(), table::<1>()]);
+
+const fn table<const K: usize>() -> [Dispatch; 22] {
+    [
+        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
+        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
+        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
+        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
+        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
+        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
+        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<K>),
+        crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
+        ffi::DISPATCH_END,
+    ]
+}
+
+/// The provider context's module, or why there is none.
+///
+/// # Safety
+/// `provctx` is the provider context OpenSSL was given.
+unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
+    // SAFETY: the caller's contract.
+    let provider = unsafe { ProviderContext::from_ptr(provctx) }
+        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
+    provider.module.ensure_operational()?;
+    Ok(provider.module.clone())
+}
+
+/// Runs a constructor's body: the new object, or null with the reason on the error queue.
+fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || match body() {
+        Ok(value) => crate::context::into_raw(value),
+        Err(failure) => {
+            error::finish(Err(failure));
+            std::ptr::null_mut()
+        }
+    })
+}
+
+unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
+    construct(|| {
+        let kind = KeyType::from_index(K).ok_or_else(|| fail(Reason::Internal, "key type"))?;
+        // SAFETY: OpenSSL passes the provctx it was given.
+        Ok(Key::new(unsafe { module_of(provctx) }?, kind))
+    })
+}
+
+/// A key generation in progress: the group and what to make (a key pair, or the group only).
+struct GenContext {
+    module: Module,
+    kind: KeyType,
+    selection: c_int,
+    group: Option<Algorithm>,
+}
+
+unsafe extern "C" fn gen_init<const K: usize>(
+    provctx: *mut c_void,
+    selection: c_int,
+    params: *const Param,
+) -> *mut c_void {
+    construct(|| {
+        let kind = KeyType::from_index(K).ok_or_else(|| fail(Reason::Internal, "key type"))?;
+        // SAFETY: OpenSSL passes the provctx it was given and a terminated array (or null).
+        let (module, params) = unsafe { (module_of(provctx)?, Params::new(params)) };
+        let mut context = GenContext {
+            module,
+            kind,
+            selection,
+            group: initial_group(kind),
+        };
+        apply_gen_params(&mut context, &params)?;
+        Ok(context)
+    })
+}
+
+/// The group a fresh key of `kind` starts with: X25519 has one; an EC key's is chosen.
+fn initial_group(kind: KeyType) -> Option<Algorithm> {
+    match kind {
+        KeyType::Ec => None,
+        KeyType::X25519 => Some(Algorithm::X25519),
+    }
+}
+
+/// # Safety
+/// `genctx` is null or a live generation context of this module.
+unsafe fn gen_context<'a>(genctx: *mut c_void) -> Result<&'a mut GenContext, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(genctx, "key generation context") }
+}
+
+fn apply_gen_params(context: &mut GenContext, params: &Params) -> Result<(), Failure> {
+    for param in params.iter() {
+        match param.key {
+            "group" => {
+                let name = param.get_utf8()?;
+                let group = group_named(context.kind, &name).ok_or_else(|| unknown_group(&name))?;
+                served_group(&context.module, group)?;
+                context.group = Some(group);
+            }
+            // A deterministic key from input keying material (RFC 9180's DeriveKeyPair): not
+            // a service of the module, so not silently ignored either.
+            "dhkem-ikm" => {
+                return Err(fail(
+                    Reason::NotApproved,
+                    "\"dhkem-ikm\": deriving a key pair from input keying material is not \
+                     offered by the Regula provider",
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn unknown_group(name: &str) -> Failure {
+    fail(
+        Reason::NotApproved,
+        format!("group \"{name}\" is not a key-exchange group of the Regula provider"),
+    )
+}
+
+/// Refuses a group the loaded policy does not serve, before any key is made.
+fn served_group(module: &Module, group: Algorithm) -> Result<(), Failure> {
+    if module.policy().serves(group) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::NotApproved,
+            format!(
+                "{group} is not served under the Regula policy {}",
+                module.policy().name()
+            ),
+        ))
+    }
+}
+
+unsafe extern "C" fn gen_set_template(genctx: *mut c_void, template: *mut c_void) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live generation context and a key of this key manager.
+        let (context, template) = unsafe { (gen_context(genctx)?, key(template)?) };
+        if template.kind != context.kind {
+            return Err(fail(Reason::InvalidInput, "template key of another type"));
+        }
+        if let Some(group) = template.group {
+            served_group(&context.module, group)?;
+            context.group = Some(group);
+        }
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live generation context and a terminated array (or null).
+        let (context, params) = unsafe { (gen_context(genctx)?, Params::new(params)) };
+        apply_gen_params(context, &params)
+    })
+}
+
+static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
+
+unsafe extern "C" fn gen_settable_params(
+    _genctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const Param {
+    GEN_SETTABLE.as_ptr()
+}
+
+/// `gen`: a key pair under the policy (the core runs its pairwise consistency test), or, when
+/// only parameters were asked for, a key holding the group.
+unsafe extern "C" fn generate(
+    genctx: *mut c_void,
+    _callback: *mut c_void,
+    _argument: *mut c_void,
+) -> *mut c_void {
+    construct(|| {
+        // SAFETY: a live generation context.
+        let context = unsafe { gen_context(genctx) }?;
+        let group = context.group.ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                "no group to generate an EC key on: set \"group\" (P-256 or P-384)",
+            )
+        })?;
+        let mut key = Key::new(context.module.clone(), context.kind);
+        key.group = Some(group);
+        if context.selection & (ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) != 0 {
+            let private = context.module.generate_agreement_key(group)?.into_value();
+            key.public = Some(private.public_key()?);
+            key.private = Some(Arc::new(private));
+        }
+        Ok(key)
+    })
+}
+
+fn selects(selection: c_int, bits: c_int) -> bool {
+    selection & bits != 0
+}
+
+/// Whether the key holds what `selection` names (OpenSSL's `has`).
+fn holds(key: &Key, selection: c_int) -> bool {
+    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.private.is_some())
+        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
+        && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || key.group.is_some())
+}
+
+unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
+    error::guard(0, || {
+        // SAFETY: a key of this key manager (or null).
+        match unsafe { key(keydata as *mut c_void) } {
+            Ok(key) => c_int::from(holds(key, selection)),
+            Err(_) => 0,
+        }
+    })
+}
+
+/// `validate`: a key imported or set here has been checked already (its point's encoding and
+/// length; a private key through the core), and the peer's point is checked on the curve when
+/// it is used; what remains is that the key holds what is asked for.
+unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
+    // SAFETY: as for `has`.
+    unsafe { has(keydata, selection) }
+}
+
+unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
+    error::guard(0, || {
+        // SAFETY: keys of this key manager.
+        let (Ok(a), Ok(b)) = (unsafe { key(a as *mut c_void) }, unsafe {
+            key(b as *mut c_void)
+        }) else {
+            return 0;
+        };
+        let mut same = a.kind == b.kind;
+        if selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) {
+            same &= a.group.is_some() && a.group == b.group;
+        }
+        // A private key always comes with its public key here, so the public keys decide.
+        if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+            same &= a.group == b.group && a.public.is_some() && a.public == b.public;
+        }
+        c_int::from(same)
+    })
+}
+
+/// Checks an encoded public key of `group`: X25519's 32 bytes, or an uncompressed point of the
+/// curve's size (the form TLS uses, RFC 8446 §4.2.8.2). Whether the point is on the curve is
+/// checked by the core when the key is used.
+fn checked_public(group: Algorithm, encoded: &[u8]) -> Result<Vec<u8>, Failure> {
+    let expected = registry::entry(group).sizes.public_key.unwrap_or(0);
+    let form_ok = group == Algorithm::X25519 || encoded.first() == Some(&0x04);
+    if encoded.len() != expected || !form_ok {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "a {group} public key is {} of {expected} bytes, not {} bytes{}",
+                if group == Algorithm::X25519 {
+                    "a key"
+                } else {
+                    "an uncompressed point (04 || x || y)"
+                },
+                encoded.len(),
+                match encoded.first() {
+                    Some(&first) if group != Algorithm::X25519 && first != 0x04 =>
+                        format!(" starting {first:02x}"),
+                    _ => String::new(),
+                }
+            ),
+        ));
+    }
+    Ok(encoded.to_vec())
+}
+
+/// A private scalar of any length as the field-sized big-endian string the core takes; extra
+/// leading bytes must be zero (checked without a branch on their values).
+fn fixed_scalar(value: &[u8], field: usize) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let mut out = Zeroizing::new(vec![0u8; field]);
+    let (excess, low) = if value.len() > field {
+        value.split_at(value.len() - field)
+    } else {
+        (&[][..], value)
+    };
+    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
+    out[field - low.len()..].copy_from_slice(low);
+    if high != 0 {
+        return Err(fail(
+            Reason::InvalidInput,
+            "the private key is larger than the group's order",
+        ));
+    }
+    Ok(out)
+}
+
+unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array (or null).
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if key.kind == KeyType::Ec
+            && let Some(param) = params.locate("group")
+        {
+            let name = param.get_utf8()?;
+            key.group = Some(group_named(KeyType::Ec, &name).ok_or_else(|| unknown_group(&name))?);
+        }
+        if !selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+            return Ok(());
+        }
+        let group = key.group()?;
+        let public = match params.locate("pub") {
+            Some(param) if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) => {
+                Some(checked_public(group, param.get_octets()?)?)
+            }
+            _ => None,
+        };
+        let private = match params.locate("priv") {
+            Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
+                let field = facts(group).field;
+                let bytes = match key.kind {
+                    KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
+                    KeyType::X25519 => {
+                        let bytes = param.get_octets()?;
+                        if bytes.len() != field {
+                            return Err(fail(
+                                Reason::InvalidInput,
+                                format!(
+                                    "an X25519 private key is {field} bytes, not {}",
+                                    bytes.len()
+                                ),
+                            ));
+                        }
+                        Zeroizing::new(bytes.to_vec())
+                    }
+                };
+                Some(
+                    key.module
+                        .agreement_key_from_private_bytes(group, &bytes)?
+                        .into_value(),
+                )
+            }
+            _ => None,
+        };
+        match (private, public) {
+            (Some(private), public) => {
+                let derived = private.public_key()?;
+                if public.is_some_and(|public| public != derived) {
+                    return Err(fail(
+                        Reason::InvalidInput,
+                        "the public key given is not the private key's",
+                    ));
+                }
+                key.public = Some(derived);
+                key.private = Some(Arc::new(private));
+            }
+            (None, Some(public)) => {
+                key.public = Some(public);
+                key.private = None;
+            }
+            (None, None) => {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    "no key to import: neither \"pub\" nor \"priv\" given",
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
+static EC_TYPES: params::ParamList = crate::param_list![
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+    ("priv", params::UINT),
+];
+static X25519_TYPES: params::ParamList =
+    crate::param_list![("pub", params::OCTETS), ("priv", params::OCTETS)];
+
+unsafe extern "C" fn key_types<const K: usize>(_selection: c_int) -> *const Param {
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => EC_TYPES.as_ptr(),
+        _ => X25519_TYPES.as_ptr(),
+    }
+}
+
+/// An `OSSL_PARAM` entry pointing at `data` (which outlives the array's use).
+fn entry(key: &'static CStr, data_type: u32, data: *const u8, size: usize) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type,
+        data: data as *mut c_void,
+        data_size: size,
+        return_size: ffi::PARAM_UNMODIFIED,
+    }
+}
+
+/// `export`: the group (EC), the public key, and the private key when asked for and held (an
+/// EC scalar as an unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
+unsafe extern "C" fn export(
+    keydata: *mut c_void,
+    selection: c_int,
+    callback: Option<ffi::Callback>,
+    argument: *mut c_void,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager.
+        let key = unsafe { key(keydata)? };
+        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
+        let mut array = Vec::new();
+        let group_name = key.group.map(|group| cstring(group_short_name(group)));
+        if key.kind == KeyType::Ec
+            && selects(
+                selection,
+                ffi::SELECT_DOMAIN_PARAMETERS | ffi::SELECT_OTHER_PARAMETERS,
+            )
+            && let Some(name) = &group_name
+        {
+            array.push(entry(
+                c"group",
+                ffi::PARAM_UTF8_STRING,
+                name.as_ptr() as *const u8,
+                name.as_bytes().len(),
+            ));
+        }
+        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
+            && let Some(public) = &key.public
+        {
+            array.push(entry(
+                c"pub",
+                ffi::PARAM_OCTET_STRING,
+                public.as_ptr(),
+                public.len(),
+            ));
+        }
+        let mut private_bytes = None;
+        if selects(selection, ffi::SELECT_PRIVATE_KEY)
+            && let Some(private) = &key.private
+        {
+            let mut bytes = private.private_key_bytes()?;
+            let data_type = match key.kind {
+                KeyType::Ec => {
+                    if cfg!(target_endian = "little") {
+                        bytes.reverse();
+                    }
+                    ffi::PARAM_UNSIGNED_INTEGER
+                }
+                KeyType::X25519 => ffi::PARAM_OCTET_STRING,
+            };
+            private_bytes = Some((bytes, data_type));
+        }
+        if let Some((bytes, data_type)) = &private_bytes {
+            array.push(entry(c"priv", *data_type, bytes.as_ptr(), bytes.len()));
+        }
+        array.push(Param::END);
+        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
+        if unsafe { callback(array.as_ptr(), argument) } == 0 {
+            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
+        }
+        Ok(())
+    })
+}
+
+fn cstring(text: &str) -> CString {
+    CString::new(text).unwrap_or_default()
+}
+
+static EC_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+];
+static X25519_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("pub", params::OCTETS),
+];
+
+unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *const Param {
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
+        _ => X25519_GETTABLE.as_ptr(),
+    }
+}
+
+/// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), and the EC `group`;
+/// what the key does not have yet is not answered, as OpenSSL's key managers do.
+unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array.
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        let Some(group) = key.group else {
+            return Ok(());
+        };
+        let facts = facts(group);
+        for mut param in params.iter() {
+            match param.key {
+                "bits" => param.set_usize(facts.bits)?,
+                "security-bits" => param.set_usize(facts.security_bits)?,
+                "max-size" => param.set_usize(facts.max_size)?,
+                "encoded-pub-key" | "pub" => {
+                    if let Some(public) = &key.public {
+                        param.set_octets(public)?;
+                    }
+                }
+                "group" if key.kind == KeyType::Ec => {
+                    param.set_utf8(group_short_name(group))?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    })
+}
+
+static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
+
+unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
+    SETTABLE.as_ptr()
+}
+
+/// `encoded-pub-key`: the peer's key share, set on a key holding only the group (libssl's
+/// `EVP_PKEY_set1_encoded_public_key`).
+unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array (or null).
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if let Some(param) = params.locate("encoded-pub-key") {
+            let group = key.group()?;
+            if key.private.is_some() {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    "the key holds a private key: its public key cannot be replaced",
+                ));
+            }
+            key.public = Some(checked_public(group, param.get_octets()?)?);
+        }
+        Ok(())
+    })
+}
+
+/// The key-exchange algorithm of each key type: the name of its rows ("ECDH", "X25519").
+unsafe extern "C" fn query_operation_name<const K: usize>(operation: c_int) -> *const c_char {
+    static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+    error::guard(std::ptr::null(), || {
+        if operation != ffi::OP_KEYEXCH {
+            return std::ptr::null();
+        }
+        let names = NAMES.get_or_init(|| {
+            KEY_TYPES
+                .iter()
+                .map(|&kind| {
+                    let name = rows_of(kind)
+                        .next()
+                        .and_then(|algorithm| registry::entry(algorithm).openssl.as_ref())
+                        .map_or("", |name| name.canonical());
+                    cstring(name)
+                })
+                .collect()
+        });
+        names.get(K).map_or(std::ptr::null(), |name| name.as_ptr())
+    })
+}
+
+/// `dup`: what `selection` names of the key (libssl copies a key's group this way).
+unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
+    construct(|| {
+        // SAFETY: a key of this key manager.
+        let source = unsafe { key(keydata as *mut c_void) }?;
+        let mut copy = Key::new(source.module.clone(), source.kind);
+        copy.group = source.group;
+        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
+            copy.public = source.public.clone();
+        }
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.private = source.private.clone();
+        }
+        Ok(copy)
+    })
+}

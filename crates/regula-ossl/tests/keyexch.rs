@@ -1,0 +1,590 @@
+//! The provider's key exchange (KEYMGMT "EC" and "X25519", KEYEXCH "ECDH" and "X25519") driven
+//! through the system's libcrypto (`EVP_PKEY_*`), loaded with `libloading`: keys generated and
+//! imported with `provider=regula`, shared secrets derived both ways, against OpenSSL's default
+//! provider in the same process, and against published known answers (RFC 7748 §6.1 for
+//! X25519; NIST CAVS `KAS_ECC_CDH_PrimitiveTest.txt`, P-256 COUNT = 0, for ECDH). Bad input
+//! must fail with the provider's reason on the error queue, never crash.
+
+use std::ffi::{CStr, c_char, c_int, c_ulong, c_void};
+use std::sync::OnceLock;
+
+use regula_ossl::ffi::{PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_STRING, Param};
+
+mod common;
+
+use common::Ptr;
+
+// OSSL_KEYMGMT_SELECT_* and EVP_PKEY_* selections.
+const PUBLIC_KEY: c_int = 0x02 | 0x84;
+const KEYPAIR: c_int = 0x03 | 0x84;
+const PARAMETERS: c_int = 0x84;
+
+struct Crypto {
+    libctx: usize,
+    ctx_new_from_name: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
+    ctx_new_from_pkey: unsafe extern "C" fn(Ptr, Ptr, *const c_char) -> Ptr,
+    ctx_free: unsafe extern "C" fn(Ptr),
+    keygen_init: unsafe extern "C" fn(Ptr) -> c_int,
+    set_group_name: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
+    generate: unsafe extern "C" fn(Ptr, *mut Ptr) -> c_int,
+    fromdata_init: unsafe extern "C" fn(Ptr) -> c_int,
+    fromdata: unsafe extern "C" fn(Ptr, *mut Ptr, c_int, *const Param) -> c_int,
+    get_octets: unsafe extern "C" fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int,
+    set_encoded: unsafe extern "C" fn(Ptr, *const u8, usize) -> c_int,
+    get_provider: unsafe extern "C" fn(Ptr) -> Ptr,
+    provider_name: unsafe extern "C" fn(Ptr) -> *const c_char,
+    pkey_free: unsafe extern "C" fn(Ptr),
+    derive_init: unsafe extern "C" fn(Ptr) -> c_int,
+    set_peer: unsafe extern "C" fn(Ptr, Ptr) -> c_int,
+    derive: unsafe extern "C" fn(Ptr, *mut u8, *mut usize) -> c_int,
+    set_ctx_params: unsafe extern "C" fn(Ptr, *const Param) -> c_int,
+    err_get: unsafe extern "C" fn() -> c_ulong,
+    err_peek_data: unsafe extern "C" fn(*mut *const c_char, *mut c_int) -> c_ulong,
+    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
+    err_clear: unsafe extern "C" fn(),
+}
+
+fn crypto() -> &'static Crypto {
+    static CRYPTO: OnceLock<Crypto> = OnceLock::new();
+    CRYPTO.get_or_init(|| {
+        // The system's libcrypto, or another (OpenSSL 3.5's) named by REGULA_TEST_LIBCRYPTO.
+        let path = std::env::var("REGULA_TEST_LIBCRYPTO").unwrap_or("libcrypto.so.3".into());
+        let library = common::libcrypto(&path);
+        macro_rules! symbol {
+            ($name:literal) => {
+                // SAFETY: each symbol is declared with the signature of OpenSSL 3's headers.
+                *unsafe { library.get(concat!($name, "\0").as_bytes()) }
+                    .expect(concat!("libcrypto has ", $name))
+            };
+        }
+        let dir = common::provider_dir("keyexch-test");
+        // OpenSSL's default provider is the peer for the cross-provider derivations.
+        let libctx = common::libctx_with(library, &dir, &[c"regula", c"default"]);
+        Crypto {
+            libctx: libctx as usize,
+            ctx_new_from_name: symbol!("EVP_PKEY_CTX_new_from_name"),
+            ctx_new_from_pkey: symbol!("EVP_PKEY_CTX_new_from_pkey"),
+            ctx_free: symbol!("EVP_PKEY_CTX_free"),
+            keygen_init: symbol!("EVP_PKEY_keygen_init"),
+            set_group_name: symbol!("EVP_PKEY_CTX_set_group_name"),
+            generate: symbol!("EVP_PKEY_generate"),
+            fromdata_init: symbol!("EVP_PKEY_fromdata_init"),
+            fromdata: symbol!("EVP_PKEY_fromdata"),
+            get_octets: symbol!("EVP_PKEY_get_octet_string_param"),
+            set_encoded: symbol!("EVP_PKEY_set1_encoded_public_key"),
+            get_provider: symbol!("EVP_PKEY_get0_provider"),
+            provider_name: symbol!("OSSL_PROVIDER_get0_name"),
+            pkey_free: symbol!("EVP_PKEY_free"),
+            derive_init: symbol!("EVP_PKEY_derive_init"),
+            set_peer: symbol!("EVP_PKEY_derive_set_peer"),
+            derive: symbol!("EVP_PKEY_derive"),
+            set_ctx_params: symbol!("EVP_PKEY_CTX_set_params"),
+            err_get: symbol!("ERR_get_error"),
+            err_peek_data: symbol!("ERR_peek_error_data"),
+            err_string: symbol!("ERR_error_string_n"),
+            err_clear: symbol!("ERR_clear_error"),
+        }
+    })
+}
+
+fn libctx() -> Ptr {
+    crypto().libctx as Ptr
+}
+
+/// The first error on this thread's queue as "reason text | provider's message", then clears it.
+fn take_error() -> String {
+    let c = crypto();
+    let mut data: *const c_char = std::ptr::null();
+    let mut flags: c_int = 0;
+    let mut text = [0 as c_char; 256];
+    // SAFETY: libcrypto's error functions with valid out-pointers and buffer sizes.
+    unsafe {
+        let code = (c.err_peek_data)(&mut data, &mut flags);
+        assert_ne!(code, 0, "a failure puts an error on the queue");
+        let message = if data.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(data).to_string_lossy().into_owned()
+        };
+        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
+        (c.err_clear)();
+        format!(
+            "{} | {message}",
+            CStr::from_ptr(text.as_ptr()).to_string_lossy()
+        )
+    }
+}
+
+/// An `EVP_PKEY`, freed on drop.
+struct Key(Ptr);
+
+impl Drop for Key {
+    fn drop(&mut self) {
+        // SAFETY: a key libcrypto made, freed once.
+        unsafe { (crypto().pkey_free)(self.0) }
+    }
+}
+
+impl Key {
+    /// A key pair of `algorithm` ("EC" with `group`, or "X25519") from the provider
+    /// `properties` selects.
+    fn generate(algorithm: &CStr, group: &CStr, properties: &CStr) -> Key {
+        let c = crypto();
+        // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
+        unsafe {
+            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
+            assert!(
+                !ctx.is_null(),
+                "{algorithm:?} key context: {}",
+                take_error()
+            );
+            assert_eq!((c.keygen_init)(ctx), 1, "keygen_init: {}", take_error());
+            assert_eq!(
+                (c.set_group_name)(ctx, group.as_ptr()),
+                1,
+                "group: {}",
+                take_error()
+            );
+            let mut key = std::ptr::null_mut();
+            let ok = (c.generate)(ctx, &mut key);
+            (c.ctx_free)(ctx);
+            assert_eq!(ok, 1, "generate {group:?}: {}", take_error());
+            Key(key)
+        }
+    }
+
+    /// A key from parameters (`EVP_PKEY_fromdata`), or the error it raised.
+    fn from_data(
+        algorithm: &CStr,
+        properties: &CStr,
+        selection: c_int,
+        params: &[Param],
+    ) -> Result<Key, String> {
+        let c = crypto();
+        let mut array: Vec<Param> = params.iter().map(copy).collect();
+        array.push(Param::END);
+        // SAFETY: libcrypto calls with live objects, a terminated array whose data outlives
+        // the calls, and NUL-terminated strings.
+        unsafe {
+            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
+            assert!(
+                !ctx.is_null(),
+                "{algorithm:?} key context: {}",
+                take_error()
+            );
+            assert_eq!((c.fromdata_init)(ctx), 1, "fromdata_init: {}", take_error());
+            let mut key = std::ptr::null_mut();
+            let ok = (c.fromdata)(ctx, &mut key, selection, array.as_ptr());
+            (c.ctx_free)(ctx);
+            if ok == 1 {
+                Ok(Key(key))
+            } else {
+                Err(take_error())
+            }
+        }
+    }
+
+    fn encoded_public_key(&self) -> Vec<u8> {
+        let mut out = vec![0u8; 256];
+        let mut len = 0usize;
+        // SAFETY: a live key and a buffer of the size given.
+        let ok = unsafe {
+            (crypto().get_octets)(
+                self.0,
+                c"encoded-pub-key".as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+            )
+        };
+        assert_eq!(ok, 1, "encoded-pub-key: {}", take_error());
+        out.truncate(len);
+        out
+    }
+
+    fn provider(&self) -> String {
+        let c = crypto();
+        // SAFETY: a live key; the provider's name is a C string it owns.
+        unsafe {
+            let provider = (c.get_provider)(self.0);
+            assert!(!provider.is_null());
+            CStr::from_ptr((c.provider_name)(provider))
+                .to_string_lossy()
+                .into_owned()
+        }
+    }
+
+    /// The shared secret with `peer` (its length asked first, as libssl does), or the error.
+    /// The exchange is fetched from the key's own provider: without a property query OpenSSL
+    /// may fetch another provider's and export the key to it.
+    fn derive(&self, peer: &Key, params: &[Param]) -> Result<Vec<u8>, String> {
+        let c = crypto();
+        let mut array: Vec<Param> = params.iter().map(copy).collect();
+        array.push(Param::END);
+        let properties = std::ffi::CString::new(format!("provider={}", self.provider())).unwrap();
+        // SAFETY: libcrypto calls with live keys and buffers of the sizes given.
+        unsafe {
+            let ctx = (c.ctx_new_from_pkey)(libctx(), self.0, properties.as_ptr());
+            assert!(!ctx.is_null(), "derive context: {}", take_error());
+            let result = (|| {
+                if (c.derive_init)(ctx) != 1 {
+                    return Err(take_error());
+                }
+                if !params.is_empty() && (c.set_ctx_params)(ctx, array.as_ptr()) != 1 {
+                    return Err(take_error());
+                }
+                if (c.set_peer)(ctx, peer.0) != 1 {
+                    return Err(take_error());
+                }
+                let mut len = 0usize;
+                if (c.derive)(ctx, std::ptr::null_mut(), &mut len) != 1 {
+                    return Err(take_error());
+                }
+                let mut secret = vec![0u8; len];
+                if (c.derive)(ctx, secret.as_mut_ptr(), &mut len) != 1 {
+                    return Err(take_error());
+                }
+                secret.truncate(len);
+                Ok(secret)
+            })();
+            (c.ctx_free)(ctx);
+            result
+        }
+    }
+
+    /// A params-only key of `group` holding the peer's share, as libssl makes it.
+    fn peer_share(algorithm: &CStr, group: &'static CStr, share: &[u8]) -> Result<Key, String> {
+        let params = if algorithm == c"EC" {
+            vec![utf8(c"group", group)]
+        } else {
+            vec![]
+        };
+        let key = Key::from_data(algorithm, c"provider=regula", PARAMETERS, &params)?;
+        // SAFETY: a live key and the bytes given.
+        let ok = unsafe { (crypto().set_encoded)(key.0, share.as_ptr(), share.len()) };
+        if ok == 1 { Ok(key) } else { Err(take_error()) }
+    }
+}
+
+fn copy(p: &Param) -> Param {
+    Param {
+        key: p.key,
+        data_type: p.data_type,
+        data: p.data,
+        data_size: p.data_size,
+        return_size: p.return_size,
+    }
+}
+
+fn octets(key: &'static CStr, value: &[u8]) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_OCTET_STRING,
+        data: value.as_ptr() as *mut c_void,
+        data_size: value.len(),
+        return_size: usize::MAX,
+    }
+}
+
+fn utf8(key: &'static CStr, value: &'static CStr) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_UTF8_STRING,
+        data: value.as_ptr() as *mut c_void,
+        data_size: value.to_bytes().len(),
+        return_size: usize::MAX,
+    }
+}
+
+/// A `BIGNUM` parameter: the unsigned integer in the machine's byte order.
+fn bignum(key: &'static CStr, native: &[u8]) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_UNSIGNED_INTEGER,
+        data: native.as_ptr() as *mut c_void,
+        data_size: native.len(),
+        return_size: usize::MAX,
+    }
+}
+
+fn native_order(big_endian: &[u8]) -> Vec<u8> {
+    let mut bytes = big_endian.to_vec();
+    if cfg!(target_endian = "little") {
+        bytes.reverse();
+    }
+    bytes
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
+        .collect()
+}
+
+/// (OpenSSL key type, group, shared secret length).
+const GROUPS: [(&CStr, &CStr, usize); 3] = [
+    (c"EC", c"P-256", 32),
+    (c"EC", c"P-384", 48),
+    (c"X25519", c"X25519", 32),
+];
+
+#[test]
+fn regula_keys_agree_both_ways() {
+    for (algorithm, group, len) in GROUPS {
+        let alice = Key::generate(algorithm, group, c"provider=regula");
+        let bob = Key::generate(algorithm, group, c"provider=regula");
+        assert_eq!(alice.provider(), "regula");
+        let ab = alice.derive(&bob, &[]).expect("alice with bob");
+        let ba = bob.derive(&alice, &[]).expect("bob with alice");
+        assert_eq!(ab.len(), len, "{group:?}");
+        assert_eq!(ab, ba, "{group:?}");
+        // Through encoded public keys, as libssl hands over key shares.
+        let bob_share =
+            Key::peer_share(algorithm, group, &bob.encoded_public_key()).expect("bob's share");
+        assert_eq!(alice.derive(&bob_share, &[]).expect("with the share"), ab);
+    }
+}
+
+#[test]
+fn regula_and_the_default_provider_agree() {
+    for (algorithm, group, _) in GROUPS {
+        let ours = Key::generate(algorithm, group, c"provider=regula");
+        let theirs = Key::generate(algorithm, group, c"provider=default");
+        assert_eq!(theirs.provider(), "default");
+        // Each side gets the other's public key as its encoded share.
+        let their_share = Key::peer_share(algorithm, group, &theirs.encoded_public_key())
+            .expect("the default provider's share in Regula");
+        // OpenSSL's X25519 key manager makes no key from parameters alone: the default
+        // provider's copy of our key is imported from its encoded public key as `pub`.
+        let our_public = ours.encoded_public_key();
+        let mut params = vec![octets(c"pub", &our_public)];
+        if algorithm == c"EC" {
+            params.push(utf8(c"group", group));
+        }
+        let our_share_for_them =
+            Key::from_data(algorithm, c"provider=default", PUBLIC_KEY, &params)
+                .expect("Regula's public key in the default provider");
+        assert_eq!(our_share_for_them.provider(), "default");
+        let regula_side = ours.derive(&their_share, &[]).expect("Regula derives");
+        let default_side = theirs
+            .derive(&our_share_for_them, &[])
+            .expect("default derives");
+        assert_eq!(regula_side, default_side, "{group:?}");
+    }
+}
+
+/// RFC 7748 §6.1: Alice's and Bob's private keys, their public keys, and K.
+#[test]
+fn x25519_rfc7748_known_answer() {
+    let alice_private = unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+    let alice_public = unhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+    let bob_private = unhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
+    let bob_public = unhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
+    let shared = unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+    let alice = Key::from_data(
+        c"X25519",
+        c"provider=regula",
+        KEYPAIR,
+        &[octets(c"priv", &alice_private)],
+    )
+    .expect("Alice's key");
+    let bob = Key::from_data(
+        c"X25519",
+        c"provider=regula",
+        KEYPAIR,
+        &[octets(c"priv", &bob_private)],
+    )
+    .expect("Bob's key");
+    assert_eq!(alice.provider(), "regula");
+    assert_eq!(alice.encoded_public_key(), alice_public);
+    assert_eq!(bob.encoded_public_key(), bob_public);
+    let bob_share = Key::peer_share(c"X25519", c"X25519", &bob_public).expect("Bob's share");
+    assert_eq!(
+        alice.derive(&bob_share, &[]).expect("Alice derives"),
+        shared
+    );
+    let alice_share = Key::peer_share(c"X25519", c"X25519", &alice_public).expect("Alice's share");
+    assert_eq!(bob.derive(&alice_share, &[]).expect("Bob derives"), shared);
+}
+
+/// NIST CAVS 14.1 ECC CDH Primitive (SP 800-56A §5.7.1.2), KAS_ECC_CDH_PrimitiveTest.txt,
+/// [P-256] COUNT = 0: QCAVS, dIUT, QIUT and ZIUT.
+fn cavs_p256() -> (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) {
+    let qcavs = unhex(
+        "04 700c48f77f56584c5cc632ca65640db91b6bacce3a4df6b42ce7cc838833d287
+            db71e509e3fd9b060ddb20ba5c51dcc5948d46fbf640dfe0441782cab85fa4ac",
+    );
+    let d_iut = unhex("7d7dc5f71eb29ddaf80d6214632eeae03d9058af1fb6d22ed80badb62bc1a534");
+    let q_iut = unhex(
+        "04 ead218590119e8876b29146ff89ca61770c4edbbf97d38ce385ed281d8a6b230
+            28af61281fd35e2fa7002523acc85a429cb06ee6648325389f59edfce1405141",
+    );
+    let z_iut = unhex("46fc62106420ff012e54a434fbdd2d25ccc5852060561e68040dd7778997bd7b");
+    (qcavs, d_iut, q_iut, z_iut)
+}
+
+#[test]
+fn ecdh_p256_cavs_known_answer() {
+    let (qcavs, d_iut, q_iut, z_iut) = cavs_p256();
+    let native = native_order(&d_iut);
+    let iut = Key::from_data(
+        c"EC",
+        c"provider=regula",
+        KEYPAIR,
+        &[
+            utf8(c"group", c"prime256v1"),
+            bignum(c"priv", &native),
+            octets(c"pub", &q_iut),
+        ],
+    )
+    .expect("the IUT's key");
+    assert_eq!(iut.provider(), "regula");
+    assert_eq!(iut.encoded_public_key(), q_iut);
+    let cavs = Key::peer_share(c"EC", c"P-256", &qcavs).expect("the CAVS share");
+    assert_eq!(iut.derive(&cavs, &[]).expect("derive"), z_iut);
+    // A private key without its public key: the public key is computed.
+    let private_only = Key::from_data(
+        c"EC",
+        c"provider=regula",
+        KEYPAIR,
+        &[utf8(c"group", c"secp256r1"), bignum(c"priv", &native)],
+    )
+    .expect("the private key alone");
+    assert_eq!(private_only.encoded_public_key(), q_iut);
+    // A public key that is not the private key's is refused.
+    let refused = Key::from_data(
+        c"EC",
+        c"provider=regula",
+        KEYPAIR,
+        &[
+            utf8(c"group", c"P-256"),
+            bignum(c"priv", &native),
+            octets(c"pub", &qcavs),
+        ],
+    )
+    .err()
+    .expect("a mismatched key pair is refused");
+    assert!(refused.contains("not the private key's"), "{refused}");
+}
+
+#[test]
+fn invalid_peer_points_are_refused_with_regula_reason() {
+    let (qcavs, d_iut, _, _) = cavs_p256();
+    let native = native_order(&d_iut);
+    let iut = Key::from_data(
+        c"EC",
+        c"provider=regula",
+        KEYPAIR,
+        &[utf8(c"group", c"P-256"), bignum(c"priv", &native)],
+    )
+    .expect("the IUT's key");
+    // The CAVS point with its last bit flipped: off the curve.
+    let mut off_curve = qcavs.clone();
+    *off_curve.last_mut().unwrap() ^= 1;
+    let peer = Key::peer_share(c"EC", c"P-256", &off_curve).expect("the share is well formed");
+    let refused = iut.derive(&peer, &[]).expect_err("an off-curve point");
+    assert!(
+        refused.contains("invalid input") && refused.contains("not a valid point"),
+        "{refused}"
+    );
+    // Wrong lengths and forms of encoded-pub-key.
+    for (algorithm, group, share) in [
+        (c"EC", c"P-256", qcavs[..64].to_vec()),
+        (c"EC", c"P-256", [&qcavs[..], &[0]].concat()),
+        (c"EC", c"P-384", qcavs.clone()),
+        (c"X25519", c"X25519", vec![9; 31]),
+        (c"X25519", c"X25519", vec![9; 33]),
+    ] {
+        let refused = Key::peer_share(algorithm, group, &share)
+            .err()
+            .unwrap_or_else(|| panic!("{group:?}: a {}-byte share accepted", share.len()));
+        assert!(
+            refused.contains("invalid input") && refused.contains("bytes"),
+            "{refused}"
+        );
+    }
+    // A compressed point (TLS uses only uncompressed ones): refused with the reason.
+    let mut compressed = qcavs[..33].to_vec();
+    compressed[0] = 0x02;
+    let refused = Key::peer_share(c"EC", c"P-256", &compressed)
+        .err()
+        .expect("a compressed point");
+    assert!(refused.contains("uncompressed point"), "{refused}");
+}
+
+#[test]
+fn unknown_groups_and_kdf_parameters_are_refused() {
+    let c = crypto();
+    // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
+    unsafe {
+        let ctx = (c.ctx_new_from_name)(libctx(), c"EC".as_ptr(), c"provider=regula".as_ptr());
+        assert!(!ctx.is_null());
+        assert_eq!((c.keygen_init)(ctx), 1);
+        let set = (c.set_group_name)(ctx, c"secp256k1".as_ptr());
+        let mut key = std::ptr::null_mut();
+        let generated = set == 1 && (c.generate)(ctx, &mut key) == 1;
+        (c.ctx_free)(ctx);
+        assert!(!generated, "a key on secp256k1");
+        let refused = take_error();
+        assert!(refused.contains("secp256k1"), "{refused}");
+    }
+    let alice = Key::generate(c"EC", c"P-256", c"provider=regula");
+    let bob = Key::generate(c"EC", c"P-256", c"provider=regula");
+    let x963 = c"X963KDF";
+    let refused = alice
+        .derive(&bob, &[utf8(c"kdf-type", x963)])
+        .expect_err("the X9.63 KDF");
+    assert!(refused.contains("no X9.63 KDF"), "{refused}");
+}
+
+/// (first OpenSSL name, properties) of each algorithm the provider offers for `operation`
+/// under `policy`, read through its own query function (no libcrypto).
+fn offered(policy: &str, operation: c_int) -> Vec<(String, String)> {
+    let host = regula_ossl::host::Host::load(policy).expect("the policy loads");
+    host.offered(operation)
+        .into_iter()
+        .map(|offer| {
+            let first = offer.names.split(':').next().unwrap_or("").to_owned();
+            (first, offer.properties)
+        })
+        .collect()
+}
+
+/// The key managers and exchanges each policy offers: X25519 key agreement is not approved in
+/// FIPS 140-3 (SP 800-56A Rev. 3 has only the NIST curves), so the strict policy offers none;
+/// under gm only SM2 is served.
+#[test]
+fn each_policy_offers_its_groups() {
+    let regula = |fips: &str| format!("provider=regula,fips={fips}");
+    for (policy, keymgmt, keyexch) in [
+        (
+            "default",
+            vec![("EC", regula("yes")), ("X25519", regula("yes"))],
+            vec![("ECDH", regula("yes")), ("X25519", regula("yes"))],
+        ),
+        (
+            "fips-140-3",
+            vec![("EC", regula("yes"))],
+            vec![("ECDH", regula("yes"))],
+        ),
+        ("gm", vec![], vec![]),
+    ] {
+        let expected = |list: Vec<(&str, String)>| {
+            list.into_iter()
+                .map(|(name, properties)| (name.to_owned(), properties))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            offered(policy, regula_ossl::ffi::OP_KEYMGMT),
+            expected(keymgmt),
+            "{policy}"
+        );
+        assert_eq!(
+            offered(policy, regula_ossl::ffi::OP_KEYEXCH),
+            expected(keyexch),
+            "{policy}"
+        );
+    }
+}
