@@ -61,6 +61,7 @@ pub use service::mac::{MacContext, MacKey};
 pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;
 pub use service::tls12_gcm::{TLS12_EXPLICIT_LEN, TLS12_FIXED_LEN, Tls12GcmSealer};
+pub use service::tls13_nonce::Tls13NonceSequence;
 
 /// Whether `a` and `b` are equal, in a time that depends only on their lengths (AWS-LC's
 /// `CRYPTO_memcmp`, the comparison the module's own tag checks use): for adapters that compare

@@ -72,6 +72,16 @@ impl AeadKey {
     /// a nonce under one key.
     pub fn encrypt_stream(&self, nonce: &[u8]) -> Result<AeadStream> {
         let approval = self.stream_approval(true)?;
+        self.encrypt_stream_with_approval(nonce, approval)
+    }
+
+    /// Starts encrypting under `nonce` with the policy's decision already made (a
+    /// caller's nonce, or one the module constructed).
+    pub(super) fn encrypt_stream_with_approval(
+        &self,
+        nonce: &[u8],
+        approval: Approval,
+    ) -> Result<AeadStream> {
         self.check_nonce(nonce)?;
         let backend = AeadStreamBackend::start(&self.backend, self.algorithm(), nonce, true)?;
         Ok(self.new_stream(backend, true, approval))
@@ -94,6 +104,31 @@ impl AeadKey {
     /// ChaCha20-Poly1305 keep AWS-LC's keyed context instead of building a new one (key
     /// schedule, GHASH table) per message. On failure the stream is finished.
     pub fn restart_stream(&self, stream: &mut AeadStream, nonce: &[u8]) -> Result<()> {
+        // The same request as the stream's last message: its decision stands unless the rule
+        // is dated (the module's error state is checked all the same).
+        let approval = if self.module.policy().decision_is_dated(self.algorithm()) {
+            self.stream_approval(stream.encrypt)
+        } else {
+            self.module.ensure_operational().map(|()| stream.approval)
+        };
+        match approval {
+            Ok(approval) => self.restart_with_approval(stream, nonce, approval),
+            Err(error) => {
+                stream.backend = None;
+                stream.reusable = None;
+                Err(error)
+            }
+        }
+    }
+
+    /// [`AeadKey::restart_stream`] with the policy's decision already made (a caller's nonce,
+    /// or one the module constructed). On failure the stream is finished.
+    pub(super) fn restart_with_approval(
+        &self,
+        stream: &mut AeadStream,
+        nonce: &[u8],
+        approval: Approval,
+    ) -> Result<()> {
         if stream.key_identity != self.identity {
             return Err(Error::invalid_input(format!(
                 "{}: this stream was started by another key",
@@ -106,14 +141,6 @@ impl AeadKey {
             .and_then(AeadStreamBackend::into_reusable)
             .or_else(|| stream.reusable.take());
         stream.reusable = None;
-        // The same request as the stream's last message: its decision stands unless the rule
-        // is dated (the module's error state is checked all the same).
-        let approval = if self.module.policy().decision_is_dated(self.algorithm()) {
-            self.stream_approval(stream.encrypt)?
-        } else {
-            self.module.ensure_operational()?;
-            stream.approval
-        };
         self.check_nonce(nonce)?;
         let backend = AeadStreamBackend::restart(
             reusable,

@@ -16,6 +16,7 @@ pub mod pke;
 pub mod random;
 pub mod signature;
 pub mod tls12_gcm;
+pub mod tls13_nonce;
 
 use zeroize::Zeroize;
 
