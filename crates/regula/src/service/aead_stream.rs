@@ -44,6 +44,9 @@ pub struct AeadStream {
     algorithm: Algorithm,
     /// The approval of this operation, decided when the stream started.
     approval: Approval,
+    /// The message's nonce was constructed by the module (`encrypt_stream_tls13`), whose
+    /// approval a caller's next nonce does not inherit.
+    pub(super) module_nonce: bool,
     encrypt: bool,
     tag_len: usize,
     /// `None` once finished, or after a backend failure.
@@ -105,8 +108,11 @@ impl AeadKey {
     /// schedule, GHASH table) per message. On failure the stream is finished.
     pub fn restart_stream(&self, stream: &mut AeadStream, nonce: &[u8]) -> Result<()> {
         // The same request as the stream's last message: its decision stands unless the rule
-        // is dated (the module's error state is checked all the same).
-        let approval = if self.module.policy().decision_is_dated(self.algorithm()) {
+        // is dated or the last nonce was the module's (the module's error state is checked all
+        // the same).
+        let decided_afresh =
+            stream.module_nonce || self.module.policy().decision_is_dated(self.algorithm());
+        let approval = if decided_afresh {
             self.stream_approval(stream.encrypt)
         } else {
             self.module.ensure_operational().map(|()| stream.approval)
@@ -150,6 +156,7 @@ impl AeadKey {
             stream.encrypt,
         )?;
         stream.approval = approval;
+        stream.module_nonce = false;
         stream.backend = Some(backend);
         stream.text_started = false;
         stream.text_len = 0;
@@ -182,6 +189,7 @@ impl AeadKey {
             module: self.module.clone(),
             algorithm: self.algorithm(),
             approval,
+            module_nonce: false,
             encrypt,
             tag_len: self.tag_len(),
             backend: Some(backend),
@@ -334,6 +342,7 @@ impl AeadStream {
             module: self.module.clone(),
             algorithm: self.algorithm,
             approval: self.approval,
+            module_nonce: self.module_nonce,
             encrypt: self.encrypt,
             tag_len: self.tag_len,
             backend: Some(backend),

@@ -103,13 +103,15 @@ impl AeadKey {
         }
         self.module.ensure_operational()?;
         let nonce = sequence.take()?;
-        match spare {
+        let mut stream = match spare {
             Some(mut stream) if stream.is_encrypting() => {
                 self.restart_with_approval(&mut stream, &nonce, self.approval)?;
-                Ok(stream)
+                stream
             }
-            _ => self.encrypt_stream_with_approval(&nonce, self.approval),
-        }
+            _ => self.encrypt_stream_with_approval(&nonce, self.approval)?,
+        };
+        stream.module_nonce = true;
+        Ok(stream)
     }
 }
 
@@ -172,6 +174,9 @@ mod tests {
             sequence.next_nonce(),
             Some(hex!("5b78923dee08579033e523db"))
         );
+        // A caller's nonce in the same stream is decided afresh: refused under fips-140-3.
+        let mut stream = spare.unwrap();
+        assert!(key.restart_stream(&mut stream, &[0x42; 12]).is_err());
     }
 
     #[test]
