@@ -11,7 +11,7 @@ use std::os::raw::{c_int, c_uchar, c_void};
 
 use regula::{
     AeadKey, AeadStream, Algorithm, CipherKey, CipherStream, Direction, Family, Module, Policy,
-    registry,
+    Tls13NonceSequence, registry,
 };
 use zeroize::Zeroizing;
 
@@ -210,6 +210,48 @@ pub struct Context {
     last: LastOperation,
     /// libssl's TLS 1.2 record form (tls_record.rs).
     tls: crate::tls_record::TlsRecord,
+    /// AEAD encryption: TLS 1.3's record nonces, counted by the module (see [`Tls13Nonces`]).
+    tls13: Tls13Nonces,
+}
+
+/// libssl seals each TLS 1.3 record under `write_iv XOR n` (RFC 8446 §5.3), giving the nonce as
+/// the record's IV. When the first IV after a key is a write IV this provider's TLS13-KDF
+/// derived (tls13_ivs.rs), the module counts the sequence from it (`Tls13NonceSequence`): while
+/// the IVs follow it, records are sealed with the module's nonce, which is approved where a
+/// caller's nonce is not (fips-140-3, IG C.H: TLS 1.3). Any other first IV, or an IV that breaks
+/// the sequence, leaves the key's records a caller's nonce, as for any other program.
+enum Tls13Nonces {
+    /// No IV yet under this key.
+    Unstarted,
+    Counting(Tls13NonceSequence),
+    /// Broken, or a copied context or a rebuilt key object with the same key bytes, whose
+    /// sequence could meet the original's nonces.
+    Off,
+}
+
+impl Tls13Nonces {
+    /// Whether `iv` is the sequence's next nonce (starting the sequence at the first IV, if the
+    /// TLS13-KDF derived it).
+    fn follows(&mut self, key: &AeadKey, iv: &[u8]) -> bool {
+        match self {
+            Tls13Nonces::Unstarted => {
+                let sequence = crate::tls13_ivs::take(iv)
+                    .then(|| key.tls13_nonce_sequence(iv).ok())
+                    .flatten();
+                let started = sequence.is_some();
+                *self = sequence.map_or(Tls13Nonces::Off, Tls13Nonces::Counting);
+                started
+            }
+            Tls13Nonces::Counting(sequence) => {
+                let follows = sequence.next_nonce().is_some_and(|next| next[..] == *iv);
+                if !follows {
+                    *self = Tls13Nonces::Off;
+                }
+                follows
+            }
+            Tls13Nonces::Off => false,
+        }
+    }
 }
 
 /// The chaining state OpenSSL reports as `updated-iv` and `num`: for CBC the last ciphertext
@@ -341,6 +383,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             spare_aead: None,
             last: LastOperation::default(),
             tls: Default::default(),
+            tls13: Tls13Nonces::Unstarted,
         })
     })
 }
@@ -375,6 +418,8 @@ impl crate::context::Duplicate for Context {
             spare_aead: None,
             last: self.last,
             tls: self.tls.duplicate(),
+            // A copy counting the same sequence would repeat the original's nonces.
+            tls13: Tls13Nonces::Off,
         })
     }
 }
@@ -428,6 +473,7 @@ impl Context {
             if !same {
                 self.key = Some(Zeroizing::new(key.to_vec()));
                 self.keyed = None;
+                self.tls13 = Tls13Nonces::Unstarted;
             }
             // A key starts the TLS record state afresh (its fixed IV comes after it).
             self.tls = Default::default();
@@ -507,8 +553,13 @@ impl Context {
                 Kind::Aead | Kind::Ccm => Keyed::Aead(self.aead_key()?),
                 Kind::Stream | Kind::OneCall => Keyed::Cipher(Box::new(self.cipher_key()?)),
             };
+            // A stream of the previous key object cannot carry the new one, nor its TLS 1.3
+            // sequence (a sequence started afresh under the same key bytes could meet the old
+            // one's nonces, unless the key bytes are new: see `init`).
+            if self.keyed.is_some() {
+                self.tls13 = Tls13Nonces::Off;
+            }
             self.keyed = Some((self.algorithm, self.tag_len, keyed));
-            // A stream of the previous key object cannot carry the new one.
             self.spare_aead = None;
         }
         match &self.keyed {
@@ -556,6 +607,12 @@ impl Context {
                 Running::Cipher(stream)
             }
             Keyed::Aead(key) => Running::Aead(match spare {
+                _ if encrypt && self.tls13.follows(key, iv) => {
+                    let Tls13Nonces::Counting(sequence) = &mut self.tls13 else {
+                        return Err(fail(Reason::Internal, "no TLS 1.3 nonce sequence"));
+                    };
+                    key.encrypt_stream_tls13(sequence, spare)?
+                }
                 Some(mut stream) if stream.is_encrypting() == encrypt => {
                     key.restart_stream(&mut stream, iv)?;
                     stream

@@ -594,6 +594,9 @@ fn derive_tls13(context: &mut Context, len: usize) -> Result<Derived, Failure> {
         let info = hkdf_label(len, &context.prefix, &context.label, &context.data)?;
         let served = module.hkdf_expand(row, secret, &info, len)?;
         context.note(served.indicator(), true);
+        if crate::tls13_ivs::is_write_iv(&context.prefix, &context.label, &context.data, len) {
+            crate::tls13_ivs::record(&served);
+        }
         return Ok(Zeroizing::new(served.to_vec()));
     }
     // Extract: HKDF-Extract(Derive-Secret(salt, label, "") or zeros, key or zeros), as

@@ -2,6 +2,9 @@
 //! directory of its own, a libcrypto loaded at run time, and a library context with the
 //! provider (and OpenSSL's peers) loaded.
 
+// Each test binary compiles this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::PathBuf;
 
