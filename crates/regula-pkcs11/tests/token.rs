@@ -785,3 +785,48 @@ fn the_library_initializes_once_and_reports_its_slots() {
         }
     });
 }
+
+#[test]
+fn a_bad_configuration_fails_initialization_and_a_forked_child_initializes_again() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = std::env::temp_dir().join(format!("regula-pkcs11-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pkcs11.toml");
+    std::fs::write(
+        &path,
+        "[[token]]\nlabel = \"x\"\npolicy = \"no-such-policy\"\nstorage = \"/x\"\n",
+    )
+    .unwrap();
+    // SAFETY: the tests take turns (TURN); NULL arguments are allowed.
+    unsafe {
+        std::env::set_var(config::CONF_ENV, &path);
+        assert_eq!(C_Initialize(null_mut()), CKR_GENERAL_ERROR);
+        assert_eq!(C_Finalize(null_mut()), CKR_CRYPTOKI_NOT_INITIALIZED);
+    }
+    drop(_turn);
+
+    with_token(|| {
+        // SAFETY: the child calls only this library's functions and _exit; the parent waits.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                let mut info: CK_INFO = std::mem::zeroed();
+                let before = C_GetInfo(&mut info);
+                let again = C_Initialize(null_mut());
+                let after = C_GetInfo(&mut info);
+                let ok =
+                    before == CKR_CRYPTOKI_NOT_INITIALIZED && again == CKR_OK && after == CKR_OK;
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            assert!(
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                "the child could not initialize again"
+            );
+            let mut info: CK_INFO = std::mem::zeroed();
+            assert_eq!(C_GetInfo(&mut info), CKR_OK, "the parent lost its state");
+        }
+    });
+}
