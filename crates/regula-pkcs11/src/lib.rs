@@ -111,10 +111,12 @@ unsafe fn template(
     if count == 0 {
         return Ok(Vec::new());
     }
-    // SAFETY: as for `input`, for `count` CK_ATTRIBUTEs.
-    let attributes = unsafe { input(attributes.cast::<u8>(), count) }
-        // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
-        .map(|_| unsafe { std::slice::from_raw_parts(attributes, count as usize) })?;
+    if attributes.is_null() {
+        return Err(CKR_ARGUMENTS_BAD);
+    }
+    let count = usize::try_from(count).map_err(|_| CKR_ARGUMENTS_BAD)?;
+    // SAFETY: the caller gives `count` CK_ATTRIBUTEs at a non-null `attributes`.
+    let attributes = unsafe { std::slice::from_raw_parts(attributes, count) };
     attributes
         .iter()
         .map(|attribute| {

@@ -830,3 +830,108 @@ fn a_bad_configuration_fails_initialization_and_a_forked_child_initializes_again
         }
     });
 }
+
+/// draft-ribose-cfrg-sm4-10 A.2.2.1 (CBC) and A.2.5.1 (CTR), RFC 8998 A.2 (SM4-GCM), as
+/// cryptography-vectors carries them.
+#[test]
+fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
+    use regula::registry::pkcs11::{
+        CKM_REGULA_SM4_CBC_PAD, CKM_REGULA_SM4_CTR, CKM_REGULA_SM4_GCM,
+    };
+    let mech = |m: regula::registry::Mechanism| CK_MECHANISM_TYPE::from(m.value);
+    with_token(|| {
+        let gm = open(GM);
+        let key = secret_key(
+            gm,
+            CKK_REGULA_SM4,
+            &hex!("0123456789abcdeffedcba9876543210"),
+            true,
+        );
+
+        let plaintext = hex!("aaaaaaaabbbbbbbbccccccccddddddddeeeeeeeeffffffffaaaaaaaabbbbbbbb");
+        let mut iv = hex!("000102030405060708090a0b0c0d0e0f");
+        let mut cbc = with_param(mech(CKM_REGULA_SM4_CBC_PAD), &mut iv);
+        let sealed = crypt(gm, &mut cbc, key, &plaintext, true).unwrap();
+        assert_eq!(
+            sealed[..32],
+            hex!("78ebb11cc40b0a48312aaeb2040244cb4cb7016951909226979b0d15dc6a8f6d")
+        );
+        assert_eq!(sealed.len(), 48, "CBC-PAD adds a block of padding");
+        assert_eq!(crypt(gm, &mut cbc, key, &sealed, false).unwrap(), plaintext);
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+
+        let plaintext = hex!(
+            "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
+            "eeeeeeeeeeeeeeeeffffffffffffffffaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbb"
+        );
+        let mut params = CK_AES_CTR_PARAMS {
+            ulCounterBits: 128,
+            cb: hex!("000102030405060708090a0b0c0d0e0f"),
+        };
+        let mut ctr = with_param(mech(CKM_REGULA_SM4_CTR), &mut params);
+        assert_eq!(
+            crypt(gm, &mut ctr, key, &plaintext, true).unwrap(),
+            hex!(
+                "ac3236cb970cc20791364c395a1342d1a3cbc1878c6f30cd074cce385cdd70c7"
+                "f234bc0e24c11980fd1286310ce37b926e02fcd0faa0baf38b2933851d824514"
+            )
+        );
+
+        let plaintext = hex!(
+            "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
+            "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa"
+        );
+        let sealed = hex!(
+            "17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735"
+            "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d"
+            "83de3541e4c2b58177e065a9bf7b62ec"
+        );
+        let aad = hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+        let mut iv = hex!("00001234567800000000abcd");
+        let mut params = gcm_params(&mut iv, &aad);
+        let mut gcm = with_param(mech(CKM_REGULA_SM4_GCM), &mut params);
+        assert_eq!(crypt(gm, &mut gcm, key, &sealed, false).unwrap(), plaintext);
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        // Encryption: the caller's IV where the gm policy serves it, else one the token draws.
+        let caller_iv = regula::policy::Usage {
+            caller_nonce: true,
+            ..Default::default()
+        };
+        let takes_caller_iv = regula::Policy::builtin(regula::Profile::Gm)
+            .evaluate(regula::Algorithm::Sm4Gcm, &caller_iv)
+            .is_ok();
+        let encrypted = crypt(gm, &mut gcm, key, &plaintext, true).unwrap();
+        assert_eq!(encrypted == sealed, takes_caller_iv);
+        let mut params = gcm_params(&mut iv, &aad);
+        let mut gcm = with_param(mech(CKM_REGULA_SM4_GCM), &mut params);
+        assert_eq!(
+            crypt(gm, &mut gcm, key, &encrypted, false).unwrap(),
+            plaintext
+        );
+    });
+}
+
+#[test]
+fn threads_share_the_token() {
+    with_token(|| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    let session = open(FIPS);
+                    for _ in 0..50 {
+                        assert_eq!(
+                            digest(session, CKM_SHA256, b"abc"),
+                            hex!(
+                                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+                            )
+                        );
+                    }
+                    assert_eq!(C_CloseSession(session), CKR_OK);
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("a thread failed");
+        }
+    });
+}
