@@ -259,7 +259,11 @@ impl CryptOp {
     /// Whether the bound above is the exact length.
     pub fn bound_is_exact(&self) -> bool {
         match self {
-            CryptOp::Stream(op) => !(op.decrypts && !op.whole_blocks && op.stream.block_size() > 1),
+            // Padding makes the length depend on the data (encryption: the input's length
+            // modulo the block; decryption: the padding found).
+            CryptOp::Stream(op) => {
+                !(op.pads || (op.decrypts && !op.whole_blocks && op.stream.block_size() > 1))
+            }
             CryptOp::Gcm(_) => true,
         }
     }

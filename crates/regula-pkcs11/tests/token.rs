@@ -448,6 +448,29 @@ fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
             crypt(session, &mut cbc_pad, key, &padded, false).unwrap(),
             plaintext
         );
+        // 17 bytes pad to 32: a 32-byte buffer is enough although the length query may answer
+        // more (the standard lets it exceed the exact length a little).
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_EncryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut out = [0u8; 32];
+            let mut len = 32;
+            let data = plaintext.as_ptr().cast_mut();
+            assert_eq!(
+                C_Encrypt(session, data, 17, out.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(len, 32);
+            assert_eq!(out[..16], ciphertext[..16]);
+            assert_eq!(C_DecryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut plain = [0u8; 17];
+            let mut len = 17;
+            assert_eq!(
+                C_Decrypt(session, out.as_mut_ptr(), 32, plain.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!((len, &plain[..]), (17, &plaintext[..17]));
+        }
 
         // F.5.1 CTR-AES128.Encrypt, multi-part in uneven pieces.
         let mut params = CK_AES_CTR_PARAMS {
