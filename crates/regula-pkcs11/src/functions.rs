@@ -1,0 +1,805 @@
+//! The function lists (PKCS#11 2.40, 3.0 and 3.2 layouts, from cryptoki-sys) and the entry
+//! points this token does not implement yet, which answer `CKR_FUNCTION_NOT_SUPPORTED` (or the
+//! code the standard gives: `C_SeedRandom`, `C_GetFunctionStatus`, `C_CancelFunction`).
+//!
+//! Written by scripts from cryptoki-sys 0.5's `CK_FUNCTION_LIST*` and `CK_C_*` types, so that
+//! every stub has its exact C signature.
+
+#![allow(non_snake_case)]
+
+use cryptoki_sys::*;
+
+use crate::*;
+
+unsafe extern "C" fn C_InitToken(
+    _: CK_SLOT_ID,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+    _: *mut CK_UTF8CHAR,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_InitPIN(_: CK_SESSION_HANDLE, _: *mut CK_UTF8CHAR, _: CK_ULONG) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SetPIN(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_GetOperationState(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SetOperationState(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: CK_OBJECT_HANDLE,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_CopyObject(
+    _: CK_SESSION_HANDLE,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_GetObjectSize(
+    _: CK_SESSION_HANDLE,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DigestKey(_: CK_SESSION_HANDLE, _: CK_OBJECT_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignRecoverInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignRecover(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifyRecoverInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifyRecover(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DigestEncryptUpdate(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecryptDigestUpdate(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignEncryptUpdate(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecryptVerifyUpdate(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_GenerateKeyPair(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_WrapKey(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_UnwrapKey(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DeriveKey(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SeedRandom(_: CK_SESSION_HANDLE, _: *mut CK_BYTE, _: CK_ULONG) -> CK_RV {
+    not_implemented(CKR_RANDOM_SEED_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_GetFunctionStatus(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_PARALLEL)
+}
+
+unsafe extern "C" fn C_CancelFunction(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_PARALLEL)
+}
+
+unsafe extern "C" fn C_WaitForSlotEvent(
+    _: CK_FLAGS,
+    _: *mut CK_SLOT_ID,
+    _: *mut std::os::raw::c_void,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_LoginUser(
+    _: CK_SESSION_HANDLE,
+    _: CK_USER_TYPE,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageEncryptInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_EncryptMessage(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_EncryptMessageBegin(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_EncryptMessageNext(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+    _: CK_FLAGS,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageEncryptFinal(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageDecryptInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecryptMessage(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecryptMessageBegin(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecryptMessageNext(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+    _: CK_FLAGS,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageDecryptFinal(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageSignInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignMessage(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignMessageBegin(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_SignMessageNext(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageSignFinal(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageVerifyInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifyMessage(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifyMessageBegin(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifyMessageNext(
+    _: CK_SESSION_HANDLE,
+    _: *mut std::os::raw::c_void,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_MessageVerifyFinal(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_EncapsulateKey(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_DecapsulateKey(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifySignatureInit(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifySignature(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifySignatureUpdate(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_VerifySignatureFinal(_: CK_SESSION_HANDLE) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_AsyncComplete(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_UTF8CHAR,
+    _: *mut CK_ASYNC_DATA,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_AsyncGetID(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_UTF8CHAR,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_AsyncJoin(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_UTF8CHAR,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_WrapKeyAuthenticated(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: *mut CK_ULONG,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+unsafe extern "C" fn C_UnwrapKeyAuthenticated(
+    _: CK_SESSION_HANDLE,
+    _: *mut CK_MECHANISM,
+    _: CK_OBJECT_HANDLE,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_ATTRIBUTE,
+    _: CK_ULONG,
+    _: *mut CK_BYTE,
+    _: CK_ULONG,
+    _: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+}
+
+pub(crate) static FUNCTION_LIST_2_40: CK_FUNCTION_LIST = CK_FUNCTION_LIST {
+    version: CK_VERSION {
+        major: 2,
+        minor: 40,
+    },
+    C_Initialize: Some(C_Initialize),
+    C_Finalize: Some(C_Finalize),
+    C_GetInfo: Some(C_GetInfo),
+    C_GetFunctionList: Some(C_GetFunctionList),
+    C_GetSlotList: Some(C_GetSlotList),
+    C_GetSlotInfo: Some(C_GetSlotInfo),
+    C_GetTokenInfo: Some(C_GetTokenInfo),
+    C_GetMechanismList: Some(C_GetMechanismList),
+    C_GetMechanismInfo: Some(C_GetMechanismInfo),
+    C_InitToken: Some(C_InitToken),
+    C_InitPIN: Some(C_InitPIN),
+    C_SetPIN: Some(C_SetPIN),
+    C_OpenSession: Some(C_OpenSession),
+    C_CloseSession: Some(C_CloseSession),
+    C_CloseAllSessions: Some(C_CloseAllSessions),
+    C_GetSessionInfo: Some(C_GetSessionInfo),
+    C_GetOperationState: Some(C_GetOperationState),
+    C_SetOperationState: Some(C_SetOperationState),
+    C_Login: Some(C_Login),
+    C_Logout: Some(C_Logout),
+    C_CreateObject: Some(C_CreateObject),
+    C_CopyObject: Some(C_CopyObject),
+    C_DestroyObject: Some(C_DestroyObject),
+    C_GetObjectSize: Some(C_GetObjectSize),
+    C_GetAttributeValue: Some(C_GetAttributeValue),
+    C_SetAttributeValue: Some(C_SetAttributeValue),
+    C_FindObjectsInit: Some(C_FindObjectsInit),
+    C_FindObjects: Some(C_FindObjects),
+    C_FindObjectsFinal: Some(C_FindObjectsFinal),
+    C_EncryptInit: Some(C_EncryptInit),
+    C_Encrypt: Some(C_Encrypt),
+    C_EncryptUpdate: Some(C_EncryptUpdate),
+    C_EncryptFinal: Some(C_EncryptFinal),
+    C_DecryptInit: Some(C_DecryptInit),
+    C_Decrypt: Some(C_Decrypt),
+    C_DecryptUpdate: Some(C_DecryptUpdate),
+    C_DecryptFinal: Some(C_DecryptFinal),
+    C_DigestInit: Some(C_DigestInit),
+    C_Digest: Some(C_Digest),
+    C_DigestUpdate: Some(C_DigestUpdate),
+    C_DigestKey: Some(C_DigestKey),
+    C_DigestFinal: Some(C_DigestFinal),
+    C_SignInit: Some(C_SignInit),
+    C_Sign: Some(C_Sign),
+    C_SignUpdate: Some(C_SignUpdate),
+    C_SignFinal: Some(C_SignFinal),
+    C_SignRecoverInit: Some(C_SignRecoverInit),
+    C_SignRecover: Some(C_SignRecover),
+    C_VerifyInit: Some(C_VerifyInit),
+    C_Verify: Some(C_Verify),
+    C_VerifyUpdate: Some(C_VerifyUpdate),
+    C_VerifyFinal: Some(C_VerifyFinal),
+    C_VerifyRecoverInit: Some(C_VerifyRecoverInit),
+    C_VerifyRecover: Some(C_VerifyRecover),
+    C_DigestEncryptUpdate: Some(C_DigestEncryptUpdate),
+    C_DecryptDigestUpdate: Some(C_DecryptDigestUpdate),
+    C_SignEncryptUpdate: Some(C_SignEncryptUpdate),
+    C_DecryptVerifyUpdate: Some(C_DecryptVerifyUpdate),
+    C_GenerateKey: Some(C_GenerateKey),
+    C_GenerateKeyPair: Some(C_GenerateKeyPair),
+    C_WrapKey: Some(C_WrapKey),
+    C_UnwrapKey: Some(C_UnwrapKey),
+    C_DeriveKey: Some(C_DeriveKey),
+    C_SeedRandom: Some(C_SeedRandom),
+    C_GenerateRandom: Some(C_GenerateRandom),
+    C_GetFunctionStatus: Some(C_GetFunctionStatus),
+    C_CancelFunction: Some(C_CancelFunction),
+    C_WaitForSlotEvent: Some(C_WaitForSlotEvent),
+};
+
+pub(crate) static FUNCTION_LIST_3_0: CK_FUNCTION_LIST_3_0 = CK_FUNCTION_LIST_3_0 {
+    version: CK_VERSION { major: 3, minor: 0 },
+    C_Initialize: Some(C_Initialize),
+    C_Finalize: Some(C_Finalize),
+    C_GetInfo: Some(C_GetInfo),
+    C_GetFunctionList: Some(C_GetFunctionList),
+    C_GetSlotList: Some(C_GetSlotList),
+    C_GetSlotInfo: Some(C_GetSlotInfo),
+    C_GetTokenInfo: Some(C_GetTokenInfo),
+    C_GetMechanismList: Some(C_GetMechanismList),
+    C_GetMechanismInfo: Some(C_GetMechanismInfo),
+    C_InitToken: Some(C_InitToken),
+    C_InitPIN: Some(C_InitPIN),
+    C_SetPIN: Some(C_SetPIN),
+    C_OpenSession: Some(C_OpenSession),
+    C_CloseSession: Some(C_CloseSession),
+    C_CloseAllSessions: Some(C_CloseAllSessions),
+    C_GetSessionInfo: Some(C_GetSessionInfo),
+    C_GetOperationState: Some(C_GetOperationState),
+    C_SetOperationState: Some(C_SetOperationState),
+    C_Login: Some(C_Login),
+    C_Logout: Some(C_Logout),
+    C_CreateObject: Some(C_CreateObject),
+    C_CopyObject: Some(C_CopyObject),
+    C_DestroyObject: Some(C_DestroyObject),
+    C_GetObjectSize: Some(C_GetObjectSize),
+    C_GetAttributeValue: Some(C_GetAttributeValue),
+    C_SetAttributeValue: Some(C_SetAttributeValue),
+    C_FindObjectsInit: Some(C_FindObjectsInit),
+    C_FindObjects: Some(C_FindObjects),
+    C_FindObjectsFinal: Some(C_FindObjectsFinal),
+    C_EncryptInit: Some(C_EncryptInit),
+    C_Encrypt: Some(C_Encrypt),
+    C_EncryptUpdate: Some(C_EncryptUpdate),
+    C_EncryptFinal: Some(C_EncryptFinal),
+    C_DecryptInit: Some(C_DecryptInit),
+    C_Decrypt: Some(C_Decrypt),
+    C_DecryptUpdate: Some(C_DecryptUpdate),
+    C_DecryptFinal: Some(C_DecryptFinal),
+    C_DigestInit: Some(C_DigestInit),
+    C_Digest: Some(C_Digest),
+    C_DigestUpdate: Some(C_DigestUpdate),
+    C_DigestKey: Some(C_DigestKey),
+    C_DigestFinal: Some(C_DigestFinal),
+    C_SignInit: Some(C_SignInit),
+    C_Sign: Some(C_Sign),
+    C_SignUpdate: Some(C_SignUpdate),
+    C_SignFinal: Some(C_SignFinal),
+    C_SignRecoverInit: Some(C_SignRecoverInit),
+    C_SignRecover: Some(C_SignRecover),
+    C_VerifyInit: Some(C_VerifyInit),
+    C_Verify: Some(C_Verify),
+    C_VerifyUpdate: Some(C_VerifyUpdate),
+    C_VerifyFinal: Some(C_VerifyFinal),
+    C_VerifyRecoverInit: Some(C_VerifyRecoverInit),
+    C_VerifyRecover: Some(C_VerifyRecover),
+    C_DigestEncryptUpdate: Some(C_DigestEncryptUpdate),
+    C_DecryptDigestUpdate: Some(C_DecryptDigestUpdate),
+    C_SignEncryptUpdate: Some(C_SignEncryptUpdate),
+    C_DecryptVerifyUpdate: Some(C_DecryptVerifyUpdate),
+    C_GenerateKey: Some(C_GenerateKey),
+    C_GenerateKeyPair: Some(C_GenerateKeyPair),
+    C_WrapKey: Some(C_WrapKey),
+    C_UnwrapKey: Some(C_UnwrapKey),
+    C_DeriveKey: Some(C_DeriveKey),
+    C_SeedRandom: Some(C_SeedRandom),
+    C_GenerateRandom: Some(C_GenerateRandom),
+    C_GetFunctionStatus: Some(C_GetFunctionStatus),
+    C_CancelFunction: Some(C_CancelFunction),
+    C_WaitForSlotEvent: Some(C_WaitForSlotEvent),
+    C_GetInterfaceList: Some(C_GetInterfaceList),
+    C_GetInterface: Some(C_GetInterface),
+    C_LoginUser: Some(C_LoginUser),
+    C_SessionCancel: Some(C_SessionCancel),
+    C_MessageEncryptInit: Some(C_MessageEncryptInit),
+    C_EncryptMessage: Some(C_EncryptMessage),
+    C_EncryptMessageBegin: Some(C_EncryptMessageBegin),
+    C_EncryptMessageNext: Some(C_EncryptMessageNext),
+    C_MessageEncryptFinal: Some(C_MessageEncryptFinal),
+    C_MessageDecryptInit: Some(C_MessageDecryptInit),
+    C_DecryptMessage: Some(C_DecryptMessage),
+    C_DecryptMessageBegin: Some(C_DecryptMessageBegin),
+    C_DecryptMessageNext: Some(C_DecryptMessageNext),
+    C_MessageDecryptFinal: Some(C_MessageDecryptFinal),
+    C_MessageSignInit: Some(C_MessageSignInit),
+    C_SignMessage: Some(C_SignMessage),
+    C_SignMessageBegin: Some(C_SignMessageBegin),
+    C_SignMessageNext: Some(C_SignMessageNext),
+    C_MessageSignFinal: Some(C_MessageSignFinal),
+    C_MessageVerifyInit: Some(C_MessageVerifyInit),
+    C_VerifyMessage: Some(C_VerifyMessage),
+    C_VerifyMessageBegin: Some(C_VerifyMessageBegin),
+    C_VerifyMessageNext: Some(C_VerifyMessageNext),
+    C_MessageVerifyFinal: Some(C_MessageVerifyFinal),
+};
+
+pub(crate) static FUNCTION_LIST_3_2: CK_FUNCTION_LIST_3_2 = CK_FUNCTION_LIST_3_2 {
+    version: CK_VERSION { major: 3, minor: 2 },
+    C_Initialize: Some(C_Initialize),
+    C_Finalize: Some(C_Finalize),
+    C_GetInfo: Some(C_GetInfo),
+    C_GetFunctionList: Some(C_GetFunctionList),
+    C_GetSlotList: Some(C_GetSlotList),
+    C_GetSlotInfo: Some(C_GetSlotInfo),
+    C_GetTokenInfo: Some(C_GetTokenInfo),
+    C_GetMechanismList: Some(C_GetMechanismList),
+    C_GetMechanismInfo: Some(C_GetMechanismInfo),
+    C_InitToken: Some(C_InitToken),
+    C_InitPIN: Some(C_InitPIN),
+    C_SetPIN: Some(C_SetPIN),
+    C_OpenSession: Some(C_OpenSession),
+    C_CloseSession: Some(C_CloseSession),
+    C_CloseAllSessions: Some(C_CloseAllSessions),
+    C_GetSessionInfo: Some(C_GetSessionInfo),
+    C_GetOperationState: Some(C_GetOperationState),
+    C_SetOperationState: Some(C_SetOperationState),
+    C_Login: Some(C_Login),
+    C_Logout: Some(C_Logout),
+    C_CreateObject: Some(C_CreateObject),
+    C_CopyObject: Some(C_CopyObject),
+    C_DestroyObject: Some(C_DestroyObject),
+    C_GetObjectSize: Some(C_GetObjectSize),
+    C_GetAttributeValue: Some(C_GetAttributeValue),
+    C_SetAttributeValue: Some(C_SetAttributeValue),
+    C_FindObjectsInit: Some(C_FindObjectsInit),
+    C_FindObjects: Some(C_FindObjects),
+    C_FindObjectsFinal: Some(C_FindObjectsFinal),
+    C_EncryptInit: Some(C_EncryptInit),
+    C_Encrypt: Some(C_Encrypt),
+    C_EncryptUpdate: Some(C_EncryptUpdate),
+    C_EncryptFinal: Some(C_EncryptFinal),
+    C_DecryptInit: Some(C_DecryptInit),
+    C_Decrypt: Some(C_Decrypt),
+    C_DecryptUpdate: Some(C_DecryptUpdate),
+    C_DecryptFinal: Some(C_DecryptFinal),
+    C_DigestInit: Some(C_DigestInit),
+    C_Digest: Some(C_Digest),
+    C_DigestUpdate: Some(C_DigestUpdate),
+    C_DigestKey: Some(C_DigestKey),
+    C_DigestFinal: Some(C_DigestFinal),
+    C_SignInit: Some(C_SignInit),
+    C_Sign: Some(C_Sign),
+    C_SignUpdate: Some(C_SignUpdate),
+    C_SignFinal: Some(C_SignFinal),
+    C_SignRecoverInit: Some(C_SignRecoverInit),
+    C_SignRecover: Some(C_SignRecover),
+    C_VerifyInit: Some(C_VerifyInit),
+    C_Verify: Some(C_Verify),
+    C_VerifyUpdate: Some(C_VerifyUpdate),
+    C_VerifyFinal: Some(C_VerifyFinal),
+    C_VerifyRecoverInit: Some(C_VerifyRecoverInit),
+    C_VerifyRecover: Some(C_VerifyRecover),
+    C_DigestEncryptUpdate: Some(C_DigestEncryptUpdate),
+    C_DecryptDigestUpdate: Some(C_DecryptDigestUpdate),
+    C_SignEncryptUpdate: Some(C_SignEncryptUpdate),
+    C_DecryptVerifyUpdate: Some(C_DecryptVerifyUpdate),
+    C_GenerateKey: Some(C_GenerateKey),
+    C_GenerateKeyPair: Some(C_GenerateKeyPair),
+    C_WrapKey: Some(C_WrapKey),
+    C_UnwrapKey: Some(C_UnwrapKey),
+    C_DeriveKey: Some(C_DeriveKey),
+    C_SeedRandom: Some(C_SeedRandom),
+    C_GenerateRandom: Some(C_GenerateRandom),
+    C_GetFunctionStatus: Some(C_GetFunctionStatus),
+    C_CancelFunction: Some(C_CancelFunction),
+    C_WaitForSlotEvent: Some(C_WaitForSlotEvent),
+    C_GetInterfaceList: Some(C_GetInterfaceList),
+    C_GetInterface: Some(C_GetInterface),
+    C_LoginUser: Some(C_LoginUser),
+    C_SessionCancel: Some(C_SessionCancel),
+    C_MessageEncryptInit: Some(C_MessageEncryptInit),
+    C_EncryptMessage: Some(C_EncryptMessage),
+    C_EncryptMessageBegin: Some(C_EncryptMessageBegin),
+    C_EncryptMessageNext: Some(C_EncryptMessageNext),
+    C_MessageEncryptFinal: Some(C_MessageEncryptFinal),
+    C_MessageDecryptInit: Some(C_MessageDecryptInit),
+    C_DecryptMessage: Some(C_DecryptMessage),
+    C_DecryptMessageBegin: Some(C_DecryptMessageBegin),
+    C_DecryptMessageNext: Some(C_DecryptMessageNext),
+    C_MessageDecryptFinal: Some(C_MessageDecryptFinal),
+    C_MessageSignInit: Some(C_MessageSignInit),
+    C_SignMessage: Some(C_SignMessage),
+    C_SignMessageBegin: Some(C_SignMessageBegin),
+    C_SignMessageNext: Some(C_SignMessageNext),
+    C_MessageSignFinal: Some(C_MessageSignFinal),
+    C_MessageVerifyInit: Some(C_MessageVerifyInit),
+    C_VerifyMessage: Some(C_VerifyMessage),
+    C_VerifyMessageBegin: Some(C_VerifyMessageBegin),
+    C_VerifyMessageNext: Some(C_VerifyMessageNext),
+    C_MessageVerifyFinal: Some(C_MessageVerifyFinal),
+    C_EncapsulateKey: Some(C_EncapsulateKey),
+    C_DecapsulateKey: Some(C_DecapsulateKey),
+    C_VerifySignatureInit: Some(C_VerifySignatureInit),
+    C_VerifySignature: Some(C_VerifySignature),
+    C_VerifySignatureUpdate: Some(C_VerifySignatureUpdate),
+    C_VerifySignatureFinal: Some(C_VerifySignatureFinal),
+    C_GetSessionValidationFlags: Some(C_GetSessionValidationFlags),
+    C_AsyncComplete: Some(C_AsyncComplete),
+    C_AsyncGetID: Some(C_AsyncGetID),
+    C_AsyncJoin: Some(C_AsyncJoin),
+    C_WrapKeyAuthenticated: Some(C_WrapKeyAuthenticated),
+    C_UnwrapKeyAuthenticated: Some(C_UnwrapKeyAuthenticated),
+};

@@ -1,0 +1,1642 @@
+//! libregula-pkcs11: a PKCS#11 3.0 software token over the Regula module.
+//!
+//! One slot per `[[token]]` of the configuration ([`config`]), each with its own policy: the
+//! mechanisms a slot lists are the registry rows its policy serves, and every operation runs
+//! through the module's public services under that policy. After each completed operation
+//! `C_GetSessionValidationFlags` (PKCS#11 3.2, in the 3.2 interface and exported) reports
+//! [`state::VALIDATION_FLAG_POLICY`] exactly when the module's service indicator said approved.
+//!
+//! This version keeps session objects only (secret keys: AES, SM4, generic secrets for HMAC)
+//! and a user PIN in memory; the entry points it does not implement yet answer
+//! `CKR_FUNCTION_NOT_SUPPORTED`. Every entry point is guarded: a panic becomes
+//! `CKR_GENERAL_ERROR`, a NULL pointer or a bad length the standard's code.
+
+#![allow(non_snake_case)]
+// The exported functions are the C ABI: their safety contract is the PKCS#11 standard's.
+#![allow(clippy::missing_safety_doc)]
+
+pub mod config;
+mod functions;
+pub mod mech;
+mod object;
+mod ops;
+mod state;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+pub use cryptoki_sys::*;
+use regula::Direction;
+use zeroize::Zeroizing;
+
+pub use mech::CKK_REGULA_SM4;
+use object::{Object, Origin, Read, TemplateAttribute, UNAVAILABLE};
+use ops::{CryptOp, DigestOp, MacOp, Params};
+pub use state::VALIDATION_FLAG_POLICY;
+use state::{Library, Session};
+
+type Rv = Result<(), CK_RV>;
+
+/// Runs an entry point's body: its error or `CKR_OK`, and `CKR_GENERAL_ERROR` for a panic.
+fn guard(body: impl FnOnce() -> Rv) -> CK_RV {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => CKR_OK,
+        Ok(Err(rv)) => rv,
+        Err(_) => CKR_GENERAL_ERROR,
+    }
+}
+
+/// What an entry point the token does not implement answers.
+fn not_implemented(rv: CK_RV) -> CK_RV {
+    guard(|| state::with(|_| Err(rv)))
+}
+
+/// The caller's `len` bytes at `data` (NULL only with length 0).
+unsafe fn input<'a>(data: *const u8, len: CK_ULONG) -> Result<&'a [u8], CK_RV> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if data.is_null() {
+        return Err(CKR_ARGUMENTS_BAD);
+    }
+    let len = usize::try_from(len).map_err(|_| CKR_ARGUMENTS_BAD)?;
+    // SAFETY: the caller gives `len` readable bytes at `data` (PKCS#11's contract), non-null.
+    Ok(unsafe { std::slice::from_raw_parts(data, len) })
+}
+
+/// A non-NULL pointer to write one value through.
+unsafe fn out<'a, T>(pointer: *mut T) -> Result<&'a mut T, CK_RV> {
+    // SAFETY: non-null and, by the standard's contract, valid for writing a `T`.
+    unsafe { pointer.as_mut() }.ok_or(CKR_ARGUMENTS_BAD)
+}
+
+/// The output-length protocol: NULL `output` asks for the length; a buffer too small gives
+/// `CKR_BUFFER_TOO_SMALL` with the length needed. `Ok(true)`: the data was written.
+unsafe fn deliver(output: *mut u8, output_len: *mut CK_ULONG, data: &[u8]) -> Result<bool, CK_RV> {
+    // SAFETY: as for `out`.
+    let len = unsafe { out(output_len) }?;
+    let capacity = *len;
+    *len = data.len() as CK_ULONG;
+    if output.is_null() {
+        return Ok(false);
+    }
+    if (capacity as u128) < data.len() as u128 {
+        return Err(CKR_BUFFER_TOO_SMALL);
+    }
+    // SAFETY: the caller's buffer holds `capacity` >= `data.len()` bytes.
+    unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), output, data.len()) };
+    Ok(true)
+}
+
+/// The length-only half of [`deliver`]: `Ok(true)` when `output` can take `len` bytes, else
+/// the length is reported (and `CKR_BUFFER_TOO_SMALL` for a short buffer).
+unsafe fn room(output: *mut u8, output_len: *mut CK_ULONG, len: usize) -> Result<bool, CK_RV> {
+    // SAFETY: as for `out`.
+    let slot = unsafe { out(output_len) }?;
+    if output.is_null() {
+        *slot = len as CK_ULONG;
+        return Ok(false);
+    }
+    if (*slot as u128) < len as u128 {
+        *slot = len as CK_ULONG;
+        return Err(CKR_BUFFER_TOO_SMALL);
+    }
+    Ok(true)
+}
+
+/// Copies a template out of the caller's memory.
+unsafe fn template(
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+) -> Result<Vec<TemplateAttribute>, CK_RV> {
+    if count == 0 {
+        return Ok(Vec::new());
+    }
+    if attributes.is_null() {
+        return Err(CKR_ARGUMENTS_BAD);
+    }
+    let count = usize::try_from(count).map_err(|_| CKR_ARGUMENTS_BAD)?;
+    // SAFETY: the caller gives `count` CK_ATTRIBUTEs at a non-null `attributes`.
+    let attributes = unsafe { std::slice::from_raw_parts(attributes, count) };
+    attributes
+        .iter()
+        .map(|attribute| {
+            // SAFETY: each attribute's value is `ulValueLen` readable bytes.
+            let value = unsafe { input(attribute.pValue.cast::<u8>(), attribute.ulValueLen) }
+                .map_err(|_| CKR_ATTRIBUTE_VALUE_INVALID)?;
+            Ok(TemplateAttribute {
+                kind: attribute.type_,
+                value: Zeroizing::new(value.to_vec()),
+            })
+        })
+        .collect()
+}
+
+/// Fills a fixed-width, blank-padded PKCS#11 text field.
+fn padded<const N: usize>(text: &str) -> [u8; N] {
+    let mut field = [b' '; N];
+    let mut len = text.len().min(N);
+    while !text.is_char_boundary(len) {
+        len -= 1;
+    }
+    field[..len].copy_from_slice(&text.as_bytes()[..len]);
+    field
+}
+
+const MANUFACTURER: &str = "Regula";
+const PIN_MIN: usize = 4;
+const PIN_MAX: usize = 255;
+
+// ---- General ------------------------------------------------------------------------------
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Initialize(init_args: *mut std::os::raw::c_void) -> CK_RV {
+    guard(|| {
+        // SAFETY: a NULL or a CK_C_INITIALIZE_ARGS, as the standard says.
+        if let Some(args) = unsafe { init_args.cast::<CK_C_INITIALIZE_ARGS>().as_ref() } {
+            if !args.pReserved.is_null() {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            let given = [
+                args.CreateMutex.is_some(),
+                args.DestroyMutex.is_some(),
+                args.LockMutex.is_some(),
+                args.UnlockMutex.is_some(),
+            ];
+            if given.iter().any(|&g| g) && !given.iter().all(|&g| g) {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            // Only the application's own mutexes without OS locking cannot be served: this
+            // library locks with the operating system's.
+            if given[0] && args.flags & CKF_OS_LOCKING_OK == 0 {
+                return Err(CKR_CANT_LOCK);
+            }
+        }
+        state::initialize()
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Finalize(reserved: *mut std::os::raw::c_void) -> CK_RV {
+    guard(|| {
+        if !reserved.is_null() {
+            return Err(CKR_ARGUMENTS_BAD);
+        }
+        state::finalize()
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetInfo(info: *mut CK_INFO) -> CK_RV {
+    guard(|| {
+        state::with(|_| {
+            // SAFETY: the caller's CK_INFO.
+            let info = unsafe { out(info) }?;
+            *info = CK_INFO {
+                cryptokiVersion: CK_VERSION { major: 3, minor: 0 },
+                manufacturerID: padded(MANUFACTURER),
+                flags: 0,
+                libraryDescription: padded("Regula PKCS#11 token"),
+                libraryVersion: CK_VERSION { major: 0, minor: 1 },
+            };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetFunctionList(list: *mut *mut CK_FUNCTION_LIST) -> CK_RV {
+    guard(|| {
+        // SAFETY: the caller's pointer slot.
+        let list = unsafe { out(list) }?;
+        *list = (&raw const functions::FUNCTION_LIST_2_40).cast_mut();
+        Ok(())
+    })
+}
+
+/// The interface name every list carries.
+static INTERFACE_NAME: &[u8] = b"PKCS 11\0";
+
+struct Interface(CK_INTERFACE);
+// SAFETY: the pointers are to immutable statics.
+unsafe impl Sync for Interface {}
+
+static INTERFACES: [Interface; 2] = [
+    Interface(CK_INTERFACE {
+        pInterfaceName: INTERFACE_NAME.as_ptr().cast_mut(),
+        pFunctionList: (&raw const functions::FUNCTION_LIST_3_0).cast_mut().cast(),
+        flags: 0,
+    }),
+    Interface(CK_INTERFACE {
+        pInterfaceName: INTERFACE_NAME.as_ptr().cast_mut(),
+        pFunctionList: (&raw const functions::FUNCTION_LIST_3_2).cast_mut().cast(),
+        flags: 0,
+    }),
+];
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetInterfaceList(
+    list: *mut CK_INTERFACE,
+    count: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        // SAFETY: the caller's count.
+        let count = unsafe { out(count) }?;
+        let capacity = *count;
+        *count = INTERFACES.len() as CK_ULONG;
+        if list.is_null() {
+            return Ok(());
+        }
+        if capacity < INTERFACES.len() as CK_ULONG {
+            return Err(CKR_BUFFER_TOO_SMALL);
+        }
+        for (index, interface) in INTERFACES.iter().enumerate() {
+            // SAFETY: the caller's array holds `capacity` entries.
+            unsafe { list.add(index).write(interface.0) };
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetInterface(
+    name: *mut CK_UTF8CHAR,
+    version: *mut CK_VERSION,
+    interface: *mut *mut CK_INTERFACE,
+    flags: CK_FLAGS,
+) -> CK_RV {
+    guard(|| {
+        // SAFETY: the caller's pointer slot.
+        let interface = unsafe { out(interface) }?;
+        if !name.is_null() {
+            // SAFETY: a NUL-terminated string, as the standard says.
+            let name = unsafe { std::ffi::CStr::from_ptr(name.cast()) };
+            if name.to_bytes_with_nul() != INTERFACE_NAME {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+        }
+        // SAFETY: NULL or the caller's version.
+        let wanted = unsafe { version.as_ref() };
+        let found = INTERFACES.iter().find(|candidate| {
+            // SAFETY: each list starts with its CK_VERSION.
+            let list_version = unsafe { *candidate.0.pFunctionList.cast::<CK_VERSION>() };
+            wanted.is_none_or(|wanted| {
+                (wanted.major, wanted.minor) == (list_version.major, list_version.minor)
+            }) && candidate.0.flags & flags == flags
+        });
+        let found = found.ok_or(CKR_ARGUMENTS_BAD)?;
+        *interface = (&raw const found.0).cast_mut();
+        Ok(())
+    })
+}
+
+// ---- Slots and tokens -----------------------------------------------------------------------
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetSlotList(
+    _token_present: CK_BBOOL,
+    list: *mut CK_SLOT_ID,
+    count: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slots = library.slots.len();
+            // SAFETY: the caller's count.
+            let count = unsafe { out(count) }?;
+            let capacity = *count;
+            *count = slots as CK_ULONG;
+            if list.is_null() {
+                return Ok(());
+            }
+            if capacity < slots as CK_ULONG {
+                return Err(CKR_BUFFER_TOO_SMALL);
+            }
+            for slot in 0..slots {
+                // SAFETY: the caller's array holds `capacity` entries.
+                unsafe { list.add(slot).write(slot as CK_SLOT_ID) };
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetSlotInfo(slot: CK_SLOT_ID, info: *mut CK_SLOT_INFO) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot = library.slot(slot)?;
+            // SAFETY: the caller's CK_SLOT_INFO.
+            let info = unsafe { out(info) }?;
+            *info = CK_SLOT_INFO {
+                slotDescription: padded(&format!(
+                    "Regula token {} (policy {})",
+                    slot.label, slot.policy_name
+                )),
+                manufacturerID: padded(MANUFACTURER),
+                flags: CKF_TOKEN_PRESENT,
+                hardwareVersion: CK_VERSION { major: 0, minor: 1 },
+                firmwareVersion: CK_VERSION { major: 0, minor: 1 },
+            };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetTokenInfo(slot_id: CK_SLOT_ID, info: *mut CK_TOKEN_INFO) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot = library.slot(slot_id)?;
+            let sessions = library.sessions_on(slot_id as usize).count() as CK_ULONG;
+            let rw = library
+                .sessions_on(slot_id as usize)
+                .filter(|session| session.rw)
+                .count() as CK_ULONG;
+            // SAFETY: the caller's CK_TOKEN_INFO.
+            let info = unsafe { out(info) }?;
+            *info = CK_TOKEN_INFO {
+                label: padded(&slot.label),
+                manufacturerID: padded(MANUFACTURER),
+                model: padded("Regula"),
+                serialNumber: padded(&format!("{:016}", slot_id)),
+                flags: CKF_RNG
+                    | CKF_LOGIN_REQUIRED
+                    | CKF_USER_PIN_INITIALIZED
+                    | CKF_TOKEN_INITIALIZED,
+                ulMaxSessionCount: CK_EFFECTIVELY_INFINITE,
+                ulSessionCount: sessions,
+                ulMaxRwSessionCount: CK_EFFECTIVELY_INFINITE,
+                ulRwSessionCount: rw,
+                ulMaxPinLen: PIN_MAX as CK_ULONG,
+                ulMinPinLen: PIN_MIN as CK_ULONG,
+                ulTotalPublicMemory: UNAVAILABLE,
+                ulFreePublicMemory: UNAVAILABLE,
+                ulTotalPrivateMemory: UNAVAILABLE,
+                ulFreePrivateMemory: UNAVAILABLE,
+                hardwareVersion: CK_VERSION { major: 0, minor: 1 },
+                firmwareVersion: CK_VERSION { major: 0, minor: 1 },
+                utcTime: padded(""),
+            };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetMechanismList(
+    slot: CK_SLOT_ID,
+    list: *mut CK_MECHANISM_TYPE,
+    count: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let mechanisms = &library.slot(slot)?.mechanisms;
+            // SAFETY: the caller's count.
+            let count = unsafe { out(count) }?;
+            let capacity = *count;
+            *count = mechanisms.len() as CK_ULONG;
+            if list.is_null() {
+                return Ok(());
+            }
+            if capacity < mechanisms.len() as CK_ULONG {
+                return Err(CKR_BUFFER_TOO_SMALL);
+            }
+            for (index, mechanism) in mechanisms.keys().enumerate() {
+                // SAFETY: the caller's array holds `capacity` entries.
+                unsafe { list.add(index).write(*mechanism) };
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetMechanismInfo(
+    slot: CK_SLOT_ID,
+    mechanism: CK_MECHANISM_TYPE,
+    info: *mut CK_MECHANISM_INFO,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let found = *library
+                .slot(slot)?
+                .mechanisms
+                .get(&mechanism)
+                .ok_or(CKR_MECHANISM_INVALID)?;
+            // SAFETY: the caller's CK_MECHANISM_INFO.
+            *unsafe { out(info) }? = found;
+            Ok(())
+        })
+    })
+}
+
+// ---- Sessions -----------------------------------------------------------------------------
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_OpenSession(
+    slot: CK_SLOT_ID,
+    flags: CK_FLAGS,
+    _application: *mut std::os::raw::c_void,
+    _notify: CK_NOTIFY,
+    session: *mut CK_SESSION_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            library.slot(slot)?;
+            if flags & CKF_SERIAL_SESSION == 0 {
+                return Err(CKR_SESSION_PARALLEL_NOT_SUPPORTED);
+            }
+            // SAFETY: the caller's handle slot.
+            let session = unsafe { out(session) }?;
+            let handle = library.handle();
+            library.sessions.insert(
+                handle,
+                Session {
+                    slot: slot as usize,
+                    rw: flags & CKF_RW_SESSION != 0,
+                    find: None,
+                    digest: None,
+                    sign: None,
+                    verify: None,
+                    encrypt: None,
+                    decrypt: None,
+                    validation: 0,
+                },
+            );
+            *session = handle;
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_CloseSession(session: CK_SESSION_HANDLE) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot = library.session(session)?.slot;
+            library.close_session(session)?;
+            if library.sessions_on(slot).next().is_none() {
+                library.logout(slot);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_CloseAllSessions(slot: CK_SLOT_ID) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            library.slot(slot)?;
+            let handles: Vec<_> = library
+                .sessions
+                .iter()
+                .filter(|(_, session)| session.slot == slot as usize)
+                .map(|(handle, _)| *handle)
+                .collect();
+            for handle in handles {
+                library.close_session(handle)?;
+            }
+            library.logout(slot as usize);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetSessionInfo(
+    session: CK_SESSION_HANDLE,
+    info: *mut CK_SESSION_INFO,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let (session, slot) = library.session_and_slot(session)?;
+            let state = match (session.rw, slot.logged_in) {
+                (false, false) => CKS_RO_PUBLIC_SESSION,
+                (false, true) => CKS_RO_USER_FUNCTIONS,
+                (true, false) => CKS_RW_PUBLIC_SESSION,
+                (true, true) => CKS_RW_USER_FUNCTIONS,
+            };
+            let flags = CKF_SERIAL_SESSION | if session.rw { CKF_RW_SESSION } else { 0 };
+            let slot_id = session.slot as CK_SLOT_ID;
+            // SAFETY: the caller's CK_SESSION_INFO.
+            *unsafe { out(info) }? = CK_SESSION_INFO {
+                slotID: slot_id,
+                state,
+                flags,
+                ulDeviceError: 0,
+            };
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Login(
+    session: CK_SESSION_HANDLE,
+    user_type: CK_USER_TYPE,
+    pin: *mut CK_UTF8CHAR,
+    pin_len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot_index = library.session(session)?.slot;
+            if user_type != CKU_USER {
+                return Err(CKR_USER_TYPE_INVALID);
+            }
+            // SAFETY: `pin_len` bytes at `pin`.
+            let pin = unsafe { input(pin, pin_len) }?;
+            let slot = &mut library.slots[slot_index];
+            if slot.logged_in {
+                return Err(CKR_USER_ALREADY_LOGGED_IN);
+            }
+            if !(PIN_MIN..=PIN_MAX).contains(&pin.len()) {
+                return Err(CKR_PIN_LEN_RANGE);
+            }
+            match &slot.user_pin {
+                Some(known) if !regula::equal_in_constant_time(known, pin) => {
+                    return Err(CKR_PIN_INCORRECT);
+                }
+                Some(_) => {}
+                None => slot.user_pin = Some(Zeroizing::new(pin.to_vec())),
+            }
+            slot.logged_in = true;
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_Logout(session: CK_SESSION_HANDLE) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot = library.session(session)?.slot;
+            if !library.slots[slot].logged_in {
+                return Err(CKR_USER_NOT_LOGGED_IN);
+            }
+            library.logout(slot);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_SessionCancel(session: CK_SESSION_HANDLE, flags: CK_FLAGS) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            if flags & CKF_ENCRYPT != 0 {
+                session.encrypt = None;
+            }
+            if flags & CKF_DECRYPT != 0 {
+                session.decrypt = None;
+            }
+            if flags & CKF_DIGEST != 0 {
+                session.digest = None;
+            }
+            if flags & CKF_SIGN != 0 {
+                session.sign = None;
+            }
+            if flags & CKF_VERIFY != 0 {
+                session.verify = None;
+            }
+            if flags & CKF_FIND_OBJECTS != 0 {
+                session.find = None;
+            }
+            Ok(())
+        })
+    })
+}
+
+/// PKCS#11 3.2: the validation flags of the session's last completed operation
+/// (`CKS_LAST_VALIDATION_OK`): [`VALIDATION_FLAG_POLICY`] when the slot's policy approved it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetSessionValidationFlags(
+    session: CK_SESSION_HANDLE,
+    kind: CK_SESSION_VALIDATION_FLAGS_TYPE,
+    flags: *mut CK_FLAGS,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            if kind != CKS_LAST_VALIDATION_OK as CK_SESSION_VALIDATION_FLAGS_TYPE {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            // SAFETY: the caller's CK_FLAGS.
+            *unsafe { out(flags) }? = session.validation;
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GenerateRandom(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let (session, slot) = library.session_and_slot(session)?;
+            if len == 0 {
+                return Ok(());
+            }
+            if data.is_null() {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            // SAFETY: the caller's `len` writable bytes.
+            let buffer = unsafe { std::slice::from_raw_parts_mut(data, len as usize) };
+            let served = slot
+                .module
+                .fill_random(buffer)
+                .map_err(|error| ops::rv_of(&error, false))?;
+            session.validation = validation(served.is_approved());
+            Ok(())
+        })
+    })
+}
+
+fn validation(approved: bool) -> CK_FLAGS {
+    if approved { VALIDATION_FLAG_POLICY } else { 0 }
+}
+
+// ---- Objects ------------------------------------------------------------------------------
+
+/// The object `handle`, if the session's slot holds it and the session may see it.
+fn visible(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    handle: CK_OBJECT_HANDLE,
+) -> Result<&mut Object, CK_RV> {
+    let slot = library.session(session)?.slot;
+    let logged_in = library.slots[slot].logged_in;
+    library
+        .objects
+        .get_mut(&handle)
+        .filter(|object| object.slot == slot && (logged_in || !object.private))
+        .ok_or(CKR_OBJECT_HANDLE_INVALID)
+}
+
+/// Makes and keeps a secret key; its handle.
+fn keep_key(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    key_type: CK_KEY_TYPE,
+    value: Zeroizing<Vec<u8>>,
+    private: Option<bool>,
+    template: &[TemplateAttribute],
+    origin: &Origin,
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let slot = library.session(session)?.slot;
+    let logged_in = library.slots[slot].logged_in;
+    let private = private.unwrap_or(true);
+    if private && !logged_in {
+        return Err(CKR_USER_NOT_LOGGED_IN);
+    }
+    let object = Object::secret_key(slot, session, private, key_type, value, template, origin)?;
+    let handle = library.handle();
+    library.objects.insert(handle, object);
+    Ok(handle)
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_CreateObject(
+    session: CK_SESSION_HANDLE,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    object: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            library.session(session)?;
+            // SAFETY: the caller's template and handle slot.
+            let template = unsafe { template(attributes, count) }?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let object = unsafe { out(object) }?;
+            let key = object::read_template(&template, &Origin::Created)?;
+            let (Some(key_type), Some(value)) = (key.key_type, key.value) else {
+                return Err(CKR_TEMPLATE_INCOMPLETE);
+            };
+            *object = keep_key(
+                library,
+                session,
+                key_type,
+                value,
+                key.private,
+                &template,
+                &Origin::Created,
+            )?;
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GenerateKey(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    key: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism, template and handle slot.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let template = unsafe { template(attributes, count) }?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let key = unsafe { out(key) }?;
+            let (_, slot) = library.session_and_slot(session)?;
+            let info = slot
+                .mechanisms
+                .get(&mechanism.mechanism)
+                .filter(|info| info.flags & CKF_GENERATE != 0)
+                .ok_or(CKR_MECHANISM_INVALID)?;
+            let (min, max) = (info.ulMinKeySize as usize, info.ulMaxKeySize as usize);
+            if mechanism.ulParameterLen != 0 {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            let key_type =
+                mech::generated_key_type(mechanism.mechanism).ok_or(CKR_MECHANISM_INVALID)?;
+            let origin = Origin::Generated {
+                mechanism: mechanism.mechanism,
+            };
+            let wanted = object::read_template(&template, &origin)?;
+            if wanted.key_type.is_some_and(|given| given != key_type) {
+                return Err(CKR_TEMPLATE_INCONSISTENT);
+            }
+            let len = match (wanted.value_len, key_type) {
+                (Some(len), _) => len,
+                (None, CKK_REGULA_SM4) => 16,
+                (None, _) => return Err(CKR_TEMPLATE_INCOMPLETE),
+            };
+            if !(min..=max).contains(&len) {
+                return Err(CKR_KEY_SIZE_RANGE);
+            }
+            let served = slot
+                .module
+                .random_bytes(len)
+                .map_err(|error| ops::rv_of(&error, false))?;
+            let approved = served.is_approved();
+            let value = Zeroizing::new(served.into_value());
+            *key = keep_key(
+                library,
+                session,
+                key_type,
+                value,
+                wanted.private,
+                &template,
+                &origin,
+            )?;
+            library.session(session)?.validation = validation(approved);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_DestroyObject(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            if !visible(library, session, object)?.flag(CKA_DESTROYABLE) {
+                return Err(CKR_ACTION_PROHIBITED);
+            }
+            library.objects.remove(&object);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GetAttributeValue(
+    session: CK_SESSION_HANDLE,
+    object: CK_OBJECT_HANDLE,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let object = visible(library, session, object)?;
+            if count == 0 {
+                return Ok(());
+            }
+            if attributes.is_null() {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            // SAFETY: the caller's `count` attributes.
+            let attributes = unsafe { std::slice::from_raw_parts_mut(attributes, count as usize) };
+            let mut result = Ok(());
+            for attribute in attributes {
+                match object.read(attribute.type_) {
+                    Read::Sensitive => {
+                        attribute.ulValueLen = UNAVAILABLE;
+                        result = Err(CKR_ATTRIBUTE_SENSITIVE);
+                    }
+                    Read::Invalid => {
+                        attribute.ulValueLen = UNAVAILABLE;
+                        result = Err(CKR_ATTRIBUTE_TYPE_INVALID);
+                    }
+                    Read::Value(value) => {
+                        let value = Zeroizing::new(value);
+                        if attribute.pValue.is_null() {
+                            attribute.ulValueLen = value.len() as CK_ULONG;
+                        } else if (attribute.ulValueLen as u128) < value.len() as u128 {
+                            attribute.ulValueLen = UNAVAILABLE;
+                            result = Err(CKR_BUFFER_TOO_SMALL);
+                        } else {
+                            // SAFETY: the caller's buffer holds `ulValueLen` >= len bytes.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    value.as_ptr(),
+                                    attribute.pValue.cast::<u8>(),
+                                    value.len(),
+                                )
+                            };
+                            attribute.ulValueLen = value.len() as CK_ULONG;
+                        }
+                    }
+                }
+            }
+            result
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_SetAttributeValue(
+    session: CK_SESSION_HANDLE,
+    object: CK_OBJECT_HANDLE,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's template.
+            let template = unsafe { template(attributes, count) }?;
+            visible(library, session, object)?.set(&template)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_FindObjectsInit(
+    session: CK_SESSION_HANDLE,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's template.
+            let template = unsafe { template(attributes, count) }?;
+            let slot = library.session(session)?.slot;
+            if library.session(session)?.find.is_some() {
+                return Err(CKR_OPERATION_ACTIVE);
+            }
+            let logged_in = library.slots[slot].logged_in;
+            let mut found: Vec<CK_OBJECT_HANDLE> = library
+                .objects
+                .iter()
+                .filter(|(_, object)| object.slot == slot && (logged_in || !object.private))
+                .filter(|(_, object)| object.matches(&template))
+                .map(|(handle, _)| *handle)
+                .collect();
+            found.sort_unstable_by(|a, b| b.cmp(a));
+            library.session(session)?.find = Some(found);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_FindObjects(
+    session: CK_SESSION_HANDLE,
+    objects: *mut CK_OBJECT_HANDLE,
+    max: CK_ULONG,
+    count: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let find = library
+                .session(session)?
+                .find
+                .as_mut()
+                .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+            // SAFETY: the caller's count.
+            let count = unsafe { out(count) }?;
+            if max > 0 && objects.is_null() {
+                return Err(CKR_ARGUMENTS_BAD);
+            }
+            let mut given = 0;
+            while (given as CK_ULONG) < max {
+                let Some(handle) = find.pop() else { break };
+                // SAFETY: the caller's array holds `max` handles.
+                unsafe { objects.add(given).write(handle) };
+                given += 1;
+            }
+            *count = given as CK_ULONG;
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "C" fn C_FindObjectsFinal(session: CK_SESSION_HANDLE) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            session
+                .find
+                .take()
+                .map(|_| ())
+                .ok_or(CKR_OPERATION_NOT_INITIALIZED)
+        })
+    })
+}
+
+// ---- Operations -----------------------------------------------------------------------------
+
+/// The key `handle` as an operation needs it: its type and value, if the session may use it
+/// for `usage` (CKA_ENCRYPT, ...).
+fn usable_key(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    handle: CK_OBJECT_HANDLE,
+    usage: CK_ATTRIBUTE_TYPE,
+) -> Result<(CK_KEY_TYPE, Zeroizing<Vec<u8>>), CK_RV> {
+    let object = visible(library, session, handle).map_err(|rv| {
+        if rv == CKR_OBJECT_HANDLE_INVALID {
+            CKR_KEY_HANDLE_INVALID
+        } else {
+            rv
+        }
+    })?;
+    if !object.flag(usage) {
+        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
+    }
+    Ok((object.key_type, object.value.clone()))
+}
+
+/// Reads the parameter of an encryption mechanism.
+unsafe fn crypt_params(mechanism: &CK_MECHANISM, op: mech::Op) -> Result<Params, CK_RV> {
+    let raw = mechanism.pParameter;
+    let len = mechanism.ulParameterLen as usize;
+    match op {
+        mech::Op::Gcm => {
+            if raw.is_null() || len != std::mem::size_of::<CK_GCM_PARAMS>() {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            let params = raw.cast::<CK_GCM_PARAMS>();
+            // SAFETY: a CK_GCM_PARAMS of the checked size at a non-null pointer.
+            let gcm = unsafe { params.read_unaligned() };
+            // SAFETY: the IV and AAD buffers the parameters describe.
+            let iv =
+                // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+                unsafe { input(gcm.pIv, gcm.ulIvLen) }.map_err(|_| CKR_MECHANISM_PARAM_INVALID)?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let aad = unsafe { input(gcm.pAAD, gcm.ulAADLen) }
+                .map_err(|_| CKR_MECHANISM_PARAM_INVALID)?;
+            Ok(Params::Gcm {
+                iv: iv.to_vec(),
+                aad: aad.to_vec(),
+                tag_bits: gcm.ulTagBits,
+                iv_out: gcm.pIv,
+                // SAFETY: a field of the caller's structure.
+                iv_bits_out: unsafe { &raw mut (*params).ulIvBits },
+            })
+        }
+        mech::Op::Ctr => {
+            if raw.is_null() || len != std::mem::size_of::<CK_AES_CTR_PARAMS>() {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            // SAFETY: a CK_AES_CTR_PARAMS of the checked size at a non-null pointer.
+            let ctr = unsafe { raw.cast::<CK_AES_CTR_PARAMS>().read_unaligned() };
+            Ok(Params::Ctr {
+                counter_bits: u32::try_from(ctr.ulCounterBits).unwrap_or(0),
+                block: ctr.cb,
+            })
+        }
+        _ if len == 0 => Ok(Params::None),
+        _ => {
+            // SAFETY: `len` bytes at the parameter.
+            let iv = unsafe { input(raw.cast::<u8>(), len as CK_ULONG) }
+                .map_err(|_| CKR_MECHANISM_PARAM_INVALID)?;
+            Ok(Params::Iv(iv.to_vec()))
+        }
+    }
+}
+
+unsafe fn crypt_init(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    direction: Direction,
+) -> Rv {
+    state::with(|library| {
+        // SAFETY: the caller's mechanism.
+        let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+        let active = match direction {
+            Direction::Encrypt => library.session(session)?.encrypt.is_some(),
+            Direction::Decrypt => library.session(session)?.decrypt.is_some(),
+        };
+        if active {
+            return Err(CKR_OPERATION_ACTIVE);
+        }
+        let usage = match direction {
+            Direction::Encrypt => CKA_ENCRYPT,
+            Direction::Decrypt => CKA_DECRYPT,
+        };
+        let (key_type, value) = usable_key(library, session, key, usage)?;
+        let (session_state, slot) = library.session_and_slot(session)?;
+        let (algorithm, op) = mech::resolve(
+            slot.module.policy(),
+            mechanism.mechanism,
+            Some((key_type, value.len())),
+        )?;
+        if matches!(op, mech::Op::Digest | mech::Op::Hmac | mech::Op::Cmac) {
+            return Err(CKR_MECHANISM_INVALID);
+        }
+        // SAFETY: the mechanism's parameter, as the caller describes it.
+        let params = unsafe { crypt_params(mechanism, op) }?;
+        let crypt = CryptOp::new(&slot.module, algorithm, op, &value, params, direction)?;
+        session_state.validation = 0;
+        match direction {
+            Direction::Encrypt => session_state.encrypt = Some(crypt),
+            Direction::Decrypt => session_state.decrypt = Some(crypt),
+        }
+        Ok(())
+    })
+}
+
+fn crypt_op(session: &mut Session, direction: Direction) -> &mut Option<CryptOp> {
+    match direction {
+        Direction::Encrypt => &mut session.encrypt,
+        Direction::Decrypt => &mut session.decrypt,
+    }
+}
+
+/// What one call did to an operation: whether it ended it, and (when it completed an
+/// operation) whether the policy approved it.
+struct Step {
+    ended: bool,
+    approved: Option<bool>,
+}
+
+const GOES_ON: Step = Step {
+    ended: false,
+    approved: None,
+};
+
+/// Runs `f` on the session's operation; an error other than a length answer ends it.
+fn on_crypt(
+    session: CK_SESSION_HANDLE,
+    direction: Direction,
+    f: impl FnOnce(&mut CryptOp) -> Result<Step, CK_RV>,
+) -> Rv {
+    state::with(|library| {
+        let session = library.session(session)?;
+        let step = {
+            let slot = crypt_op(session, direction);
+            let op = slot.as_mut().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+            let result = f(op);
+            match &result {
+                Ok(step) if step.ended => *slot = None,
+                Err(rv) if *rv != CKR_BUFFER_TOO_SMALL => *slot = None,
+                _ => {}
+            }
+            result?
+        };
+        if let Some(approved) = step.approved {
+            session.validation = validation(approved);
+        }
+        Ok(())
+    })
+}
+
+/// Delivers a result computed on a copy of the operation (to learn an exact length): when it
+/// was written, the copy's completion stands for the operation's.
+unsafe fn deliver_copy(
+    output: *mut u8,
+    output_len: *mut CK_ULONG,
+    done: ops::Done,
+) -> Result<Step, CK_RV> {
+    // SAFETY: the caller's output and its length.
+    let written = unsafe { deliver(output, output_len, &done.output) }?;
+    Ok(Step {
+        ended: written,
+        approved: written.then_some(done.approved),
+    })
+}
+
+unsafe fn crypt_single(
+    session: CK_SESSION_HANDLE,
+    direction: Direction,
+    data: *mut u8,
+    data_len: CK_ULONG,
+    output: *mut u8,
+    output_len: *mut CK_ULONG,
+) -> Rv {
+    // SAFETY: the caller's input.
+    let data = unsafe { input(data, data_len) }?;
+    on_crypt(session, direction, |op| {
+        let bound = op.single_len_bound(data.len())?;
+        // SAFETY: the caller's output and its length.
+        let fits = unsafe { room(output, output_len, bound) };
+        let done = match fits {
+            Ok(true) => op.single(data)?,
+            // Too small for the bound, or a length query, where the bound is not the exact
+            // length: the result is computed on a copy so that the operation goes on.
+            _ if !op.bound_is_exact() => {
+                let mut copy = op.try_clone().ok_or(CKR_FUNCTION_FAILED)?;
+                let done = copy.single(data)?;
+                // SAFETY: as above.
+                return unsafe { deliver_copy(output, output_len, done) };
+            }
+            Ok(false) => return Ok(GOES_ON),
+            Err(rv) => return Err(rv),
+        };
+        // SAFETY: as above; the room was checked.
+        unsafe { deliver(output, output_len, &done.output) }?;
+        Ok(Step {
+            ended: true,
+            approved: Some(done.approved),
+        })
+    })
+}
+
+unsafe fn crypt_update(
+    session: CK_SESSION_HANDLE,
+    direction: Direction,
+    data: *mut u8,
+    data_len: CK_ULONG,
+    output: *mut u8,
+    output_len: *mut CK_ULONG,
+) -> Rv {
+    // SAFETY: the caller's input.
+    let data = unsafe { input(data, data_len) }?;
+    on_crypt(session, direction, |op| {
+        let needed = op.update_len(data.len());
+        // SAFETY: the caller's output and its length.
+        if !unsafe { room(output, output_len, needed) }? {
+            return Ok(GOES_ON);
+        }
+        let mut buffer = Zeroizing::new(vec![0u8; needed]);
+        let written = op.update(data, &mut buffer)?;
+        // SAFETY: as above; the room was checked.
+        unsafe { deliver(output, output_len, &buffer[..written]) }?;
+        Ok(GOES_ON)
+    })
+}
+
+unsafe fn crypt_final(
+    session: CK_SESSION_HANDLE,
+    direction: Direction,
+    output: *mut u8,
+    output_len: *mut CK_ULONG,
+) -> Rv {
+    on_crypt(session, direction, |op| {
+        let bound = op.final_len_bound()?;
+        // SAFETY: the caller's output and its length.
+        let fits = unsafe { room(output, output_len, bound) };
+        let done = match fits {
+            Ok(true) => op.finish()?,
+            _ if !op.bound_is_exact() => {
+                let mut copy = op.try_clone().ok_or(CKR_FUNCTION_FAILED)?;
+                let done = copy.finish()?;
+                // SAFETY: as above.
+                return unsafe { deliver_copy(output, output_len, done) };
+            }
+            Ok(false) => return Ok(GOES_ON),
+            Err(rv) => return Err(rv),
+        };
+        // SAFETY: as above; the room was checked.
+        unsafe { deliver(output, output_len, &done.output) }?;
+        Ok(Step {
+            ended: true,
+            approved: Some(done.approved),
+        })
+    })
+}
+
+macro_rules! crypt_entry_points {
+    ($direction:expr, $init:ident, $single:ident, $update:ident, $final:ident) => {
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $init(
+            session: CK_SESSION_HANDLE,
+            mechanism: *mut CK_MECHANISM,
+            key: CK_OBJECT_HANDLE,
+        ) -> CK_RV {
+            // SAFETY: the caller's arguments, passed on.
+            guard(|| unsafe { crypt_init(session, mechanism, key, $direction) })
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $single(
+            session: CK_SESSION_HANDLE,
+            data: *mut CK_BYTE,
+            data_len: CK_ULONG,
+            output: *mut CK_BYTE,
+            output_len: *mut CK_ULONG,
+        ) -> CK_RV {
+            // SAFETY: the caller's arguments, passed on.
+            guard(|| unsafe {
+                crypt_single(session, $direction, data, data_len, output, output_len)
+            })
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $update(
+            session: CK_SESSION_HANDLE,
+            data: *mut CK_BYTE,
+            data_len: CK_ULONG,
+            output: *mut CK_BYTE,
+            output_len: *mut CK_ULONG,
+        ) -> CK_RV {
+            // SAFETY: the caller's arguments, passed on.
+            guard(|| unsafe {
+                crypt_update(session, $direction, data, data_len, output, output_len)
+            })
+        }
+
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $final(
+            session: CK_SESSION_HANDLE,
+            output: *mut CK_BYTE,
+            output_len: *mut CK_ULONG,
+        ) -> CK_RV {
+            // SAFETY: the caller's arguments, passed on.
+            guard(|| unsafe { crypt_final(session, $direction, output, output_len) })
+        }
+    };
+}
+
+crypt_entry_points!(
+    Direction::Encrypt,
+    C_EncryptInit,
+    C_Encrypt,
+    C_EncryptUpdate,
+    C_EncryptFinal
+);
+crypt_entry_points!(
+    Direction::Decrypt,
+    C_DecryptInit,
+    C_Decrypt,
+    C_DecryptUpdate,
+    C_DecryptFinal
+);
+
+// ---- Digests --------------------------------------------------------------------------------
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_DigestInit(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            let (session, slot) = library.session_and_slot(session)?;
+            if session.digest.is_some() {
+                return Err(CKR_OPERATION_ACTIVE);
+            }
+            let (algorithm, op) = mech::resolve(slot.module.policy(), mechanism.mechanism, None)?;
+            if op != mech::Op::Digest {
+                return Err(CKR_MECHANISM_INVALID);
+            }
+            if mechanism.ulParameterLen != 0 {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            session.digest = Some(DigestOp::new(&slot.module, algorithm)?);
+            session.validation = 0;
+            Ok(())
+        })
+    })
+}
+
+/// Ends the session's digest with its result delivered, or answers the output length.
+unsafe fn digest_finish(session: &mut Session, output: *mut u8, output_len: *mut CK_ULONG) -> Rv {
+    let op = session
+        .digest
+        .as_ref()
+        .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+    // SAFETY: the caller's output and its length.
+    match unsafe { room(output, output_len, op.output_len) } {
+        Ok(true) => {}
+        Ok(false) => return Ok(()),
+        Err(rv) => return Err(rv),
+    }
+    let op = session.digest.take().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+    let done = op.finish()?;
+    // SAFETY: as above; the room was checked.
+    unsafe { deliver(output, output_len, &done.output) }?;
+    session.validation = validation(done.approved);
+    Ok(())
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Digest(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+    output: *mut CK_BYTE,
+    output_len: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            // SAFETY: the caller's input.
+            let data = match unsafe { input(data, data_len) } {
+                Ok(data) => data,
+                Err(rv) => {
+                    session.digest = None;
+                    return Err(rv);
+                }
+            };
+            let op = session
+                .digest
+                .as_ref()
+                .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+            // SAFETY: the caller's output and its length.
+            if !unsafe { room(output, output_len, op.output_len) }? {
+                return Ok(());
+            }
+            if let Some(op) = session.digest.as_mut() {
+                op.update(data);
+            }
+            // SAFETY: as above.
+            unsafe { digest_finish(session, output, output_len) }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_DigestUpdate(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            let op = session
+                .digest
+                .as_mut()
+                .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+            // SAFETY: the caller's input.
+            match unsafe { input(data, data_len) } {
+                Ok(data) => {
+                    op.update(data);
+                    Ok(())
+                }
+                Err(rv) => {
+                    session.digest = None;
+                    Err(rv)
+                }
+            }
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_DigestFinal(
+    session: CK_SESSION_HANDLE,
+    output: *mut CK_BYTE,
+    output_len: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let session = library.session(session)?;
+            // SAFETY: the caller's output.
+            let result = unsafe { digest_finish(session, output, output_len) };
+            if result.is_err_and(|rv| rv != CKR_BUFFER_TOO_SMALL) {
+                session.digest = None;
+            }
+            result
+        })
+    })
+}
+
+// ---- MACs: C_Sign and C_Verify --------------------------------------------------------------
+
+unsafe fn mac_init(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    signs: bool,
+) -> Rv {
+    state::with(|library| {
+        // SAFETY: the caller's mechanism.
+        let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+        {
+            let session = library.session(session)?;
+            if (signs && session.sign.is_some()) || (!signs && session.verify.is_some()) {
+                return Err(CKR_OPERATION_ACTIVE);
+            }
+        }
+        let usage = if signs { CKA_SIGN } else { CKA_VERIFY };
+        let (key_type, value) = usable_key(library, session, key, usage)?;
+        let (session, slot) = library.session_and_slot(session)?;
+        let (algorithm, op) = mech::resolve(
+            slot.module.policy(),
+            mechanism.mechanism,
+            Some((key_type, value.len())),
+        )?;
+        if !matches!(op, mech::Op::Hmac | mech::Op::Cmac) {
+            return Err(CKR_MECHANISM_INVALID);
+        }
+        if mechanism.ulParameterLen != 0 {
+            return Err(CKR_MECHANISM_PARAM_INVALID);
+        }
+        let mac = MacOp::new(&slot.module, algorithm, &value)?;
+        session.validation = 0;
+        if signs {
+            session.sign = Some(mac);
+        } else {
+            session.verify = Some(mac);
+        }
+        Ok(())
+    })
+}
+
+fn mac_op(session: &mut Session, signs: bool) -> &mut Option<MacOp> {
+    if signs {
+        &mut session.sign
+    } else {
+        &mut session.verify
+    }
+}
+
+/// Feeds data to the session's MAC; a bad pointer ends the operation.
+unsafe fn mac_update(
+    session: CK_SESSION_HANDLE,
+    data: *mut u8,
+    data_len: CK_ULONG,
+    signs: bool,
+) -> Rv {
+    state::with(|library| {
+        let slot = mac_op(library.session(session)?, signs);
+        let op = slot.as_mut().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+        // SAFETY: the caller's input.
+        match unsafe { input(data, data_len) } {
+            Ok(data) => {
+                op.update(data);
+                Ok(())
+            }
+            Err(rv) => {
+                *slot = None;
+                Err(rv)
+            }
+        }
+    })
+}
+
+unsafe fn sign_final(session: CK_SESSION_HANDLE, output: *mut u8, output_len: *mut CK_ULONG) -> Rv {
+    state::with(|library| {
+        let session = library.session(session)?;
+        let op = session.sign.as_ref().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+        // SAFETY: the caller's output and its length.
+        match unsafe { room(output, output_len, op.output_len) } {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(rv) => return Err(rv),
+        }
+        let op = session.sign.take().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+        let done = op.sign()?;
+        // SAFETY: as above; the room was checked.
+        unsafe { deliver(output, output_len, &done.output) }?;
+        session.validation = validation(done.approved);
+        Ok(())
+    })
+}
+
+unsafe fn verify_final(
+    session: CK_SESSION_HANDLE,
+    signature: *mut u8,
+    signature_len: CK_ULONG,
+) -> Rv {
+    state::with(|library| {
+        let session = library.session(session)?;
+        let op = session.verify.take().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+        // SAFETY: the caller's signature.
+        let signature = unsafe { input(signature, signature_len) }?;
+        let approved = op.verify(signature)?;
+        session.validation = validation(approved);
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_SignInit(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    // SAFETY: the caller's arguments, passed on.
+    guard(|| unsafe { mac_init(session, mechanism, key, true) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Sign(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+    signature: *mut CK_BYTE,
+    signature_len: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        // A length query must not take the data in: only the final call does.
+        let output_len = state::with(|library| {
+            let op = library
+                .session(session)?
+                .sign
+                .as_ref()
+                .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
+            Ok(op.output_len)
+        })?;
+        // SAFETY: the caller's output and its length.
+        match unsafe { room(signature, signature_len, output_len) } {
+            Ok(true) => {}
+            Ok(false) => return Ok(()),
+            Err(rv) => return Err(rv),
+        }
+        // SAFETY: the caller's arguments, passed on.
+        unsafe { mac_update(session, data, data_len, true) }?;
+        // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+        unsafe { sign_final(session, signature, signature_len) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_SignUpdate(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+) -> CK_RV {
+    // SAFETY: the caller's arguments, passed on.
+    guard(|| unsafe { mac_update(session, data, data_len, true) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_SignFinal(
+    session: CK_SESSION_HANDLE,
+    signature: *mut CK_BYTE,
+    signature_len: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        // SAFETY: the caller's arguments, passed on.
+        let result = unsafe { sign_final(session, signature, signature_len) };
+        if result.is_err_and(|rv| rv != CKR_BUFFER_TOO_SMALL) {
+            let _ = state::with(|library| {
+                library.session(session)?.sign = None;
+                Ok(())
+            });
+        }
+        result
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_VerifyInit(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+) -> CK_RV {
+    // SAFETY: the caller's arguments, passed on.
+    guard(|| unsafe { mac_init(session, mechanism, key, false) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_Verify(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+    signature: *mut CK_BYTE,
+    signature_len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        // SAFETY: the caller's arguments, passed on.
+        unsafe { mac_update(session, data, data_len, false) }?;
+        // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+        unsafe { verify_final(session, signature, signature_len) }
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_VerifyUpdate(
+    session: CK_SESSION_HANDLE,
+    data: *mut CK_BYTE,
+    data_len: CK_ULONG,
+) -> CK_RV {
+    // SAFETY: the caller's arguments, passed on.
+    guard(|| unsafe { mac_update(session, data, data_len, false) })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_VerifyFinal(
+    session: CK_SESSION_HANDLE,
+    signature: *mut CK_BYTE,
+    signature_len: CK_ULONG,
+) -> CK_RV {
+    // SAFETY: the caller's arguments, passed on.
+    guard(|| unsafe { verify_final(session, signature, signature_len) })
+}

@@ -1,0 +1,239 @@
+//! Mechanisms, read from the registry rows (`regula::registry`'s `pkcs11` field) and filtered
+//! by what a slot's policy serves and what this token implements so far.
+
+use std::collections::BTreeMap;
+
+use cryptoki_sys::*;
+use regula::registry::{self, REGISTRY};
+use regula::{Algorithm, Policy};
+
+/// Regula's vendor-defined key types: `CKK_VENDOR_DEFINED` with "RG" (0x5247) in the next 16
+/// bits, as the registry's `CKM_REGULA_BASE` does for mechanisms.
+pub const CKK_REGULA_BASE: CK_KEY_TYPE = CKK_VENDOR_DEFINED | 0x0052_4700;
+/// An SM4 secret key (GB/T 32907); PKCS#11 defines no SM4 key type.
+pub const CKK_REGULA_SM4: CK_KEY_TYPE = CKK_REGULA_BASE + 0x01;
+
+/// The one operation family a mechanism performs here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Digest,
+    Hmac,
+    Cmac,
+    /// CBC; `pad`: PKCS#7 padding (`*_CBC_PAD`).
+    Cbc {
+        pad: bool,
+    },
+    /// CTR with `CK_AES_CTR_PARAMS`.
+    Ctr,
+    /// ECB (whole blocks, no parameter).
+    Ecb,
+    /// OFB or CFB with a 16-byte IV as the parameter.
+    Feedback,
+    /// GCM with `CK_GCM_PARAMS`.
+    Gcm,
+}
+
+/// What this token implements of an algorithm, if anything yet.
+pub fn op_of(algorithm: Algorithm) -> Option<Op> {
+    use Algorithm::*;
+    Some(match algorithm {
+        Md5 | Sha1 | Sha224 | Sha256 | Sha384 | Sha512 | Sha512_256 | Sha3_256 | Sha3_384
+        | Sha3_512 | Sm3 => Op::Digest,
+        HmacMd5 | HmacSha1 | HmacSha224 | HmacSha256 | HmacSha384 | HmacSha512 | HmacSm3 => {
+            Op::Hmac
+        }
+        Aes128Cmac | Aes256Cmac | Sm4Cmac => Op::Cmac,
+        Aes128Cbc | Aes256Cbc | Sm4Cbc => Op::Cbc { pad: true },
+        Aes128Ctr | Aes256Ctr | Sm4Ctr => Op::Ctr,
+        Sm4Ecb => Op::Ecb,
+        Sm4Ofb | Sm4Cfb => Op::Feedback,
+        Aes128Gcm | Aes256Gcm | Sm4Gcm => Op::Gcm,
+        _ => return None,
+    })
+}
+
+/// The key type an algorithm's keys have (`None`: a digest, which takes no key).
+pub fn key_type_of(algorithm: Algorithm) -> Option<CK_KEY_TYPE> {
+    match op_of(algorithm)? {
+        Op::Digest => None,
+        Op::Hmac => Some(CKK_GENERIC_SECRET),
+        _ if algorithm.name().starts_with("sm4") => Some(CKK_REGULA_SM4),
+        _ => Some(CKK_AES),
+    }
+}
+
+/// The mechanism that performs `algorithm` here: the row's first; `CKM_AES_CBC` is the
+/// `CKM_AES_CBC_PAD` row without padding.
+fn operation_mechanisms(entry: &registry::Entry) -> Vec<(CK_MECHANISM_TYPE, Op)> {
+    let (Some(op), Some(first)) = (op_of(entry.algorithm), entry.pkcs11.first()) else {
+        return Vec::new();
+    };
+    let mut mechanisms = vec![(CK_MECHANISM_TYPE::from(first.value), op)];
+    if first.value == registry::pkcs11::CKM_AES_CBC_PAD.value {
+        mechanisms.push((CKM_AES_CBC, Op::Cbc { pad: false }));
+    }
+    mechanisms
+}
+
+/// The key-generation mechanisms of a row: its own (AES, SM4), or, for HMAC, the generic
+/// secret generator.
+fn generation_mechanisms(entry: &registry::Entry) -> Vec<CK_MECHANISM_TYPE> {
+    match op_of(entry.algorithm) {
+        None | Some(Op::Digest) => Vec::new(),
+        Some(Op::Hmac) => vec![CKM_GENERIC_SECRET_KEY_GEN],
+        Some(_) => entry
+            .pkcs11
+            .iter()
+            .skip(1)
+            .map(|mechanism| CK_MECHANISM_TYPE::from(mechanism.value))
+            .collect(),
+    }
+}
+
+/// The key type a generation mechanism makes.
+pub fn generated_key_type(mechanism: CK_MECHANISM_TYPE) -> Option<CK_KEY_TYPE> {
+    if mechanism == CKM_AES_KEY_GEN {
+        Some(CKK_AES)
+    } else if mechanism == CK_MECHANISM_TYPE::from(registry::pkcs11::CKM_REGULA_SM4_KEY_GEN.value) {
+        Some(CKK_REGULA_SM4)
+    } else if mechanism == CKM_GENERIC_SECRET_KEY_GEN {
+        Some(CKK_GENERIC_SECRET)
+    } else {
+        None
+    }
+}
+
+fn flags_of(op: Op) -> CK_FLAGS {
+    match op {
+        Op::Digest => CKF_DIGEST,
+        Op::Hmac | Op::Cmac => CKF_SIGN | CKF_VERIFY,
+        _ => CKF_ENCRYPT | CKF_DECRYPT,
+    }
+}
+
+/// Key sizes in bytes: the row's, or for HMAC and generic secrets 1 to 512 bytes.
+fn key_sizes(entry: &registry::Entry) -> (CK_ULONG, CK_ULONG) {
+    match entry.sizes.key {
+        Some(lengths) => (lengths.min as CK_ULONG, lengths.max as CK_ULONG),
+        None if op_of(entry.algorithm) == Some(Op::Digest) => (0, 0),
+        None => (1, GENERIC_SECRET_MAX as CK_ULONG),
+    }
+}
+
+/// The longest generic secret this token makes or takes.
+pub const GENERIC_SECRET_MAX: usize = 512;
+
+/// The mechanisms a slot under `policy` offers, with their information.
+pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_INFO> {
+    let mut list: BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_INFO> = BTreeMap::new();
+    let mut add = |mechanism, (min, max), flags| {
+        let info = list.entry(mechanism).or_insert(CK_MECHANISM_INFO {
+            ulMinKeySize: min,
+            ulMaxKeySize: max,
+            flags: 0,
+        });
+        info.ulMinKeySize = info.ulMinKeySize.min(min);
+        info.ulMaxKeySize = info.ulMaxKeySize.max(max);
+        info.flags |= flags;
+    };
+    for entry in REGISTRY.iter() {
+        if !policy.serves(entry.algorithm) {
+            continue;
+        }
+        let sizes = key_sizes(entry);
+        for (mechanism, op) in operation_mechanisms(entry) {
+            add(mechanism, sizes, flags_of(op));
+        }
+        for mechanism in generation_mechanisms(entry) {
+            add(mechanism, sizes, CKF_GENERATE);
+        }
+    }
+    list
+}
+
+/// The algorithm and operation `mechanism` runs under `policy` with a key of `key` (type and
+/// length; `None` for digests).
+pub fn resolve(
+    policy: &Policy,
+    mechanism: CK_MECHANISM_TYPE,
+    key: Option<(CK_KEY_TYPE, usize)>,
+) -> Result<(Algorithm, Op), CK_RV> {
+    let mut found_mechanism = false;
+    for entry in REGISTRY.iter() {
+        if !policy.serves(entry.algorithm) {
+            continue;
+        }
+        let Some(&(_, op)) = operation_mechanisms(entry)
+            .iter()
+            .find(|(value, _)| *value == mechanism)
+        else {
+            continue;
+        };
+        found_mechanism = true;
+        match (key, key_type_of(entry.algorithm)) {
+            (None, None) => return Ok((entry.algorithm, op)),
+            (Some((key_type, len)), Some(expected)) => {
+                if key_type != expected {
+                    return Err(CKR_KEY_TYPE_INCONSISTENT);
+                }
+                let fits = entry.sizes.key.is_none_or(|lengths| lengths.contains(len));
+                if fits {
+                    return Ok((entry.algorithm, op));
+                }
+            }
+            _ => return Err(CKR_KEY_TYPE_INCONSISTENT),
+        }
+    }
+    Err(if found_mechanism {
+        CKR_KEY_SIZE_RANGE
+    } else {
+        CKR_MECHANISM_INVALID
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regula::Profile;
+
+    #[test]
+    fn each_slot_lists_what_its_policy_serves() {
+        let fips = mechanisms(&Policy::builtin(Profile::Fips1403));
+        let gm = mechanisms(&Policy::builtin(Profile::Gm));
+        let sm3 = CK_MECHANISM_TYPE::from(registry::pkcs11::CKM_REGULA_SM3.value);
+        assert!(fips.contains_key(&CKM_SHA256) && fips.contains_key(&CKM_AES_GCM));
+        assert!(!fips.contains_key(&sm3), "fips-140-3 lists SM3");
+        assert!(gm.contains_key(&sm3));
+        assert!(!gm.contains_key(&CKM_AES_GCM), "gm lists AES-GCM");
+        let gcm = fips[&CKM_AES_GCM];
+        assert_eq!((gcm.ulMinKeySize, gcm.ulMaxKeySize), (16, 32));
+        assert_eq!(gcm.flags, CKF_ENCRYPT | CKF_DECRYPT);
+        assert_eq!(fips[&CKM_AES_KEY_GEN].flags, CKF_GENERATE);
+    }
+
+    #[test]
+    fn a_mechanism_resolves_by_key_type_and_length() {
+        let policy = Policy::builtin(Profile::Default);
+        let aes = |len| Some((CKK_AES, len));
+        assert_eq!(
+            resolve(&policy, CKM_AES_GCM, aes(32)),
+            Ok((Algorithm::Aes256Gcm, Op::Gcm))
+        );
+        assert_eq!(
+            resolve(&policy, CKM_AES_CBC, aes(16)),
+            Ok((Algorithm::Aes128Cbc, Op::Cbc { pad: false }))
+        );
+        assert_eq!(
+            resolve(&policy, CKM_AES_GCM, aes(24)),
+            Err(CKR_KEY_SIZE_RANGE)
+        );
+        assert_eq!(
+            resolve(&policy, CKM_AES_GCM, Some((CKK_GENERIC_SECRET, 16))),
+            Err(CKR_KEY_TYPE_INCONSISTENT)
+        );
+        assert_eq!(
+            resolve(&policy, CKM_RSA_PKCS, aes(16)),
+            Err(CKR_MECHANISM_INVALID)
+        );
+    }
+}

@@ -1,0 +1,323 @@
+//! Session objects: secret keys (AES, SM4, generic secrets for HMAC) with the attributes the
+//! standard gives them, and the rules for reading and changing them.
+
+use std::collections::BTreeMap;
+
+use cryptoki_sys::*;
+use zeroize::Zeroizing;
+
+use crate::mech::{CKK_REGULA_SM4, GENERIC_SECRET_MAX};
+
+/// `CK_UNAVAILABLE_INFORMATION`.
+pub const UNAVAILABLE: CK_ULONG = !0;
+
+/// The Boolean attributes a secret key has, with their defaults when a template does not give
+/// them, and whether `C_SetAttributeValue` may change them.
+const BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 12] = [
+    (CKA_MODIFIABLE, true),
+    (CKA_COPYABLE, true),
+    (CKA_DESTROYABLE, true),
+    (CKA_SENSITIVE, false),
+    (CKA_EXTRACTABLE, true),
+    (CKA_ENCRYPT, true),
+    (CKA_DECRYPT, true),
+    (CKA_SIGN, true),
+    (CKA_VERIFY, true),
+    (CKA_WRAP, true),
+    (CKA_UNWRAP, true),
+    (CKA_DERIVE, false),
+];
+
+/// Attributes the token sets and no template may.
+const READ_ONLY: [CK_ATTRIBUTE_TYPE; 5] = [
+    CKA_LOCAL,
+    CKA_ALWAYS_SENSITIVE,
+    CKA_NEVER_EXTRACTABLE,
+    CKA_KEY_GEN_MECHANISM,
+    CKA_VALUE_LEN,
+];
+
+/// Usage attributes that `C_SetAttributeValue` may change freely.
+const SETTABLE: [CK_ATTRIBUTE_TYPE; 9] = [
+    CKA_LABEL,
+    CKA_ID,
+    CKA_ENCRYPT,
+    CKA_DECRYPT,
+    CKA_SIGN,
+    CKA_VERIFY,
+    CKA_WRAP,
+    CKA_UNWRAP,
+    CKA_DERIVE,
+];
+
+/// One attribute of a template, copied out of the caller's memory.
+pub struct TemplateAttribute {
+    pub kind: CK_ATTRIBUTE_TYPE,
+    pub value: Zeroizing<Vec<u8>>,
+}
+
+pub struct Object {
+    pub slot: usize,
+    /// The session that created it; it goes when that session closes.
+    pub session: CK_SESSION_HANDLE,
+    pub private: bool,
+    pub key_type: CK_KEY_TYPE,
+    pub value: Zeroizing<Vec<u8>>,
+    label: Vec<u8>,
+    id: Vec<u8>,
+    booleans: BTreeMap<CK_ATTRIBUTE_TYPE, bool>,
+    local: bool,
+    always_sensitive: bool,
+    never_extractable: bool,
+    key_gen_mechanism: CK_ULONG,
+}
+
+/// What reading one attribute gives.
+pub enum Read {
+    Value(Vec<u8>),
+    Sensitive,
+    Invalid,
+}
+
+fn ulong(value: CK_ULONG) -> Vec<u8> {
+    value.to_ne_bytes().to_vec()
+}
+
+pub fn parse_ulong(value: &[u8]) -> Result<CK_ULONG, CK_RV> {
+    <[u8; std::mem::size_of::<CK_ULONG>()]>::try_from(value)
+        .map(CK_ULONG::from_ne_bytes)
+        .map_err(|_| CKR_ATTRIBUTE_VALUE_INVALID)
+}
+
+pub fn parse_bool(value: &[u8]) -> Result<bool, CK_RV> {
+    match value {
+        [0] => Ok(false),
+        [_] => Ok(true),
+        _ => Err(CKR_ATTRIBUTE_VALUE_INVALID),
+    }
+}
+
+/// The key lengths (bytes) a key type takes here.
+fn length_allowed(key_type: CK_KEY_TYPE, len: usize) -> bool {
+    match key_type {
+        CKK_AES => matches!(len, 16 | 24 | 32),
+        CKK_REGULA_SM4 => len == 16,
+        CKK_GENERIC_SECRET => (1..=GENERIC_SECRET_MAX).contains(&len),
+        _ => false,
+    }
+}
+
+/// How a key is made: from the caller's value (`C_CreateObject`) or by the token
+/// (`C_GenerateKey`, which gives the key type and length it derived from the template).
+pub enum Origin {
+    Created,
+    Generated { mechanism: CK_MECHANISM_TYPE },
+}
+
+/// The parts of a secret-key template that decide what to make, checked: class, key type,
+/// CKA_TOKEN, CKA_PRIVATE, and the value (created) or its length (generated).
+pub struct KeyTemplate {
+    pub key_type: Option<CK_KEY_TYPE>,
+    pub value: Option<Zeroizing<Vec<u8>>>,
+    pub value_len: Option<usize>,
+    pub private: Option<bool>,
+}
+
+pub fn read_template(
+    template: &[TemplateAttribute],
+    origin: &Origin,
+) -> Result<KeyTemplate, CK_RV> {
+    let mut key = KeyTemplate {
+        key_type: None,
+        value: None,
+        value_len: None,
+        private: None,
+    };
+    for attribute in template {
+        let value = attribute.value.as_slice();
+        match attribute.kind {
+            CKA_CLASS => {
+                if parse_ulong(value)? != CKO_SECRET_KEY {
+                    return Err(CKR_TEMPLATE_INCONSISTENT);
+                }
+            }
+            CKA_KEY_TYPE => key.key_type = Some(parse_ulong(value)?),
+            // Token objects need the storage a later version adds.
+            CKA_TOKEN => {
+                if parse_bool(value)? {
+                    return Err(CKR_ATTRIBUTE_VALUE_INVALID);
+                }
+            }
+            CKA_PRIVATE => key.private = Some(parse_bool(value)?),
+            CKA_VALUE => match origin {
+                Origin::Created => key.value = Some(attribute.value.clone()),
+                Origin::Generated { .. } => return Err(CKR_TEMPLATE_INCONSISTENT),
+            },
+            CKA_VALUE_LEN => match origin {
+                Origin::Created => return Err(CKR_ATTRIBUTE_READ_ONLY),
+                Origin::Generated { .. } => {
+                    key.value_len = Some(
+                        usize::try_from(parse_ulong(value)?)
+                            .map_err(|_| CKR_ATTRIBUTE_VALUE_INVALID)?,
+                    )
+                }
+            },
+            kind if READ_ONLY.contains(&kind) => return Err(CKR_ATTRIBUTE_READ_ONLY),
+            CKA_LABEL | CKA_ID | CKA_START_DATE | CKA_END_DATE => {}
+            kind if BOOLEANS.iter().any(|(known, _)| *known == kind) => {
+                parse_bool(value)?;
+            }
+            _ => return Err(CKR_ATTRIBUTE_TYPE_INVALID),
+        }
+    }
+    Ok(key)
+}
+
+impl Object {
+    /// A secret key from a checked template and its value.
+    pub fn secret_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        private: bool,
+        key_type: CK_KEY_TYPE,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        origin: &Origin,
+    ) -> Result<Object, CK_RV> {
+        if !length_allowed(key_type, value.len()) {
+            return Err(match origin {
+                Origin::Created => CKR_ATTRIBUTE_VALUE_INVALID,
+                Origin::Generated { .. } => CKR_KEY_SIZE_RANGE,
+            });
+        }
+        let mut booleans: BTreeMap<_, _> = BOOLEANS.into_iter().collect();
+        let mut object = Object {
+            slot,
+            session,
+            private,
+            key_type,
+            value,
+            label: Vec::new(),
+            id: Vec::new(),
+            booleans: BTreeMap::new(),
+            local: matches!(origin, Origin::Generated { .. }),
+            always_sensitive: false,
+            never_extractable: false,
+            key_gen_mechanism: match origin {
+                Origin::Created => UNAVAILABLE,
+                Origin::Generated { mechanism } => *mechanism,
+            },
+        };
+        for attribute in template {
+            match attribute.kind {
+                CKA_LABEL => object.label = attribute.value.to_vec(),
+                CKA_ID => object.id = attribute.value.to_vec(),
+                kind => {
+                    if let Some(flag) = booleans.get_mut(&kind) {
+                        *flag = parse_bool(&attribute.value)?;
+                    }
+                }
+            }
+        }
+        object.booleans = booleans;
+        if object.local {
+            object.always_sensitive = object.flag(CKA_SENSITIVE);
+            object.never_extractable = !object.flag(CKA_EXTRACTABLE);
+        }
+        Ok(object)
+    }
+
+    pub fn flag(&self, kind: CK_ATTRIBUTE_TYPE) -> bool {
+        self.booleans.get(&kind).copied().unwrap_or(false)
+    }
+
+    /// One attribute as `C_GetAttributeValue` gives it.
+    pub fn read(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let boolean = |value: bool| Read::Value(vec![CK_BBOOL::from(value)]);
+        match kind {
+            CKA_CLASS => Read::Value(ulong(CKO_SECRET_KEY)),
+            CKA_KEY_TYPE => Read::Value(ulong(self.key_type)),
+            CKA_TOKEN => boolean(false),
+            CKA_PRIVATE => boolean(self.private),
+            CKA_LABEL => Read::Value(self.label.clone()),
+            CKA_ID => Read::Value(self.id.clone()),
+            CKA_START_DATE | CKA_END_DATE => Read::Value(Vec::new()),
+            CKA_LOCAL => boolean(self.local),
+            CKA_ALWAYS_SENSITIVE => boolean(self.always_sensitive),
+            CKA_NEVER_EXTRACTABLE => boolean(self.never_extractable),
+            CKA_KEY_GEN_MECHANISM => Read::Value(ulong(self.key_gen_mechanism)),
+            CKA_VALUE_LEN => Read::Value(ulong(self.value.len() as CK_ULONG)),
+            CKA_VALUE => {
+                if self.flag(CKA_SENSITIVE) || !self.flag(CKA_EXTRACTABLE) {
+                    Read::Sensitive
+                } else {
+                    Read::Value(self.value.to_vec())
+                }
+            }
+            kind => match self.booleans.get(&kind) {
+                Some(&value) => boolean(value),
+                None => Read::Invalid,
+            },
+        }
+    }
+
+    /// Whether the object has every attribute of `template` with the same value (a sensitive
+    /// value never matches).
+    pub fn matches(&self, template: &[TemplateAttribute]) -> bool {
+        template
+            .iter()
+            .all(|attribute| match self.read(attribute.kind) {
+                Read::Value(value) => value == attribute.value.as_slice(),
+                Read::Sensitive | Read::Invalid => false,
+            })
+    }
+
+    /// `C_SetAttributeValue`: checks every change first, then makes them all.
+    pub fn set(&mut self, template: &[TemplateAttribute]) -> Result<(), CK_RV> {
+        if !self.flag(CKA_MODIFIABLE) {
+            return Err(CKR_ACTION_PROHIBITED);
+        }
+        for attribute in template {
+            match attribute.kind {
+                CKA_LABEL | CKA_ID => {}
+                kind if SETTABLE.contains(&kind) => {
+                    parse_bool(&attribute.value)?;
+                }
+                // Sensitive may only become true, extractable only false.
+                CKA_SENSITIVE => {
+                    if !parse_bool(&attribute.value)? && self.flag(CKA_SENSITIVE) {
+                        return Err(CKR_ATTRIBUTE_READ_ONLY);
+                    }
+                }
+                CKA_EXTRACTABLE => {
+                    if parse_bool(&attribute.value)? && !self.flag(CKA_EXTRACTABLE) {
+                        return Err(CKR_ATTRIBUTE_READ_ONLY);
+                    }
+                }
+                // CKA_COPYABLE and CKA_DESTROYABLE may only become false.
+                CKA_COPYABLE | CKA_DESTROYABLE => {
+                    if parse_bool(&attribute.value)? && !self.flag(attribute.kind) {
+                        return Err(CKR_ATTRIBUTE_READ_ONLY);
+                    }
+                }
+                kind => {
+                    return Err(match self.read(kind) {
+                        Read::Invalid => CKR_ATTRIBUTE_TYPE_INVALID,
+                        _ => CKR_ATTRIBUTE_READ_ONLY,
+                    });
+                }
+            }
+        }
+        for attribute in template {
+            match attribute.kind {
+                CKA_LABEL => self.label = attribute.value.to_vec(),
+                CKA_ID => self.id = attribute.value.to_vec(),
+                kind => {
+                    let value = parse_bool(&attribute.value)?;
+                    self.booleans.insert(kind, value);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,486 @@
+//! Operations in progress on a session, run through the module's public services only: digests,
+//! MACs (`C_Sign`/`C_Verify`), block-cipher modes and GCM (`C_Encrypt`/`C_Decrypt`).
+
+use cryptoki_sys::*;
+use regula::policy::Usage;
+use regula::{AeadKey, Algorithm, CipherStream, DigestContext, Direction, MacKey, Module};
+use zeroize::Zeroizing;
+
+use crate::mech::Op;
+
+/// AES and SM4 block, and the IV of CBC, OFB and CFB.
+const BLOCK: usize = 16;
+/// GCM: the 96-bit IV and the 128-bit tag the module serves.
+pub const GCM_IV_LEN: usize = 12;
+pub const GCM_TAG_LEN: usize = 16;
+
+/// A module error as the standard's return value, for an operation that `decrypts` or not.
+pub fn rv_of(error: &regula::Error, decrypts: bool) -> CK_RV {
+    use regula::Error;
+    match error {
+        Error::NotApproved { .. } | Error::WrongFamily { .. } | Error::UnknownAlgorithm { .. } => {
+            CKR_MECHANISM_INVALID
+        }
+        Error::ModuleInErrorState { .. } => CKR_DEVICE_ERROR,
+        Error::InvalidKey { .. } | Error::KeyEncoding(_) => CKR_KEY_SIZE_RANGE,
+        Error::InvalidInput { .. } if decrypts => CKR_ENCRYPTED_DATA_LEN_RANGE,
+        Error::InvalidInput { .. } => CKR_DATA_LEN_RANGE,
+        Error::AuthenticationFailed if decrypts => CKR_ENCRYPTED_DATA_INVALID,
+        Error::AuthenticationFailed | Error::BadSignature => CKR_SIGNATURE_INVALID,
+        _ => CKR_FUNCTION_FAILED,
+    }
+}
+
+/// The result of a completed operation and whether the policy approved it.
+pub struct Done {
+    pub output: Zeroizing<Vec<u8>>,
+    pub approved: bool,
+}
+
+pub struct DigestOp {
+    context: DigestContext,
+    pub output_len: usize,
+}
+
+impl DigestOp {
+    pub fn new(module: &Module, algorithm: Algorithm) -> Result<DigestOp, CK_RV> {
+        let context = module
+            .digest_context(algorithm)
+            .map_err(|error| rv_of(&error, false))?;
+        let output_len = algorithm.entry().sizes.output.unwrap_or(0);
+        Ok(DigestOp {
+            context,
+            output_len,
+        })
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        self.context.update(data);
+    }
+
+    pub fn finish(self) -> Result<Done, CK_RV> {
+        let served = self
+            .context
+            .finish()
+            .map_err(|error| rv_of(&error, false))?;
+        let approved = served.is_approved();
+        Ok(Done {
+            output: Zeroizing::new(served.into_value()),
+            approved,
+        })
+    }
+}
+
+/// A MAC being computed or checked. The data is gathered and MACed when the operation ends
+/// (the module's `MacContext` borrows its key, which a session cannot hold beside it).
+pub struct MacOp {
+    key: MacKey,
+    data: Zeroizing<Vec<u8>>,
+    pub output_len: usize,
+}
+
+impl MacOp {
+    pub fn new(module: &Module, algorithm: Algorithm, key: &[u8]) -> Result<MacOp, CK_RV> {
+        let key = module
+            .mac_key(algorithm, key)
+            .map_err(|error| rv_of(&error, false))?;
+        Ok(MacOp {
+            key,
+            data: Zeroizing::new(Vec::new()),
+            output_len: algorithm.entry().sizes.output.unwrap_or(0),
+        })
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        self.data.extend_from_slice(data);
+    }
+
+    pub fn sign(&self) -> Result<Done, CK_RV> {
+        let served = self
+            .key
+            .sign(&self.data)
+            .map_err(|error| rv_of(&error, false))?;
+        let approved = served.is_approved();
+        Ok(Done {
+            output: Zeroizing::new(served.into_value()),
+            approved,
+        })
+    }
+
+    /// Checks `tag`; `Ok(approved)` when it verifies.
+    pub fn verify(&self, tag: &[u8]) -> Result<bool, CK_RV> {
+        if tag.len() != self.output_len {
+            return Err(CKR_SIGNATURE_LEN_RANGE);
+        }
+        self.key
+            .verify(&self.data, tag)
+            .map(|served| served.is_approved())
+            .map_err(|error| rv_of(&error, false))
+    }
+}
+
+/// Where a token-generated GCM IV goes: the caller's `CK_GCM_PARAMS` (`pIv`, `ulIvBits`), which
+/// must stay valid until the encryption completes.
+pub struct IvOut {
+    iv: *mut u8,
+    bits: *mut CK_ULONG,
+}
+
+// SAFETY: the pointers are only written through by the thread that completes the operation,
+// under the library lock; the caller keeps the parameters alive until then (see README).
+unsafe impl Send for IvOut {}
+
+/// The parameters of an encryption or decryption, read from `CK_MECHANISM`.
+pub enum Params {
+    None,
+    /// CBC, OFB, CFB: the IV.
+    Iv(Vec<u8>),
+    /// CTR: the counter bits and initial counter block.
+    Ctr {
+        counter_bits: u32,
+        block: [u8; BLOCK],
+    },
+    /// GCM: IV, AAD and tag bits, and where a generated IV is written.
+    Gcm {
+        iv: Vec<u8>,
+        aad: Vec<u8>,
+        tag_bits: CK_ULONG,
+        iv_out: *mut u8,
+        iv_bits_out: *mut CK_ULONG,
+    },
+}
+
+pub enum CryptOp {
+    Stream(StreamOp),
+    Gcm(GcmOp),
+}
+
+pub struct StreamOp {
+    stream: CipherStream,
+    /// Encryption with padding: up to one block more out than in.
+    pads: bool,
+    /// CBC without padding and ECB: whole blocks only.
+    whole_blocks: bool,
+    decrypts: bool,
+    /// CTR with fewer than 128 counter bits: the bytes left before the counter would wrap.
+    ctr_left: Option<u128>,
+}
+
+pub struct GcmOp {
+    key: AeadKey,
+    /// The caller's IV; `None`: the token generates it (policies that refuse a caller's IV).
+    iv: Option<Vec<u8>>,
+    iv_out: Option<IvOut>,
+    aad: Vec<u8>,
+    data: Zeroizing<Vec<u8>>,
+    decrypts: bool,
+}
+
+impl CryptOp {
+    pub fn new(
+        module: &Module,
+        algorithm: Algorithm,
+        op: Op,
+        key: &[u8],
+        params: Params,
+        direction: Direction,
+    ) -> Result<CryptOp, CK_RV> {
+        let decrypts = direction == Direction::Decrypt;
+        if op == Op::Gcm {
+            return GcmOp::new(module, algorithm, key, params, decrypts).map(CryptOp::Gcm);
+        }
+        let (iv, ctr_left) = match (op, params) {
+            (Op::Ecb, Params::None) => (Vec::new(), None),
+            (Op::Cbc { .. } | Op::Feedback, Params::Iv(iv)) if iv.len() == BLOCK => (iv, None),
+            (
+                Op::Ctr,
+                Params::Ctr {
+                    counter_bits,
+                    block,
+                },
+            ) if (1..=128).contains(&counter_bits) => {
+                let left = (counter_bits < 128).then(|| {
+                    let counter = u128::from_be_bytes(block) & ((1u128 << counter_bits) - 1);
+                    ((1u128 << counter_bits) - counter) * BLOCK as u128
+                });
+                (block.to_vec(), left)
+            }
+            _ => return Err(CKR_MECHANISM_PARAM_INVALID),
+        };
+        let cipher = module
+            .cipher_key(algorithm, key)
+            .map_err(|error| rv_of(&error, false))?;
+        let mut stream = cipher
+            .stream(direction, &iv)
+            .map_err(|_| CKR_MECHANISM_PARAM_INVALID)?;
+        let pads = matches!(op, Op::Cbc { pad: true });
+        let whole_blocks = matches!(op, Op::Cbc { pad: false } | Op::Ecb);
+        if whole_blocks {
+            stream.set_padding(false).map_err(|_| CKR_FUNCTION_FAILED)?;
+        }
+        Ok(CryptOp::Stream(StreamOp {
+            stream,
+            pads: pads && !decrypts,
+            whole_blocks,
+            decrypts,
+            ctr_left,
+        }))
+    }
+
+    fn decrypts(&self) -> bool {
+        match self {
+            CryptOp::Stream(op) => op.decrypts,
+            CryptOp::Gcm(op) => op.decrypts,
+        }
+    }
+
+    fn wrong_length(&self) -> CK_RV {
+        if self.decrypts() {
+            CKR_ENCRYPTED_DATA_LEN_RANGE
+        } else {
+            CKR_DATA_LEN_RANGE
+        }
+    }
+
+    /// The most a single-part call on `input_len` bytes can give (exact for all but CBC-PAD
+    /// decryption).
+    pub fn single_len_bound(&self, input_len: usize) -> Result<usize, CK_RV> {
+        match self {
+            CryptOp::Stream(op) => {
+                if op.whole_blocks && !input_len.is_multiple_of(BLOCK) {
+                    return Err(self.wrong_length());
+                }
+                Ok(input_len + if op.pads { BLOCK } else { 0 })
+            }
+            CryptOp::Gcm(op) => op.output_len(input_len),
+        }
+    }
+
+    /// Whether the bound above is the exact length.
+    pub fn bound_is_exact(&self) -> bool {
+        match self {
+            // Padding makes the length depend on the data (encryption: the input's length
+            // modulo the block; decryption: the padding found).
+            CryptOp::Stream(op) => {
+                !(op.pads || (op.decrypts && !op.whole_blocks && op.stream.block_size() > 1))
+            }
+            CryptOp::Gcm(_) => true,
+        }
+    }
+
+    /// A single-part call: everything at once.
+    pub fn single(&mut self, input: &[u8]) -> Result<Done, CK_RV> {
+        match self {
+            CryptOp::Stream(op) => {
+                let mut output = Zeroizing::new(vec![0u8; input.len() + 2 * BLOCK]);
+                let written = op.update(input, &mut output)?;
+                let finish_len = op.stream.finish_len();
+                let served = op
+                    .stream
+                    .finish(&mut output[written..written + finish_len])
+                    .map_err(|error| rv_of(&error, op.decrypts))?;
+                let approved = served.is_approved();
+                output.truncate(written + *served);
+                Ok(Done { output, approved })
+            }
+            CryptOp::Gcm(op) => {
+                op.data.extend_from_slice(input);
+                op.finish()
+            }
+        }
+    }
+
+    /// What an update of `input_len` bytes gives.
+    pub fn update_len(&self, input_len: usize) -> usize {
+        match self {
+            CryptOp::Stream(op) => op.stream.update_len(input_len),
+            CryptOp::Gcm(_) => 0,
+        }
+    }
+
+    /// A multi-part update into `output` (at least [`CryptOp::update_len`] bytes).
+    pub fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize, CK_RV> {
+        match self {
+            CryptOp::Stream(op) => op.update(input, output),
+            CryptOp::Gcm(op) => {
+                op.data.extend_from_slice(input);
+                Ok(0)
+            }
+        }
+    }
+
+    /// The most the final call can give.
+    pub fn final_len_bound(&self) -> Result<usize, CK_RV> {
+        match self {
+            CryptOp::Stream(op) => Ok(op.stream.finish_len()),
+            CryptOp::Gcm(op) => op.output_len(0),
+        }
+    }
+
+    pub fn finish(&mut self) -> Result<Done, CK_RV> {
+        match self {
+            CryptOp::Stream(op) => {
+                let mut output = Zeroizing::new(vec![0u8; op.stream.finish_len()]);
+                let served = op
+                    .stream
+                    .finish(&mut output)
+                    .map_err(|error| rv_of(&error, op.decrypts))?;
+                let approved = served.is_approved();
+                output.truncate(*served);
+                Ok(Done { output, approved })
+            }
+            CryptOp::Gcm(op) => op.finish(),
+        }
+    }
+
+    /// A copy of the operation, to learn an exact output length without ending it.
+    pub fn try_clone(&self) -> Option<CryptOp> {
+        match self {
+            CryptOp::Stream(op) => Some(CryptOp::Stream(StreamOp {
+                stream: op.stream.try_clone().ok()?,
+                pads: op.pads,
+                whole_blocks: op.whole_blocks,
+                decrypts: op.decrypts,
+                ctr_left: op.ctr_left,
+            })),
+            CryptOp::Gcm(_) => None,
+        }
+    }
+}
+
+impl StreamOp {
+    fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize, CK_RV> {
+        if let Some(left) = self.ctr_left {
+            let len = input.len() as u128;
+            if len > left {
+                return Err(if self.decrypts {
+                    CKR_ENCRYPTED_DATA_LEN_RANGE
+                } else {
+                    CKR_DATA_LEN_RANGE
+                });
+            }
+            self.ctr_left = Some(left - len);
+        }
+        self.stream
+            .update(input, output)
+            .map_err(|error| rv_of(&error, self.decrypts))
+    }
+}
+
+impl GcmOp {
+    fn new(
+        module: &Module,
+        algorithm: Algorithm,
+        key: &[u8],
+        params: Params,
+        decrypts: bool,
+    ) -> Result<GcmOp, CK_RV> {
+        let Params::Gcm {
+            iv,
+            aad,
+            tag_bits,
+            iv_out,
+            iv_bits_out,
+        } = params
+        else {
+            return Err(CKR_MECHANISM_PARAM_INVALID);
+        };
+        if iv.len() != GCM_IV_LEN || tag_bits != (GCM_TAG_LEN * 8) as CK_ULONG {
+            return Err(CKR_MECHANISM_PARAM_INVALID);
+        }
+        let key = module
+            .aead_key(algorithm, key)
+            .map_err(|error| rv_of(&error, false))?;
+        let caller_iv = Usage {
+            caller_nonce: true,
+            ..Usage::default()
+        };
+        let generates = !decrypts && module.policy().evaluate(algorithm, &caller_iv).is_err();
+        let (iv, iv_out) = if generates {
+            if iv_out.is_null() {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            (
+                None,
+                Some(IvOut {
+                    iv: iv_out,
+                    bits: iv_bits_out,
+                }),
+            )
+        } else {
+            (Some(iv), None)
+        };
+        Ok(GcmOp {
+            key,
+            iv,
+            iv_out,
+            aad,
+            data: Zeroizing::new(Vec::new()),
+            decrypts,
+        })
+    }
+
+    fn output_len(&self, more: usize) -> Result<usize, CK_RV> {
+        let len = self.data.len() + more;
+        if self.decrypts {
+            len.checked_sub(GCM_TAG_LEN)
+                .ok_or(CKR_ENCRYPTED_DATA_LEN_RANGE)
+        } else {
+            Ok(len + GCM_TAG_LEN)
+        }
+    }
+
+    /// Seals or opens everything gathered (a decryption gives no plaintext before the tag is
+    /// checked).
+    fn finish(&mut self) -> Result<Done, CK_RV> {
+        let data = std::mem::take(&mut self.data);
+        if self.decrypts {
+            let iv = self.iv.as_deref().unwrap_or_default();
+            let served = self
+                .key
+                .open(iv, &self.aad, &data)
+                .map_err(|error| rv_of(&error, true))?;
+            let approved = served.is_approved();
+            return Ok(Done {
+                output: Zeroizing::new(served.into_value()),
+                approved,
+            });
+        }
+        match &self.iv {
+            Some(iv) => {
+                let served = self
+                    .key
+                    .seal_with_nonce(iv, &self.aad, &data)
+                    .map_err(|error| rv_of(&error, false))?;
+                let approved = served.is_approved();
+                Ok(Done {
+                    output: Zeroizing::new(served.into_value()),
+                    approved,
+                })
+            }
+            None => {
+                let served = self
+                    .key
+                    .seal(&self.aad, &data)
+                    .map_err(|error| rv_of(&error, false))?;
+                let approved = served.is_approved();
+                let sealed = served.into_value();
+                if let Some(out) = &self.iv_out {
+                    // SAFETY: `out.iv` was checked non-null at init and points at the caller's
+                    // `ulIvLen` (12) bytes; `out.bits`, if non-null, at its `ulIvBits`; the caller
+                    // keeps its CK_GCM_PARAMS alive until the encryption completes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(sealed.nonce.as_ptr(), out.iv, GCM_IV_LEN);
+                        if !out.bits.is_null() {
+                            *out.bits = (GCM_IV_LEN * 8) as CK_ULONG;
+                        }
+                    }
+                }
+                Ok(Done {
+                    output: Zeroizing::new(sealed.ciphertext),
+                    approved,
+                })
+            }
+        }
+    }
+}

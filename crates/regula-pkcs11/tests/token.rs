@@ -1,0 +1,960 @@
+//! The token through its exported C functions, with known answers from the standards: FIPS 180
+//! SHA-256("abc"), RFC 1321 MD5("abc"), GB/T 32905 SM3("abc"), RFC 4231 HMAC, SP 800-38B
+//! AES-CMAC, SP 800-38A AES-CBC and AES-CTR, the GCM specification's test cases 3 and 4, and the
+//! GB/T 32907 SM4 example. The configuration is the README's example, plus a `gm` slot.
+
+use std::ptr::null_mut;
+use std::sync::Mutex;
+
+use hex_literal::hex;
+use regula_pkcs11::*;
+
+/// The library is one per process: the tests take turns.
+static TURN: Mutex<()> = Mutex::new(());
+
+const FIPS: CK_SLOT_ID = 0;
+const DEFAULT: CK_SLOT_ID = 1;
+const GM: CK_SLOT_ID = 2;
+const PIN: &[u8] = b"1234";
+
+/// The README's `[[token]]` example.
+fn readme_config() -> String {
+    let readme = include_str!("../../../README.md");
+    let start = readme
+        .find("<!-- pkcs11-conf:begin -->\n```toml\n")
+        .expect("README has the PKCS#11 configuration example");
+    let rest = &readme[start..];
+    let body = &rest[rest.find("```toml\n").unwrap() + 8..];
+    body[..body.find("```").unwrap()].to_string()
+}
+
+/// Initializes the library with the README's configuration and a `gm` token; runs `f`; ends.
+fn with_token(f: impl FnOnce()) {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = std::env::temp_dir().join(format!("regula-pkcs11-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pkcs11.toml");
+    let config = readme_config()
+        + "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\nstorage = \"/nonexistent\"\n";
+    std::fs::write(&path, config).unwrap();
+    // SAFETY: the tests take turns (TURN), so no other thread reads the environment meanwhile.
+    unsafe { std::env::set_var(config::CONF_ENV, &path) };
+    // SAFETY: NULL arguments are allowed.
+    assert_eq!(unsafe { C_Initialize(null_mut()) }, CKR_OK);
+    /// Finalizes even when the test fails, so that the next test can initialize.
+    struct Finalize;
+    impl Drop for Finalize {
+        fn drop(&mut self) {
+            // SAFETY: a NULL argument.
+            let rv = unsafe { C_Finalize(null_mut()) };
+            if !std::thread::panicking() {
+                assert_eq!(rv, CKR_OK);
+            }
+        }
+    }
+    let _finalize = Finalize;
+    f();
+}
+
+fn open(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
+    let mut session = 0;
+    // SAFETY: valid pointers to locals.
+    unsafe {
+        let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
+        assert_eq!(
+            C_OpenSession(slot, flags, null_mut(), None, &mut session),
+            CKR_OK
+        );
+        let rv = C_Login(
+            session,
+            CKU_USER,
+            PIN.as_ptr().cast_mut(),
+            PIN.len() as CK_ULONG,
+        );
+        assert!(
+            rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN,
+            "login: {rv:#x}"
+        );
+    }
+    session
+}
+
+fn attribute<T>(kind: CK_ATTRIBUTE_TYPE, value: &T) -> CK_ATTRIBUTE {
+    CK_ATTRIBUTE {
+        type_: kind,
+        pValue: (value as *const T).cast_mut().cast(),
+        ulValueLen: std::mem::size_of::<T>() as CK_ULONG,
+    }
+}
+
+fn bytes(kind: CK_ATTRIBUTE_TYPE, value: &[u8]) -> CK_ATTRIBUTE {
+    CK_ATTRIBUTE {
+        type_: kind,
+        pValue: value.as_ptr().cast_mut().cast(),
+        ulValueLen: value.len() as CK_ULONG,
+    }
+}
+
+const TRUE: CK_BBOOL = 1;
+const FALSE: CK_BBOOL = 0;
+
+fn secret_key(
+    session: CK_SESSION_HANDLE,
+    key_type: CK_KEY_TYPE,
+    value: &[u8],
+    sensitive: bool,
+) -> CK_OBJECT_HANDLE {
+    let class = CKO_SECRET_KEY;
+    let sensitive = if sensitive { TRUE } else { FALSE };
+    let mut template = [
+        attribute(CKA_CLASS, &class),
+        attribute(CKA_KEY_TYPE, &key_type),
+        bytes(CKA_VALUE, value),
+        attribute(CKA_SENSITIVE, &sensitive),
+        bytes(CKA_LABEL, b"test key"),
+    ];
+    let mut handle = 0;
+    // SAFETY: a template of live locals.
+    let rv = unsafe {
+        C_CreateObject(
+            session,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            &mut handle,
+        )
+    };
+    assert_eq!(rv, CKR_OK);
+    handle
+}
+
+fn flags(session: CK_SESSION_HANDLE) -> CK_FLAGS {
+    let mut flags = 0xff;
+    // SAFETY: a pointer to a local.
+    let rv = unsafe {
+        C_GetSessionValidationFlags(session, CKS_LAST_VALIDATION_OK as CK_ULONG, &mut flags)
+    };
+    assert_eq!(rv, CKR_OK);
+    flags
+}
+
+fn mechanism(kind: CK_MECHANISM_TYPE) -> CK_MECHANISM {
+    CK_MECHANISM {
+        mechanism: kind,
+        pParameter: null_mut(),
+        ulParameterLen: 0,
+    }
+}
+
+fn with_param<T>(kind: CK_MECHANISM_TYPE, param: &mut T) -> CK_MECHANISM {
+    CK_MECHANISM {
+        mechanism: kind,
+        pParameter: (param as *mut T).cast(),
+        ulParameterLen: std::mem::size_of::<T>() as CK_ULONG,
+    }
+}
+
+fn digest(session: CK_SESSION_HANDLE, kind: CK_MECHANISM_TYPE, data: &[u8]) -> Vec<u8> {
+    let mut mechanism = mechanism(kind);
+    // SAFETY: live locals; the length protocol is followed.
+    unsafe {
+        assert_eq!(C_DigestInit(session, &mut mechanism), CKR_OK);
+        let mut len = 0;
+        let data_ptr = data.as_ptr().cast_mut();
+        assert_eq!(
+            C_Digest(
+                session,
+                data_ptr,
+                data.len() as CK_ULONG,
+                null_mut(),
+                &mut len
+            ),
+            CKR_OK
+        );
+        let mut out = vec![0u8; len as usize];
+        assert_eq!(
+            C_Digest(
+                session,
+                data_ptr,
+                data.len() as CK_ULONG,
+                out.as_mut_ptr(),
+                &mut len
+            ),
+            CKR_OK
+        );
+        out.truncate(len as usize);
+        out
+    }
+}
+
+/// Single-part encryption or decryption with the length query first.
+fn crypt(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    data: &[u8],
+    encrypt: bool,
+) -> Result<Vec<u8>, CK_RV> {
+    // SAFETY: live locals; the length protocol is followed.
+    unsafe {
+        let (init, single): (
+            unsafe extern "C" fn(_, _, _) -> _,
+            unsafe extern "C" fn(_, _, _, _, _) -> _,
+        ) = if encrypt {
+            (C_EncryptInit, C_Encrypt)
+        } else {
+            (C_DecryptInit, C_Decrypt)
+        };
+        let rv = init(session, mechanism, key);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let data_ptr = data.as_ptr().cast_mut();
+        let mut len = 0;
+        let rv = single(
+            session,
+            data_ptr,
+            data.len() as CK_ULONG,
+            null_mut(),
+            &mut len,
+        );
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut out = vec![0u8; len as usize];
+        let rv = single(
+            session,
+            data_ptr,
+            data.len() as CK_ULONG,
+            out.as_mut_ptr(),
+            &mut len,
+        );
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        out.truncate(len as usize);
+        Ok(out)
+    }
+}
+
+#[test]
+fn digests_give_the_standards_answers_and_the_indicator_follows_the_policy() {
+    with_token(|| {
+        let fips = open(FIPS);
+        assert_eq!(
+            digest(fips, CKM_SHA256, b"abc"),
+            hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        );
+        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+
+        let default = open(DEFAULT);
+        assert_eq!(
+            digest(default, CKM_MD5, b"abc"),
+            hex!("900150983cd24fb0d6963f7d28e17f72")
+        );
+        assert_eq!(flags(default), 0, "MD5 is served but never approved");
+
+        let gm = open(GM);
+        let sm3 = CK_MECHANISM_TYPE::from(regula::registry::pkcs11::CKM_REGULA_SM3.value);
+        assert_eq!(
+            digest(gm, sm3, b"abc"),
+            hex!("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0")
+        );
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        let mut sm3_mechanism = mechanism(sm3);
+        assert_eq!(
+            // SAFETY: a live local.
+            unsafe { C_DigestInit(fips, &mut sm3_mechanism) },
+            CKR_MECHANISM_INVALID
+        );
+
+        // Multi-part, and a buffer too small keeps the operation.
+        let mut sha = mechanism(CKM_SHA256);
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_DigestInit(fips, &mut sha), CKR_OK);
+            for piece in [&b"a"[..], b"", b"bc"] {
+                assert_eq!(
+                    C_DigestUpdate(fips, piece.as_ptr().cast_mut(), piece.len() as CK_ULONG),
+                    CKR_OK
+                );
+            }
+            let mut small = [0u8; 31];
+            let mut len = small.len() as CK_ULONG;
+            assert_eq!(
+                C_DigestFinal(fips, small.as_mut_ptr(), &mut len),
+                CKR_BUFFER_TOO_SMALL
+            );
+            assert_eq!(len, 32);
+            let mut out = [0u8; 32];
+            assert_eq!(C_DigestFinal(fips, out.as_mut_ptr(), &mut len), CKR_OK);
+            assert_eq!(
+                out,
+                hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+            );
+            assert_eq!(
+                C_DigestFinal(fips, out.as_mut_ptr(), &mut len),
+                CKR_OPERATION_NOT_INITIALIZED
+            );
+        }
+    });
+}
+
+#[test]
+fn macs_give_rfc_4231_and_sp_800_38b_answers() {
+    with_token(|| {
+        // RFC 4231 test case 1 (a 160-bit key) on the fips-140-3 slot.
+        let session = open(FIPS);
+        let key = secret_key(session, CKK_GENERIC_SECRET, &[0x0b; 20], true);
+        let data = b"Hi There";
+        let mut hmac = mechanism(CKM_SHA256_HMAC);
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_SignInit(session, &mut hmac, key), CKR_OK);
+            let mut len = 0;
+            assert_eq!(
+                C_Sign(
+                    session,
+                    data.as_ptr().cast_mut(),
+                    data.len() as CK_ULONG,
+                    null_mut(),
+                    &mut len
+                ),
+                CKR_OK
+            );
+            assert_eq!(len, 32);
+            let mut tag = [0u8; 32];
+            assert_eq!(
+                C_Sign(
+                    session,
+                    data.as_ptr().cast_mut(),
+                    data.len() as CK_ULONG,
+                    tag.as_mut_ptr(),
+                    &mut len
+                ),
+                CKR_OK
+            );
+            assert_eq!(
+                tag,
+                hex!("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
+            );
+            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+        }
+        // RFC 4231 test case 2 on the default slot, signed and verified.
+        let default = open(DEFAULT);
+        let key = secret_key(default, CKK_GENERIC_SECRET, b"Jefe", true);
+        let data = b"what do ya want for nothing?";
+        let mut tag = hex!("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_VerifyInit(default, &mut hmac, key), CKR_OK);
+            assert_eq!(
+                C_Verify(
+                    default,
+                    data.as_ptr().cast_mut(),
+                    data.len() as CK_ULONG,
+                    tag.as_mut_ptr(),
+                    32
+                ),
+                CKR_OK
+            );
+            tag[31] ^= 1;
+            assert_eq!(C_VerifyInit(default, &mut hmac, key), CKR_OK);
+            assert_eq!(
+                C_Verify(
+                    default,
+                    data.as_ptr().cast_mut(),
+                    data.len() as CK_ULONG,
+                    tag.as_mut_ptr(),
+                    32
+                ),
+                CKR_SIGNATURE_INVALID
+            );
+            assert_eq!(C_VerifyInit(default, &mut hmac, key), CKR_OK);
+            assert_eq!(
+                C_Verify(
+                    default,
+                    data.as_ptr().cast_mut(),
+                    data.len() as CK_ULONG,
+                    tag.as_mut_ptr(),
+                    31
+                ),
+                CKR_SIGNATURE_LEN_RANGE
+            );
+        }
+
+        // SP 800-38B D.1 (AES-128 CMAC), example 2, in two updates.
+        let key = secret_key(
+            session,
+            CKK_AES,
+            &hex!("2b7e151628aed2a6abf7158809cf4f3c"),
+            true,
+        );
+        let message = hex!("6bc1bee22e409f96e93d7e117393172a");
+        let mut cmac = mechanism(CKM_AES_CMAC);
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_SignInit(session, &mut cmac, key), CKR_OK);
+            assert_eq!(
+                C_SignUpdate(session, message.as_ptr().cast_mut(), 7),
+                CKR_OK
+            );
+            assert_eq!(
+                C_SignUpdate(session, message[7..].as_ptr().cast_mut(), 9),
+                CKR_OK
+            );
+            let mut tag = [0u8; 16];
+            let mut len = 16;
+            assert_eq!(C_SignFinal(session, tag.as_mut_ptr(), &mut len), CKR_OK);
+            assert_eq!(tag, hex!("070a16b46b4d4144f79bdd9dd04a287c"));
+            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+        }
+    });
+}
+
+#[test]
+fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
+    with_token(|| {
+        let session = open(FIPS);
+        let key = secret_key(
+            session,
+            CKK_AES,
+            &hex!("2b7e151628aed2a6abf7158809cf4f3c"),
+            true,
+        );
+        let plaintext = hex!("6bc1bee22e409f96e93d7e117393172a ae2d8a571e03ac9c9eb76fac45af8e51");
+        // F.2.1 CBC-AES128.Encrypt.
+        let mut iv = hex!("000102030405060708090a0b0c0d0e0f");
+        let mut cbc = with_param(CKM_AES_CBC, &mut iv);
+        let ciphertext = crypt(session, &mut cbc, key, &plaintext, true).unwrap();
+        assert_eq!(
+            ciphertext,
+            hex!("7649abac8119b246cee98e9b12e9197d 5086cb9b507219ee95db113a917678b2")
+        );
+        assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+        assert_eq!(
+            crypt(session, &mut cbc, key, &ciphertext, false).unwrap(),
+            plaintext
+        );
+        assert_eq!(
+            crypt(session, &mut cbc, key, &plaintext[..17], true),
+            Err(CKR_DATA_LEN_RANGE)
+        );
+        // CBC-PAD: the same blocks, then a block of padding.
+        let mut cbc_pad = with_param(CKM_AES_CBC_PAD, &mut iv);
+        let padded = crypt(session, &mut cbc_pad, key, &plaintext, true).unwrap();
+        assert_eq!(padded.len(), 48);
+        assert_eq!(padded[..32], ciphertext);
+        assert_eq!(
+            crypt(session, &mut cbc_pad, key, &padded, false).unwrap(),
+            plaintext
+        );
+        // 17 bytes pad to 32: a 32-byte buffer is enough although the length query may answer
+        // more (the standard lets it exceed the exact length a little).
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_EncryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut out = [0u8; 32];
+            let mut len = 32;
+            let data = plaintext.as_ptr().cast_mut();
+            assert_eq!(
+                C_Encrypt(session, data, 17, out.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(len, 32);
+            assert_eq!(out[..16], ciphertext[..16]);
+            assert_eq!(C_DecryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut plain = [0u8; 17];
+            let mut len = 17;
+            assert_eq!(
+                C_Decrypt(session, out.as_mut_ptr(), 32, plain.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!((len, &plain[..]), (17, &plaintext[..17]));
+        }
+
+        // F.5.1 CTR-AES128.Encrypt, multi-part in uneven pieces.
+        let mut params = CK_AES_CTR_PARAMS {
+            ulCounterBits: 128,
+            cb: hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"),
+        };
+        let mut ctr = with_param(CKM_AES_CTR, &mut params);
+        let mut out = vec![0u8; 32];
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_EncryptInit(session, &mut ctr, key), CKR_OK);
+            let mut done = 0;
+            for piece in [&plaintext[..5], &plaintext[5..21], &plaintext[21..]] {
+                let mut len = (out.len() - done) as CK_ULONG;
+                assert_eq!(
+                    C_EncryptUpdate(
+                        session,
+                        piece.as_ptr().cast_mut(),
+                        piece.len() as CK_ULONG,
+                        out[done..].as_mut_ptr(),
+                        &mut len
+                    ),
+                    CKR_OK
+                );
+                done += len as usize;
+            }
+            let mut len = 0;
+            assert_eq!(
+                C_EncryptFinal(session, out[done..].as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(done + len as usize, 32);
+        }
+        assert_eq!(
+            out,
+            hex!("874d6191b620e3261bef6864990db6ce 9806f66b7970fdff8617187bb9fffdff")
+        );
+        // An 8-bit counter at 0xff leaves one block before it would wrap.
+        let mut params = CK_AES_CTR_PARAMS {
+            ulCounterBits: 8,
+            cb: hex!("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"),
+        };
+        let mut ctr = with_param(CKM_AES_CTR, &mut params);
+        assert_eq!(
+            crypt(session, &mut ctr, key, &plaintext, true),
+            Err(CKR_DATA_LEN_RANGE)
+        );
+        assert_eq!(
+            crypt(session, &mut ctr, key, &plaintext[..16], true).unwrap(),
+            hex!("874d6191b620e3261bef6864990db6ce")
+        );
+    });
+}
+
+/// The GCM specification (McGrew and Viega), test cases 3 and 4 (AES-128).
+const GCM_KEY: [u8; 16] = hex!("feffe9928665731c6d6a8f9467308308");
+const GCM_IV: [u8; 12] = hex!("cafebabefacedbaddecaf888");
+const GCM_PLAINTEXT: [u8; 64] = hex!(
+    "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+);
+const GCM_CIPHERTEXT: [u8; 64] = hex!(
+    "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
+    "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
+);
+const GCM_TAG_3: [u8; 16] = hex!("4d5c2af327cd64a62cf35abd2ba6fab4");
+const GCM_AAD_4: [u8; 20] = hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+const GCM_TAG_4: [u8; 16] = hex!("5bc94fbc3221a5db94fae95ae7121a47");
+
+fn gcm_params(iv: &mut [u8; 12], aad: &[u8]) -> CK_GCM_PARAMS {
+    CK_GCM_PARAMS {
+        pIv: iv.as_mut_ptr(),
+        ulIvLen: 12,
+        ulIvBits: 0,
+        pAAD: aad.as_ptr().cast_mut(),
+        ulAADLen: aad.len() as CK_ULONG,
+        ulTagBits: 128,
+    }
+}
+
+#[test]
+fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
+    with_token(|| {
+        let default = open(DEFAULT);
+        let key = secret_key(default, CKK_AES, &GCM_KEY, true);
+        let mut iv = GCM_IV;
+        let mut params = gcm_params(&mut iv, &[]);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        let sealed = crypt(default, &mut gcm, key, &GCM_PLAINTEXT, true).unwrap();
+        assert_eq!(sealed, [&GCM_CIPHERTEXT[..], &GCM_TAG_3].concat());
+        // The default policy approves a caller's GCM IV (fips-140-3 does not: below).
+        assert_eq!(flags(default), VALIDATION_FLAG_POLICY);
+        assert_eq!(
+            crypt(default, &mut gcm, key, &sealed, false).unwrap(),
+            GCM_PLAINTEXT
+        );
+
+        let mut params = gcm_params(&mut iv, &GCM_AAD_4);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        let mut sealed = crypt(default, &mut gcm, key, &GCM_PLAINTEXT[..60], true).unwrap();
+        assert_eq!(sealed, [&GCM_CIPHERTEXT[..60], &GCM_TAG_4].concat());
+        sealed[70] ^= 1;
+        assert_eq!(
+            crypt(default, &mut gcm, key, &sealed, false),
+            Err(CKR_ENCRYPTED_DATA_INVALID)
+        );
+
+        // fips-140-3: decryption under the caller's IV is approved and gives test case 4's
+        // plaintext; encryption refuses a missing IV buffer and otherwise draws the IV itself.
+        let fips = open(FIPS);
+        let key = secret_key(fips, CKK_AES, &GCM_KEY, true);
+        let mut params = gcm_params(&mut iv, &GCM_AAD_4);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        sealed[70] ^= 1;
+        assert_eq!(
+            crypt(fips, &mut gcm, key, &sealed, false).unwrap(),
+            GCM_PLAINTEXT[..60]
+        );
+        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+
+        let mut no_iv = gcm_params(&mut iv, &[]);
+        no_iv.pIv = null_mut();
+        let mut gcm = with_param(CKM_AES_GCM, &mut no_iv);
+        assert_eq!(
+            crypt(fips, &mut gcm, key, b"data", true),
+            Err(CKR_MECHANISM_PARAM_INVALID)
+        );
+
+        let mut generated = GCM_IV;
+        let mut params = gcm_params(&mut generated, &GCM_AAD_4);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        let sealed = crypt(fips, &mut gcm, key, &GCM_PLAINTEXT, true).unwrap();
+        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+        assert_eq!(params.ulIvBits, 96);
+        assert_ne!(generated, GCM_IV, "the token did not write its IV");
+        assert_ne!(sealed[..64], GCM_CIPHERTEXT, "the caller's IV was used");
+        let mut params = gcm_params(&mut generated, &GCM_AAD_4);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        assert_eq!(
+            crypt(fips, &mut gcm, key, &sealed, false).unwrap(),
+            GCM_PLAINTEXT
+        );
+    });
+}
+
+#[test]
+fn sm4_gives_the_gb_t_32907_example_on_the_gm_slot() {
+    with_token(|| {
+        let gm = open(GM);
+        let value = hex!("0123456789abcdeffedcba9876543210");
+        let key = secret_key(gm, CKK_REGULA_SM4, &value, true);
+        let ecb = CK_MECHANISM_TYPE::from(regula::registry::pkcs11::CKM_REGULA_SM4_ECB.value);
+        let mut mechanism = mechanism(ecb);
+        assert_eq!(
+            crypt(gm, &mut mechanism, key, &value, true).unwrap(),
+            hex!("681edf34d206965e86b3e94f536e4246")
+        );
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        // The fips-140-3 slot does not list SM4.
+        let fips = open(FIPS);
+        let key = secret_key(fips, CKK_REGULA_SM4, &value, true);
+        assert_eq!(
+            crypt(fips, &mut mechanism, key, &value, true),
+            Err(CKR_MECHANISM_INVALID)
+        );
+    });
+}
+
+#[test]
+fn attributes_follow_the_standards_rules() {
+    with_token(|| {
+        let session = open(DEFAULT);
+        let value = [7u8; 32];
+        let open_key = secret_key(session, CKK_AES, &value, false);
+        let sealed_key = secret_key(session, CKK_AES, &value, true);
+        // SAFETY: live locals.
+        unsafe {
+            let mut read = [bytes(CKA_VALUE, &[]), bytes(CKA_LABEL, &[])];
+            read[0].pValue = null_mut();
+            read[1].pValue = null_mut();
+            assert_eq!(
+                C_GetAttributeValue(session, open_key, read.as_mut_ptr(), 2),
+                CKR_OK
+            );
+            assert_eq!((read[0].ulValueLen, read[1].ulValueLen), (32, 8));
+            let mut buffer = [0u8; 32];
+            let mut get = [CK_ATTRIBUTE {
+                type_: CKA_VALUE,
+                pValue: buffer.as_mut_ptr().cast(),
+                ulValueLen: 31,
+            }];
+            assert_eq!(
+                C_GetAttributeValue(session, open_key, get.as_mut_ptr(), 1),
+                CKR_BUFFER_TOO_SMALL
+            );
+            get[0].ulValueLen = 32;
+            assert_eq!(
+                C_GetAttributeValue(session, open_key, get.as_mut_ptr(), 1),
+                CKR_OK
+            );
+            assert_eq!(buffer, value);
+
+            let mut get = [CK_ATTRIBUTE {
+                type_: CKA_VALUE,
+                pValue: buffer.as_mut_ptr().cast(),
+                ulValueLen: 32,
+            }];
+            assert_eq!(
+                C_GetAttributeValue(session, sealed_key, get.as_mut_ptr(), 1),
+                CKR_ATTRIBUTE_SENSITIVE
+            );
+            assert_eq!(get[0].ulValueLen, !0);
+
+            // Sensitive goes one way only.
+            let mut set = [attribute(CKA_SENSITIVE, &TRUE)];
+            assert_eq!(
+                C_SetAttributeValue(session, open_key, set.as_mut_ptr(), 1),
+                CKR_OK
+            );
+            assert_eq!(
+                C_GetAttributeValue(session, open_key, get.as_mut_ptr(), 1),
+                CKR_ATTRIBUTE_SENSITIVE
+            );
+            let mut set = [attribute(CKA_SENSITIVE, &FALSE)];
+            assert_eq!(
+                C_SetAttributeValue(session, open_key, set.as_mut_ptr(), 1),
+                CKR_ATTRIBUTE_READ_ONLY
+            );
+            let class = CKO_DATA;
+            let mut set = [attribute(CKA_CLASS, &class)];
+            assert_eq!(
+                C_SetAttributeValue(session, open_key, set.as_mut_ptr(), 1),
+                CKR_ATTRIBUTE_READ_ONLY
+            );
+
+            // A generated key, found by its label.
+            let len: CK_ULONG = 32;
+            let mut template = [
+                attribute(CKA_VALUE_LEN, &len),
+                bytes(CKA_LABEL, b"generated"),
+            ];
+            let mut generate = mechanism(CKM_AES_KEY_GEN);
+            let mut generated = 0;
+            assert_eq!(
+                C_GenerateKey(
+                    session,
+                    &mut generate,
+                    template.as_mut_ptr(),
+                    2,
+                    &mut generated
+                ),
+                CKR_OK
+            );
+            let mut local = FALSE;
+            let mut get = [CK_ATTRIBUTE {
+                type_: CKA_LOCAL,
+                pValue: (&raw mut local).cast(),
+                ulValueLen: 1,
+            }];
+            assert_eq!(
+                C_GetAttributeValue(session, generated, get.as_mut_ptr(), 1),
+                CKR_OK
+            );
+            assert_eq!(local, TRUE);
+            let mut find = [bytes(CKA_LABEL, b"generated")];
+            assert_eq!(C_FindObjectsInit(session, find.as_mut_ptr(), 1), CKR_OK);
+            let mut found = [0; 4];
+            let mut count = 0;
+            assert_eq!(
+                C_FindObjects(session, found.as_mut_ptr(), 4, &mut count),
+                CKR_OK
+            );
+            assert_eq!(&found[..count as usize], &[generated]);
+            assert_eq!(C_FindObjectsFinal(session), CKR_OK);
+            assert_eq!(C_DestroyObject(session, generated), CKR_OK);
+            assert_eq!(
+                C_DestroyObject(session, generated),
+                CKR_OBJECT_HANDLE_INVALID
+            );
+
+            // Token objects need the storage of a later version; NULL pointers are refused.
+            let class = CKO_SECRET_KEY;
+            let key_type = CKK_AES;
+            let mut template = [
+                attribute(CKA_CLASS, &class),
+                attribute(CKA_KEY_TYPE, &key_type),
+                bytes(CKA_VALUE, &value),
+                attribute(CKA_TOKEN, &TRUE),
+            ];
+            let mut handle = 0;
+            assert_eq!(
+                C_CreateObject(session, template.as_mut_ptr(), 4, &mut handle),
+                CKR_ATTRIBUTE_VALUE_INVALID
+            );
+            assert_eq!(
+                C_CreateObject(session, template.as_mut_ptr(), 3, null_mut()),
+                CKR_ARGUMENTS_BAD
+            );
+            assert_eq!(
+                C_GetAttributeValue(session, open_key, null_mut(), 1),
+                CKR_ARGUMENTS_BAD
+            );
+        }
+    });
+}
+
+#[test]
+fn the_library_initializes_once_and_reports_its_slots() {
+    with_token(|| {
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_Initialize(null_mut()), CKR_CRYPTOKI_ALREADY_INITIALIZED);
+            let mut count = 0;
+            assert_eq!(C_GetSlotList(TRUE, null_mut(), &mut count), CKR_OK);
+            assert_eq!(count, 3);
+            let mut info: CK_TOKEN_INFO = std::mem::zeroed();
+            assert_eq!(C_GetTokenInfo(FIPS, &mut info), CKR_OK);
+            assert_eq!(&info.label[..11], b"regula-fips");
+            assert_eq!(&info.model[..6], b"Regula");
+            assert_eq!(C_GetTokenInfo(9, &mut info), CKR_SLOT_ID_INVALID);
+            let mut interface: *mut CK_INTERFACE = null_mut();
+            assert_eq!(
+                C_GetInterface(null_mut(), null_mut(), &mut interface, 0),
+                CKR_OK
+            );
+            let list = (*interface).pFunctionList.cast::<CK_FUNCTION_LIST_3_0>();
+            assert_eq!(((*list).version.major, (*list).version.minor), (3, 0));
+            let mut bytes = [0u8; 16];
+            let session = open(DEFAULT);
+            assert_eq!(
+                (*list).C_GenerateRandom.unwrap()(session, bytes.as_mut_ptr(), 16),
+                CKR_OK
+            );
+            assert_ne!(bytes, [0u8; 16]);
+        }
+    });
+}
+
+#[test]
+fn a_bad_configuration_fails_initialization_and_a_forked_child_initializes_again() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = std::env::temp_dir().join(format!("regula-pkcs11-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pkcs11.toml");
+    std::fs::write(
+        &path,
+        "[[token]]\nlabel = \"x\"\npolicy = \"no-such-policy\"\nstorage = \"/x\"\n",
+    )
+    .unwrap();
+    // SAFETY: the tests take turns (TURN); NULL arguments are allowed.
+    unsafe {
+        std::env::set_var(config::CONF_ENV, &path);
+        assert_eq!(C_Initialize(null_mut()), CKR_GENERAL_ERROR);
+        assert_eq!(C_Finalize(null_mut()), CKR_CRYPTOKI_NOT_INITIALIZED);
+    }
+    drop(_turn);
+
+    with_token(|| {
+        // SAFETY: the child calls only this library's functions and _exit; the parent waits.
+        unsafe {
+            let pid = libc::fork();
+            assert!(pid >= 0);
+            if pid == 0 {
+                let mut info: CK_INFO = std::mem::zeroed();
+                let before = C_GetInfo(&mut info);
+                let again = C_Initialize(null_mut());
+                let after = C_GetInfo(&mut info);
+                let ok =
+                    before == CKR_CRYPTOKI_NOT_INITIALIZED && again == CKR_OK && after == CKR_OK;
+                libc::_exit(if ok { 0 } else { 1 });
+            }
+            let mut status = 0;
+            assert_eq!(libc::waitpid(pid, &mut status, 0), pid);
+            assert!(
+                libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+                "the child could not initialize again"
+            );
+            let mut info: CK_INFO = std::mem::zeroed();
+            assert_eq!(C_GetInfo(&mut info), CKR_OK, "the parent lost its state");
+        }
+    });
+}
+
+/// draft-ribose-cfrg-sm4-10 A.2.2.1 (CBC) and A.2.5.1 (CTR), RFC 8998 A.2 (SM4-GCM), as
+/// cryptography-vectors carries them.
+#[test]
+fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
+    use regula::registry::pkcs11::{
+        CKM_REGULA_SM4_CBC_PAD, CKM_REGULA_SM4_CTR, CKM_REGULA_SM4_GCM,
+    };
+    let mech = |m: regula::registry::Mechanism| CK_MECHANISM_TYPE::from(m.value);
+    with_token(|| {
+        let gm = open(GM);
+        let key = secret_key(
+            gm,
+            CKK_REGULA_SM4,
+            &hex!("0123456789abcdeffedcba9876543210"),
+            true,
+        );
+
+        let plaintext = hex!("aaaaaaaabbbbbbbbccccccccddddddddeeeeeeeeffffffffaaaaaaaabbbbbbbb");
+        let mut iv = hex!("000102030405060708090a0b0c0d0e0f");
+        let mut cbc = with_param(mech(CKM_REGULA_SM4_CBC_PAD), &mut iv);
+        let sealed = crypt(gm, &mut cbc, key, &plaintext, true).unwrap();
+        assert_eq!(
+            sealed[..32],
+            hex!("78ebb11cc40b0a48312aaeb2040244cb4cb7016951909226979b0d15dc6a8f6d")
+        );
+        assert_eq!(sealed.len(), 48, "CBC-PAD adds a block of padding");
+        assert_eq!(crypt(gm, &mut cbc, key, &sealed, false).unwrap(), plaintext);
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+
+        let plaintext = hex!(
+            "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
+            "eeeeeeeeeeeeeeeeffffffffffffffffaaaaaaaaaaaaaaaabbbbbbbbbbbbbbbb"
+        );
+        let mut params = CK_AES_CTR_PARAMS {
+            ulCounterBits: 128,
+            cb: hex!("000102030405060708090a0b0c0d0e0f"),
+        };
+        let mut ctr = with_param(mech(CKM_REGULA_SM4_CTR), &mut params);
+        assert_eq!(
+            crypt(gm, &mut ctr, key, &plaintext, true).unwrap(),
+            hex!(
+                "ac3236cb970cc20791364c395a1342d1a3cbc1878c6f30cd074cce385cdd70c7"
+                "f234bc0e24c11980fd1286310ce37b926e02fcd0faa0baf38b2933851d824514"
+            )
+        );
+
+        let plaintext = hex!(
+            "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
+            "eeeeeeeeeeeeeeeeffffffffffffffffeeeeeeeeeeeeeeeeaaaaaaaaaaaaaaaa"
+        );
+        let sealed = hex!(
+            "17f399f08c67d5ee19d0dc9969c4bb7d5fd46fd3756489069157b282bb200735"
+            "d82710ca5c22f0ccfa7cbf93d496ac15a56834cbcf98c397b4024a2691233b8d"
+            "83de3541e4c2b58177e065a9bf7b62ec"
+        );
+        let aad = hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+        let mut iv = hex!("00001234567800000000abcd");
+        let mut params = gcm_params(&mut iv, &aad);
+        let mut gcm = with_param(mech(CKM_REGULA_SM4_GCM), &mut params);
+        assert_eq!(crypt(gm, &mut gcm, key, &sealed, false).unwrap(), plaintext);
+        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        // Encryption: the caller's IV where the gm policy serves it, else one the token draws.
+        let caller_iv = regula::policy::Usage {
+            caller_nonce: true,
+            ..Default::default()
+        };
+        let takes_caller_iv = regula::Policy::builtin(regula::Profile::Gm)
+            .evaluate(regula::Algorithm::Sm4Gcm, &caller_iv)
+            .is_ok();
+        let encrypted = crypt(gm, &mut gcm, key, &plaintext, true).unwrap();
+        assert_eq!(encrypted == sealed, takes_caller_iv);
+        let mut params = gcm_params(&mut iv, &aad);
+        let mut gcm = with_param(mech(CKM_REGULA_SM4_GCM), &mut params);
+        assert_eq!(
+            crypt(gm, &mut gcm, key, &encrypted, false).unwrap(),
+            plaintext
+        );
+    });
+}
+
+#[test]
+fn threads_share_the_token() {
+    with_token(|| {
+        let workers: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    let session = open(FIPS);
+                    for _ in 0..50 {
+                        assert_eq!(
+                            digest(session, CKM_SHA256, b"abc"),
+                            hex!(
+                                "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+                            )
+                        );
+                    }
+                    assert_eq!(C_CloseSession(session), CKR_OK);
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("a thread failed");
+        }
+    });
+}
