@@ -38,11 +38,19 @@ pub fn policy(global: &GlobalOptions, name_or_path: &str) -> Result<regula::Poli
 /// report every operation as refused one by one.
 pub fn operational_module(global: &GlobalOptions) -> Result<Module, Failure> {
     let module = module(global)?;
+    still_operational(&module)?;
+    Ok(module)
+}
+
+/// The module's error state as the command's failure (exit 4, naming the self-test). Self-tests
+/// also run before each algorithm's first use: a command that ran many operations asks again at
+/// the end, as one that failed midway turned every later operation into a refusal.
+pub fn still_operational(module: &Module) -> Result<(), Failure> {
     if module.state() != regula::ModuleState::Operational {
         let failed_test = module.failed_test().unwrap_or("unknown").to_string();
         return Err(regula::Error::ModuleInErrorState { failed_test }.into());
     }
-    Ok(module)
+    Ok(())
 }
 
 /// Parses an algorithm name and checks it belongs to one of the families the command serves.
