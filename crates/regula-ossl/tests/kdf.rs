@@ -23,8 +23,6 @@ struct Crypto {
     libctx: usize,
     /// The directory holding `regula.so`.
     dir: PathBuf,
-    libctx_new: unsafe extern "C" fn() -> Ptr,
-    load_config: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
     fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
     kdf_free: unsafe extern "C" fn(Ptr),
     ctx_new: unsafe extern "C" fn(Ptr) -> Ptr,
@@ -52,15 +50,12 @@ fn crypto() -> &'static Crypto {
                     .expect(concat!("libcrypto has ", $name))
             };
         }
-        let libctx_new: unsafe extern "C" fn() -> Ptr = symbol!("OSSL_LIB_CTX_new");
         let provider_dir = common::provider_dir("kdf-test");
         // OpenSSL's default provider is the peer for outputs no standard publishes.
         let libctx = common::libctx_with(library, &provider_dir, &[c"regula", c"default"]);
         Crypto {
             libctx: libctx as usize,
             dir: provider_dir,
-            libctx_new,
-            load_config: symbol!("OSSL_LIB_CTX_load_config"),
             fetch: symbol!("EVP_KDF_fetch"),
             kdf_free: symbol!("EVP_KDF_free"),
             ctx_new: symbol!("EVP_KDF_CTX_new"),
@@ -709,31 +704,9 @@ fn tls1_prf_sha384_matches_openssl() {
     assert_eq!(derive(c"provider=regula"), derive(c"provider=default"));
 }
 
-/// A library context whose configuration loads the provider under `policy` (the provider's
-/// `policy` setting in openssl.cnf), with OpenSSL's default provider beside it.
+/// A library context with the provider under `policy` and OpenSSL's default provider.
 fn libctx_with_policy(policy: &str) -> Ptr {
-    let c = crypto();
-    let config = c.dir.join(format!("openssl-{policy}.cnf"));
-    std::fs::write(
-        &config,
-        format!(
-            "openssl_conf = openssl_init\n\
-             [openssl_init]\nproviders = provider_sect\n\
-             [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
-             [regula_sect]\nmodule = {}\npolicy = {policy}\nactivate = 1\n\
-             [default_sect]\nactivate = 1\n",
-            c.dir.join("regula.so").display()
-        ),
-    )
-    .expect("configuration file");
-    let path = CString::new(config.to_str().expect("UTF-8 path")).unwrap();
-    // SAFETY: a fresh library context and a NUL-terminated path.
-    unsafe {
-        let libctx = (c.libctx_new)();
-        assert!(!libctx.is_null());
-        assert_eq!((c.load_config)(libctx, path.as_ptr()), 1, "{policy}");
-        libctx
-    }
+    common::libctx_with_policy(common::libcrypto("libcrypto.so.3"), &crypto().dir, policy)
 }
 
 /// Under `fips-140-3` the policy has the final word: pkcs5=1 turns OpenSSL's lower-bound checks

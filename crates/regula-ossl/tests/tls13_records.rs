@@ -56,33 +56,7 @@ impl Crypto {
     fn load() -> Crypto {
         let library = common::libcrypto("libcrypto.so.3");
         let dir = common::provider_dir("tls13-records");
-        let config = dir.join("openssl-fips.cnf");
-        std::fs::write(
-            &config,
-            format!(
-                "openssl_conf = openssl_init\n\
-                 [openssl_init]\nproviders = provider_sect\n\
-                 [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
-                 [regula_sect]\nmodule = {}\npolicy = fips-140-3\nactivate = 1\n\
-                 [default_sect]\nactivate = 1\n",
-                dir.join("regula.so").display()
-            ),
-        )
-        .unwrap();
-        let path = CString::new(config.to_str().unwrap()).unwrap();
-        let crypto = Crypto {
-            library,
-            libctx: std::ptr::null_mut(),
-        };
-        let libctx_new: unsafe extern "C" fn() -> Ptr = crypto.symbol("OSSL_LIB_CTX_new");
-        let load_config: unsafe extern "C" fn(Ptr, *const c_char) -> c_int =
-            crypto.symbol("OSSL_LIB_CTX_load_config");
-        // SAFETY: a fresh library context and a NUL-terminated path.
-        let libctx = unsafe {
-            let libctx = libctx_new();
-            assert_eq!(load_config(libctx, path.as_ptr()), 1);
-            libctx
-        };
+        let libctx = common::libctx_with_policy(library, &dir, "fips-140-3");
         Crypto { library, libctx }
     }
 

@@ -23,8 +23,6 @@ struct Crypto {
     libctx: usize,
     /// The directory holding `regula.so`.
     dir: PathBuf,
-    libctx_new: unsafe extern "C" fn() -> Ptr,
-    load_config: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
     get_params: unsafe extern "C" fn(Ptr, *mut Param) -> c_int,
     fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
     cipher_free: unsafe extern "C" fn(Ptr),
@@ -50,14 +48,11 @@ fn crypto() -> &'static Crypto {
                     .expect(concat!("libcrypto has ", $name))
             };
         }
-        let libctx_new: unsafe extern "C" fn() -> Ptr = symbol!("OSSL_LIB_CTX_new");
         let provider_dir = common::provider_dir("tls-test");
         let libctx = common::libctx_with(library, &provider_dir, &[c"regula", c"default"]);
         Crypto {
             libctx: libctx as usize,
             dir: provider_dir,
-            libctx_new,
-            load_config: symbol!("OSSL_LIB_CTX_load_config"),
             get_params: symbol!("EVP_CIPHER_CTX_get_params"),
             fetch: symbol!("EVP_CIPHER_fetch"),
             cipher_free: symbol!("EVP_CIPHER_free"),
@@ -409,31 +404,9 @@ fn malformed_records_are_refused() {
     }
 }
 
-/// A library context whose configuration loads the provider under `policy`, with OpenSSL's
-/// default provider beside it.
+/// A library context with the provider under `policy` and OpenSSL's default provider.
 fn libctx_with_policy(policy: &str) -> Ptr {
-    let c = crypto();
-    let config = c.dir.join(format!("openssl-{policy}.cnf"));
-    std::fs::write(
-        &config,
-        format!(
-            "openssl_conf = openssl_init\n\
-             [openssl_init]\nproviders = provider_sect\n\
-             [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
-             [regula_sect]\nmodule = {}\npolicy = {policy}\nactivate = 1\n\
-             [default_sect]\nactivate = 1\n",
-            c.dir.join("regula.so").display()
-        ),
-    )
-    .expect("configuration file");
-    let path = CString::new(config.to_str().expect("UTF-8 path")).unwrap();
-    // SAFETY: a fresh library context and a NUL-terminated path.
-    unsafe {
-        let libctx = (c.libctx_new)();
-        assert!(!libctx.is_null());
-        assert_eq!((c.load_config)(libctx, path.as_ptr()), 1, "{policy}");
-        libctx
-    }
+    common::libctx_with_policy(common::libcrypto("libcrypto.so.3"), &crypto().dir, policy)
 }
 
 /// The context's `regula-approved` indicator.

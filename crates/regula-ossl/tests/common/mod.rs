@@ -77,3 +77,37 @@ pub fn libctx_with(library: &Library, dir: &std::path::Path, providers: &[&CStr]
         libctx
     }
 }
+
+/// A new library context of `library` whose configuration file (written into `dir`, which
+/// holds `regula.so`) loads the provider under `policy`, as a program's `openssl.cnf` does,
+/// with OpenSSL's default provider beside it.
+pub fn libctx_with_policy(library: &Library, dir: &std::path::Path, policy: &str) -> Ptr {
+    let config = dir.join(format!("openssl-{policy}.cnf"));
+    std::fs::write(
+        &config,
+        format!(
+            "openssl_conf = openssl_init\n\
+             [openssl_init]\nproviders = provider_sect\n\
+             [provider_sect]\nregula = regula_sect\ndefault = default_sect\n\
+             [regula_sect]\nmodule = {}\npolicy = {policy}\nactivate = 1\n\
+             [default_sect]\nactivate = 1\n",
+            dir.join("regula.so").display()
+        ),
+    )
+    .expect("configuration file");
+    let path = CString::new(config.to_str().expect("UTF-8 path")).unwrap();
+    // SAFETY: OpenSSL 3 functions with the signatures of its headers; a fresh library context
+    // and a NUL-terminated path.
+    unsafe {
+        let libctx_new = library
+            .get::<unsafe extern "C" fn() -> Ptr>(b"OSSL_LIB_CTX_new\0")
+            .unwrap();
+        let load_config = library
+            .get::<unsafe extern "C" fn(Ptr, *const c_char) -> c_int>(b"OSSL_LIB_CTX_load_config\0")
+            .unwrap();
+        let libctx = libctx_new();
+        assert!(!libctx.is_null());
+        assert_eq!(load_config(libctx, path.as_ptr()), 1, "{policy}");
+        libctx
+    }
+}
