@@ -27,6 +27,7 @@ pub mod params;
 pub mod provider;
 pub mod provider_context;
 pub mod rand;
+pub mod signature;
 pub mod tls_record;
 
 /// The bytes OpenSSL passes as `(pointer, length)`; a null pointer is an empty input.
