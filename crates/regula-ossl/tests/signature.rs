@@ -921,3 +921,26 @@ fn algorithm_identifiers() {
         assert_eq!(out[..len], unhex(expected)[..], "{kind:?}");
     }
 }
+
+/// The signatures each policy offers, read through the provider's own query function: ECDSA
+/// and ED25519, approved (`fips=yes`), under the default policy and fips-140-3 (FIPS 186-5);
+/// none under gm, which serves SM2 signatures only.
+#[test]
+fn each_policy_offers_its_signatures() {
+    let offered = |policy: &str| {
+        let host = regula_ossl::host::Host::load(policy).expect("the policy loads");
+        host.offered(regula_ossl::ffi::OP_SIGNATURE)
+            .into_iter()
+            .map(|offer| (offer.names, offer.properties))
+            .collect::<Vec<_>>()
+    };
+    let approved = |names: &str| (names.to_owned(), "provider=regula,fips=yes".to_owned());
+    for policy in ["default", "fips-140-3"] {
+        assert_eq!(
+            offered(policy),
+            [approved("ECDSA"), approved("ED25519:1.3.101.112")],
+            "{policy}"
+        );
+    }
+    assert_eq!(offered("gm"), []);
+}
