@@ -197,6 +197,27 @@ pub const KEYEXCH_SETTABLE_CTX_PARAMS: c_int = 8;
 pub const KEYEXCH_GET_CTX_PARAMS: c_int = 9;
 pub const KEYEXCH_GETTABLE_CTX_PARAMS: c_int = 10;
 
+// OSSL_OP_SIGNATURE.
+pub const SIGNATURE_NEWCTX: c_int = 1;
+pub const SIGNATURE_SIGN_INIT: c_int = 2;
+pub const SIGNATURE_SIGN: c_int = 3;
+pub const SIGNATURE_VERIFY_INIT: c_int = 4;
+pub const SIGNATURE_VERIFY: c_int = 5;
+pub const SIGNATURE_DIGEST_SIGN_INIT: c_int = 8;
+pub const SIGNATURE_DIGEST_SIGN_UPDATE: c_int = 9;
+pub const SIGNATURE_DIGEST_SIGN_FINAL: c_int = 10;
+pub const SIGNATURE_DIGEST_SIGN: c_int = 11;
+pub const SIGNATURE_DIGEST_VERIFY_INIT: c_int = 12;
+pub const SIGNATURE_DIGEST_VERIFY_UPDATE: c_int = 13;
+pub const SIGNATURE_DIGEST_VERIFY_FINAL: c_int = 14;
+pub const SIGNATURE_DIGEST_VERIFY: c_int = 15;
+pub const SIGNATURE_FREECTX: c_int = 16;
+pub const SIGNATURE_DUPCTX: c_int = 17;
+pub const SIGNATURE_GET_CTX_PARAMS: c_int = 18;
+pub const SIGNATURE_GETTABLE_CTX_PARAMS: c_int = 19;
+pub const SIGNATURE_SET_CTX_PARAMS: c_int = 20;
+pub const SIGNATURE_SETTABLE_CTX_PARAMS: c_int = 21;
+
 /// `OSSL_CALLBACK`: how key export and capabilities hand parameter arrays back.
 pub type Callback = unsafe extern "C" fn(*const Param, *mut c_void) -> c_int;
 

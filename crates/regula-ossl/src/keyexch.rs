@@ -116,13 +116,7 @@ unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
 fn other_type(context: &Context) -> Failure {
     fail(
         Reason::InvalidInput,
-        format!(
-            "not an {} key",
-            match context.kind {
-                KeyType::Ec => "EC",
-                KeyType::X25519 => "X25519",
-            }
-        ),
+        format!("not an {} key", context.kind.label()),
     )
 }
 

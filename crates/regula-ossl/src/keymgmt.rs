@@ -1,18 +1,23 @@
-//! `OSSL_OP_KEYMGMT` for the key-exchange keys: "EC" on the named groups P-256 and P-384, and
-//! "X25519", with the semantics of OpenSSL's providers/implementations/keymgmt/ec_kmgmt.c and
-//! ecx_kmgmt.c that libssl's (EC)DHE relies on: generate a key for a `group`, give its share as
-//! `encoded-pub-key`, take the peer's share the same way, copy the group from one key to
-//! another (export/import or dup), and import or export a key pair.
+//! `OSSL_OP_KEYMGMT` for the key-exchange and signature keys: "EC" on the named groups P-256
+//! and P-384 (ECDH and ECDSA), "X25519" and "ED25519", with the semantics of OpenSSL's
+//! providers/implementations/keymgmt/ec_kmgmt.c and ecx_kmgmt.c that libssl relies on:
+//! generate a key for a `group`, give its share as `encoded-pub-key`, take the peer's share the
+//! same way, copy the group from one key to another (export/import or dup), and import or
+//! export a key pair (as `base`'s decoders do with a PEM private key or a certificate's key).
 //!
-//! A private key is the core's [`AgreementKey`] (generated under the policy with its pairwise
-//! consistency test, or imported through the core); a public-only key is the peer's encoded
-//! point. Which groups there are, and their OpenSSL and TLS names, are the registry rows'.
+//! An EC or X25519 private key is the core's [`AgreementKey`] (generated under the policy with
+//! its pairwise consistency test, or imported through the core). An EC key signs through the
+//! core's [`SigningKey`] made from the same scalar the first time it signs: the core takes a
+//! signing key as PKCS#8, so the scalar and public point go into a fixed RFC 5915 / RFC 5208
+//! template (zeroized) and through `signing_key_from_pkcs8`. An Ed25519 private key is a
+//! [`SigningKey`] from the start (RFC 8410 template). A public-only key is the peer's encoded
+//! point or key. Which groups there are, and their OpenSSL and TLS names, are the registry rows'.
 
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::{Arc, OnceLock};
 
-use regula::{AgreementKey, Algorithm, Family, Module, Policy, registry};
+use regula::{AgreementKey, Algorithm, Family, Module, Policy, SigningKey, registry};
 use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
@@ -26,29 +31,28 @@ use crate::provider_context::{Offer, ProviderContext, served_rows};
 pub enum KeyType {
     Ec = 0,
     X25519 = 1,
+    Ed25519 = 2,
 }
 
-pub const KEY_TYPES: [KeyType; 2] = [KeyType::Ec, KeyType::X25519];
+pub const KEY_TYPES: [KeyType; 3] = [KeyType::Ec, KeyType::X25519, KeyType::Ed25519];
 
 impl KeyType {
-    fn from_index(index: usize) -> Option<KeyType> {
+    pub fn from_index(index: usize) -> Option<KeyType> {
         KEY_TYPES.get(index).copied()
     }
 
-    /// The key manager's canonical OpenSSL name ("EC", "X25519"), as the rows' `keymgmt`
-    /// parameter gives it.
+    /// The key manager's canonical OpenSSL name ("EC", "X25519", "ED25519"), as the rows'
+    /// `keymgmt` parameter gives it.
     pub fn serves(self, row: &registry::Entry) -> bool {
         let name = openssl_param(row, "keymgmt").and_then(|names| names.split(':').next());
-        match self {
-            KeyType::Ec => name == Some("EC"),
-            KeyType::X25519 => name == Some("X25519"),
-        }
+        name == Some(self.label())
     }
 
-    fn label(self) -> &'static str {
+    pub fn label(self) -> &'static str {
         match self {
             KeyType::Ec => "EC",
             KeyType::X25519 => "X25519",
+            KeyType::Ed25519 => "ED25519",
         }
     }
 }
@@ -62,10 +66,29 @@ pub fn openssl_param(row: &registry::Entry, key: &str) -> Option<&'static str> {
 
 /// Every key-agreement row a key type serves, whether or not the policy serves it.
 fn rows_of(kind: KeyType) -> impl Iterator<Item = Algorithm> {
+    rows_in(kind, Family::KeyAgreement)
+}
+
+/// Every row of `family` whose keys are `kind`'s, whether or not the policy serves it.
+fn rows_in(kind: KeyType, family: Family) -> impl Iterator<Item = Algorithm> {
     Algorithm::ALL.into_iter().filter(move |&algorithm| {
         let row = registry::entry(algorithm);
-        row.family == Family::KeyAgreement && kind.serves(row)
+        row.family == family && kind.serves(row)
     })
+}
+
+/// The signature row of a key's group: ECDSA on the group's curve (the row whose `group` is
+/// the key-agreement row's), or Ed25519.
+pub fn signature_row(kind: KeyType, group: Algorithm) -> Option<Algorithm> {
+    match kind {
+        KeyType::X25519 => None,
+        KeyType::Ed25519 => Some(Algorithm::Ed25519),
+        KeyType::Ec => {
+            let curve = openssl_param(registry::entry(group), "group")?;
+            rows_in(kind, Family::Signature)
+                .find(|&row| openssl_param(registry::entry(row), "group") == Some(curve))
+        }
+    }
 }
 
 /// The group (row) an OpenSSL group name means for `kind`: "P-256", "prime256v1" and
@@ -78,7 +101,9 @@ pub fn group_named(kind: KeyType, name: &str) -> Option<Algorithm> {
                 openssl_param(row, "group"),
                 openssl_param(row, "group-aliases"),
             ],
-            KeyType::X25519 => [row.openssl.as_ref().map(|name| name.names), None],
+            KeyType::X25519 | KeyType::Ed25519 => {
+                [row.openssl.as_ref().map(|name| name.names), None]
+            }
         };
         names
             .into_iter()
@@ -109,6 +134,16 @@ pub struct GroupFacts {
 }
 
 pub fn facts(algorithm: Algorithm) -> GroupFacts {
+    if algorithm == Algorithm::Ed25519 {
+        // RFC 8032 §5.1: 32-byte keys, 64-byte signatures; ecx_kmgmt.c's ED25519_BITS (256)
+        // and ED25519_SECURITY_BITS (128).
+        return GroupFacts {
+            field: 32,
+            bits: 256,
+            security_bits: 128,
+            max_size: registry::entry(algorithm).sizes.signature.unwrap_or(64),
+        };
+    }
     let field = registry::entry(algorithm).sizes.output.unwrap_or(0);
     if algorithm == Algorithm::X25519 {
         // RFC 7748 §5: a 255-bit field, the 253 bits of OpenSSL's X25519_BITS; ~128-bit security.
@@ -133,7 +168,9 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     KEY_TYPES
         .iter()
         .filter_map(|&kind| {
+            // The key manager serves the key exchange and the signature rows of its keys.
             let rows: Vec<_> = served_rows(policy, Family::KeyAgreement)
+                .chain(served_rows(policy, Family::Signature))
                 .filter(|row| kind.serves(row))
                 .collect();
             let first = rows.first()?;
@@ -157,11 +194,15 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
 /// One key (`EVP_PKEY`'s provider half): a group, and a private key, a public key, both or
 /// neither (a key holding only its group, as libssl makes for the peer's share).
 pub struct Key {
-    module: Module,
+    pub(crate) module: Module,
     pub(crate) kind: KeyType,
     pub(crate) group: Option<Algorithm>,
+    /// The private key of an EC or X25519 key.
     pub(crate) private: Option<Arc<AgreementKey>>,
-    /// The encoded public key: an uncompressed point (EC) or 32 bytes (X25519).
+    /// The signing key: an Ed25519 key's private key; an EC key's, made from `private` when
+    /// it first signs.
+    pub(crate) signing: OnceLock<Arc<SigningKey>>,
+    /// The encoded public key: an uncompressed point (EC) or 32 bytes (X25519, Ed25519).
     pub(crate) public: Option<Vec<u8>>,
 }
 
@@ -172,6 +213,7 @@ impl Key {
             kind,
             group: initial_group(kind),
             private: None,
+            signing: OnceLock::new(),
             public: None,
         }
     }
@@ -184,6 +226,120 @@ impl Key {
             )
         })
     }
+
+    fn has_private(&self) -> bool {
+        self.private.is_some() || self.signing.get().is_some()
+    }
+
+    /// The key's signing key, made from an EC key's scalar the first time (counted by the
+    /// core as a key import of the ECDSA row, under the policy).
+    pub(crate) fn signing_key(&self) -> Result<Arc<SigningKey>, Failure> {
+        if let Some(signing) = self.signing.get() {
+            return Ok(Arc::clone(signing));
+        }
+        let (Some(group), Some(private), Some(public)) = (self.group, &self.private, &self.public)
+        else {
+            return Err(fail(
+                Reason::InvalidInput,
+                "signing needs a private key; this key has none",
+            ));
+        };
+        let row = signature_row(self.kind, group).ok_or_else(|| {
+            fail(
+                Reason::NotApproved,
+                format!("no signature of the Regula provider takes a {group} key"),
+            )
+        })?;
+        let scalar = private.private_key_bytes()?;
+        let pkcs8 = ec_pkcs8(group, &scalar, public)?;
+        let signing = Arc::new(
+            self.module
+                .signing_key_from_pkcs8(row, &pkcs8)?
+                .into_value(),
+        );
+        // Two threads signing first at once make two equal keys; either one is kept.
+        Ok(Arc::clone(self.signing.get_or_init(|| signing)))
+    }
+}
+
+/// RFC 5208 PrivateKeyInfo { 0, id-ecPublicKey + named curve, ECPrivateKey (RFC 5915) { 1,
+/// scalar, [1] public point } }, from fixed templates (as OpenSSL writes them) for P-256 and
+/// P-384; wiped on drop.
+fn ec_pkcs8(group: Algorithm, scalar: &[u8], public: &[u8]) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    // The headers up to the scalar, and between the scalar and the point.
+    const P256_HEAD: &[u8] = &[
+        0x30, 0x81, 0x87, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+        0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x04, 0x6d, 0x30,
+        0x6b, 0x02, 0x01, 0x01, 0x04, 0x20,
+    ];
+    const P256_MIDDLE: &[u8] = &[0xa1, 0x44, 0x03, 0x42, 0x00];
+    const P384_HEAD: &[u8] = &[
+        0x30, 0x81, 0xb6, 0x02, 0x01, 0x00, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+        0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22, 0x04, 0x81, 0x9e, 0x30, 0x81, 0x9b,
+        0x02, 0x01, 0x01, 0x04, 0x30,
+    ];
+    const P384_MIDDLE: &[u8] = &[0xa1, 0x64, 0x03, 0x62, 0x00];
+    let (head, middle) = match group {
+        Algorithm::EcdhP256 => (P256_HEAD, P256_MIDDLE),
+        Algorithm::EcdhP384 => (P384_HEAD, P384_MIDDLE),
+        _ => {
+            return Err(fail(
+                Reason::NotApproved,
+                format!("{group} keys do not sign in the Regula provider"),
+            ));
+        }
+    };
+    let field = facts(group).field;
+    if scalar.len() != field || public.len() != 2 * field + 1 {
+        return Err(fail(Reason::Internal, "EC key of the wrong size"));
+    }
+    let mut der = Zeroizing::new(Vec::with_capacity(
+        head.len() + field + middle.len() + public.len(),
+    ));
+    der.extend_from_slice(head);
+    der.extend_from_slice(scalar);
+    der.extend_from_slice(middle);
+    der.extend_from_slice(public);
+    Ok(der)
+}
+
+/// RFC 8410 §7 OneAsymmetricKey v1 { 0, id-Ed25519, CurvePrivateKey (the 32-byte seed) }, as
+/// OpenSSL writes it; wiped on drop.
+fn ed25519_pkcs8(seed: &[u8]) -> Zeroizing<Vec<u8>> {
+    const HEAD: &[u8] = &[
+        0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04,
+        0x20,
+    ];
+    let mut der = Zeroizing::new(Vec::with_capacity(HEAD.len() + seed.len()));
+    der.extend_from_slice(HEAD);
+    der.extend_from_slice(seed);
+    der
+}
+
+/// The raw 32-byte public key of an Ed25519 signing key (the end of its SubjectPublicKeyInfo,
+/// RFC 8410 §4).
+fn ed25519_public(key: &SigningKey) -> Result<Vec<u8>, Failure> {
+    let spki = key.public_key_der()?;
+    match spki.len().checked_sub(32) {
+        Some(start) if spki.len() == 44 => Ok(spki[start..].to_vec()),
+        _ => Err(fail(
+            Reason::Internal,
+            "unexpected Ed25519 public key encoding",
+        )),
+    }
+}
+
+/// The 32-byte seed of an Ed25519 signing key, from its PKCS#8 (v1 or v2, RFC 8410 §7: the
+/// CurvePrivateKey follows a fixed 16-byte header); wiped on drop.
+fn ed25519_seed(key: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let pkcs8 = key.to_pkcs8_der()?;
+    match pkcs8.get(12..48) {
+        Some([0x04, 0x22, 0x04, 0x20, seed @ ..]) => Ok(Zeroizing::new(seed.to_vec())),
+        _ => Err(fail(
+            Reason::Internal,
+            "unexpected Ed25519 private key encoding",
+        )),
+    }
 }
 
 /// The key behind OpenSSL's `keydata`.
@@ -195,9 +351,9 @@ pub(crate) unsafe fn key<'a>(keydata: *mut c_void) -> Result<&'a mut Key, Failur
     unsafe { crate::context::borrow(keydata, "key") }
 }
 
-type Tables = ffi::SyncTable<[[Dispatch; 22]; 2]>;
+type Tables = ffi::SyncTable<[[Dispatch; 22]; 3]>;
 
-static TABLES: Tables = ffi::SyncTable([table::<0>(), table::<1>()]);
+static TABLES: Tables = ffi::SyncTable([table::<0>(), table::<1>(), table::<2>()]);
 
 const fn table<const K: usize>() -> [Dispatch; 22] {
     [
@@ -285,11 +441,13 @@ unsafe extern "C" fn gen_init<const K: usize>(
     })
 }
 
-/// The group a fresh key of `kind` starts with: X25519 has one; an EC key's is chosen.
+/// The group a fresh key of `kind` starts with: X25519 and Ed25519 have one; an EC key's is
+/// chosen.
 fn initial_group(kind: KeyType) -> Option<Algorithm> {
     match kind {
         KeyType::Ec => None,
         KeyType::X25519 => Some(Algorithm::X25519),
+        KeyType::Ed25519 => Some(Algorithm::Ed25519),
     }
 }
 
@@ -396,7 +554,17 @@ unsafe extern "C" fn generate(
         })?;
         let mut key = Key::new(context.module.clone(), context.kind);
         key.group = Some(group);
-        if context.selection & (ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) != 0 {
+        if context.selection & (ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) == 0 {
+            return Ok(key);
+        }
+        if context.kind == KeyType::Ed25519 {
+            let signing = context
+                .module
+                .generate_signing_key(Algorithm::Ed25519, None)?
+                .into_value();
+            key.public = Some(ed25519_public(&signing)?);
+            let _ = key.signing.set(Arc::new(signing));
+        } else {
             let private = context.module.generate_agreement_key(group)?.into_value();
             key.public = Some(private.public_key()?);
             key.private = Some(Arc::new(private));
@@ -411,7 +579,7 @@ fn selects(selection: c_int, bits: c_int) -> bool {
 
 /// Whether the key holds what `selection` names (OpenSSL's `has`).
 fn holds(key: &Key, selection: c_int) -> bool {
-    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.private.is_some())
+    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.has_private())
         && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
         && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || key.group.is_some())
 }
@@ -459,21 +627,21 @@ unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_in
 /// checked by the core when the key is used.
 fn checked_public(group: Algorithm, encoded: &[u8]) -> Result<Vec<u8>, Failure> {
     let expected = registry::entry(group).sizes.public_key.unwrap_or(0);
-    let form_ok = group == Algorithm::X25519 || encoded.first() == Some(&0x04);
+    let point = !matches!(group, Algorithm::X25519 | Algorithm::Ed25519);
+    let form_ok = !point || encoded.first() == Some(&0x04);
     if encoded.len() != expected || !form_ok {
         return Err(fail(
             Reason::InvalidInput,
             format!(
                 "a {group} public key is {} of {expected} bytes, not {} bytes{}",
-                if group == Algorithm::X25519 {
+                if !point {
                     "a key"
                 } else {
                     "an uncompressed point (04 || x || y)"
                 },
                 encoded.len(),
                 match encoded.first() {
-                    Some(&first) if group != Algorithm::X25519 && first != 0x04 =>
-                        format!(" starting {first:02x}"),
+                    Some(&first) if point && first != 0x04 => format!(" starting {first:02x}"),
                     _ => String::new(),
                 }
             ),
@@ -527,13 +695,14 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                 let field = facts(group).field;
                 let bytes = match key.kind {
                     KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
-                    KeyType::X25519 => {
+                    KeyType::X25519 | KeyType::Ed25519 => {
                         let bytes = param.get_octets()?;
                         if bytes.len() != field {
                             return Err(fail(
                                 Reason::InvalidInput,
                                 format!(
-                                    "an X25519 private key is {field} bytes, not {}",
+                                    "an {} private key is {field} bytes, not {}",
+                                    key.kind.label(),
                                     bytes.len()
                                 ),
                             ));
@@ -541,17 +710,27 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                         Zeroizing::new(bytes.to_vec())
                     }
                 };
-                Some(
-                    key.module
-                        .agreement_key_from_private_bytes(group, &bytes)?
-                        .into_value(),
-                )
+                Some(match key.kind {
+                    KeyType::Ed25519 => Private::Signing(
+                        key.module
+                            .signing_key_from_pkcs8(Algorithm::Ed25519, &ed25519_pkcs8(&bytes))?
+                            .into_value(),
+                    ),
+                    _ => Private::Agreement(
+                        key.module
+                            .agreement_key_from_private_bytes(group, &bytes)?
+                            .into_value(),
+                    ),
+                })
             }
             _ => None,
         };
         match (private, public) {
             (Some(private), public) => {
-                let derived = private.public_key()?;
+                let derived = match &private {
+                    Private::Agreement(private) => private.public_key()?,
+                    Private::Signing(signing) => ed25519_public(signing)?,
+                };
                 if public.is_some_and(|public| public != derived) {
                     return Err(fail(
                         Reason::InvalidInput,
@@ -559,11 +738,19 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                     ));
                 }
                 key.public = Some(derived);
-                key.private = Some(Arc::new(private));
+                key.signing = OnceLock::new();
+                match private {
+                    Private::Agreement(private) => key.private = Some(Arc::new(private)),
+                    Private::Signing(signing) => {
+                        key.private = None;
+                        let _ = key.signing.set(Arc::new(signing));
+                    }
+                }
             }
             (None, Some(public)) => {
                 key.public = Some(public);
                 key.private = None;
+                key.signing = OnceLock::new();
             }
             (None, None) => {
                 return Err(fail(
@@ -574,6 +761,12 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
         }
         Ok(())
     })
+}
+
+/// An imported private key: a key-agreement key (EC, X25519) or an Ed25519 signing key.
+enum Private {
+    Agreement(AgreementKey),
+    Signing(SigningKey),
 }
 
 static EC_TYPES: params::ParamList = crate::param_list![
@@ -642,6 +835,11 @@ unsafe extern "C" fn export(
         }
         let mut private_bytes = None;
         if selects(selection, ffi::SELECT_PRIVATE_KEY)
+            && key.kind == KeyType::Ed25519
+            && let Some(signing) = key.signing.get()
+        {
+            private_bytes = Some((ed25519_seed(signing)?, ffi::PARAM_OCTET_STRING));
+        } else if selects(selection, ffi::SELECT_PRIVATE_KEY)
             && let Some(private) = &key.private
         {
             let mut bytes = private.private_key_bytes()?;
@@ -652,7 +850,7 @@ unsafe extern "C" fn export(
                     }
                     ffi::PARAM_UNSIGNED_INTEGER
                 }
-                KeyType::X25519 => ffi::PARAM_OCTET_STRING,
+                KeyType::X25519 | KeyType::Ed25519 => ffi::PARAM_OCTET_STRING,
             };
             private_bytes = Some((bytes, data_type));
         }
@@ -679,6 +877,17 @@ static EC_GETTABLE: params::ParamList = crate::param_list![
     ("encoded-pub-key", params::OCTETS),
     ("group", params::UTF8),
     ("pub", params::OCTETS),
+    ("point-format", params::UTF8),
+    ("encoding", params::UTF8),
+    ("default-digest", params::UTF8),
+];
+static ED25519_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("pub", params::OCTETS),
+    ("mandatory-digest", params::UTF8),
 ];
 static X25519_GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
@@ -691,12 +900,15 @@ static X25519_GETTABLE: params::ParamList = crate::param_list![
 unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *const Param {
     match KeyType::from_index(K) {
         Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
+        Some(KeyType::Ed25519) => ED25519_GETTABLE.as_ptr(),
         _ => X25519_GETTABLE.as_ptr(),
     }
 }
 
-/// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), and the EC `group`;
-/// what the key does not have yet is not answered, as OpenSSL's key managers do.
+/// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), the EC `group`, point
+/// format, encoding and default digest (the ECDSA row's), and Ed25519's mandatory digest (none:
+/// "", as ecx_kmgmt.c answers); what the key does not have yet is not answered, as OpenSSL's
+/// key managers do.
 unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
     error::entry(|| {
         // SAFETY: a key of this key manager and a terminated array.
@@ -718,6 +930,18 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
                 "group" if key.kind == KeyType::Ec => {
                     param.set_utf8(group_short_name(group))?;
                 }
+                "point-format" if key.kind == KeyType::Ec => param.set_utf8("uncompressed")?,
+                "encoding" if key.kind == KeyType::Ec => param.set_utf8("named_curve")?,
+                "default-digest" if key.kind == KeyType::Ec => {
+                    let digest = signature_row(key.kind, group)
+                        .and_then(|row| registry::entry(row).hash)
+                        .and_then(|hash| registry::entry(hash).openssl.as_ref())
+                        .map(|name| name.canonical());
+                    if let Some(digest) = digest {
+                        param.set_utf8(digest)?;
+                    }
+                }
+                "mandatory-digest" if key.kind == KeyType::Ed25519 => param.set_utf8("")?,
                 _ => {}
             }
         }
@@ -739,7 +963,7 @@ unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c
         let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
         if let Some(param) = params.locate("encoded-pub-key") {
             let group = key.group()?;
-            if key.private.is_some() {
+            if key.has_private() {
                 return Err(fail(
                     Reason::InvalidInput,
                     "the key holds a private key: its public key cannot be replaced",
@@ -751,26 +975,33 @@ unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c
     })
 }
 
-/// The key-exchange algorithm of each key type: the name of its rows ("ECDH", "X25519").
+/// The key-exchange and signature algorithms of each key type: the name of its rows ("ECDH"
+/// and "ECDSA" for EC, "X25519", "ED25519"); null for an operation the key type has not.
 unsafe extern "C" fn query_operation_name<const K: usize>(operation: c_int) -> *const c_char {
-    static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+    static NAMES: OnceLock<Vec<[Option<CString>; 2]>> = OnceLock::new();
     error::guard(std::ptr::null(), || {
-        if operation != ffi::OP_KEYEXCH {
-            return std::ptr::null();
-        }
+        let slot = match operation {
+            ffi::OP_KEYEXCH => 0,
+            ffi::OP_SIGNATURE => 1,
+            _ => return std::ptr::null(),
+        };
         let names = NAMES.get_or_init(|| {
             KEY_TYPES
                 .iter()
                 .map(|&kind| {
-                    let name = rows_of(kind)
-                        .next()
-                        .and_then(|algorithm| registry::entry(algorithm).openssl.as_ref())
-                        .map_or("", |name| name.canonical());
-                    cstring(name)
+                    [Family::KeyAgreement, Family::Signature].map(|family| {
+                        rows_in(kind, family)
+                            .next()
+                            .and_then(|algorithm| registry::entry(algorithm).openssl.as_ref())
+                            .map(|name| cstring(name.canonical()))
+                    })
                 })
                 .collect()
         });
-        names.get(K).map_or(std::ptr::null(), |name| name.as_ptr())
+        names
+            .get(K)
+            .and_then(|names| names[slot].as_ref())
+            .map_or(std::ptr::null(), |name| name.as_ptr())
     })
 }
 
@@ -786,6 +1017,9 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
         }
         if selects(selection, ffi::SELECT_PRIVATE_KEY) {
             copy.private = source.private.clone();
+            if let Some(signing) = source.signing.get() {
+                let _ = copy.signing.set(Arc::clone(signing));
+            }
         }
         Ok(copy)
     })

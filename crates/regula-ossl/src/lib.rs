@@ -27,6 +27,7 @@ pub mod params;
 pub mod provider;
 pub mod provider_context;
 pub mod rand;
+pub mod signature;
 pub mod tls13_ivs;
 pub mod tls_record;
 

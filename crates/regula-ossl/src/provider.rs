@@ -11,7 +11,7 @@ use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
 use crate::provider_context::{ProviderContext, Tables};
-use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand};
+use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand, signature};
 
 /// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
 /// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
@@ -317,6 +317,7 @@ fn build_tables(module: &Module) -> Tables {
         (ffi::OP_KDF, kdf::offers(policy)),
         (ffi::OP_KEYMGMT, keymgmt::offers(policy)),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
+        (ffi::OP_SIGNATURE, signature::offers(policy)),
     ] {
         let mut list = Vec::new();
         for offer in offers {

@@ -1508,7 +1508,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.2.840.10045.4.3.2"),
         openssl: Some(OpenSslName {
             names: "ECDSA",
-            params: &[("group", "P-256"), ("digest", "SHA2-256")],
+            // The key manager whose keys sign (the ECDH rows' "EC"); the digest of the row.
+            params: &[
+                ("group", "P-256"),
+                ("digest", "SHA2-256"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+            ],
         }),
         pkcs11: &[CKM_ECDSA_SHA256, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -1535,7 +1540,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.2.840.10045.4.3.3"),
         openssl: Some(OpenSslName {
             names: "ECDSA",
-            params: &[("group", "P-384"), ("digest", "SHA2-384")],
+            // The key manager whose keys sign (the ECDH rows' "EC"); the digest of the row.
+            params: &[
+                ("group", "P-384"),
+                ("digest", "SHA2-384"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+            ],
         }),
         pkcs11: &[CKM_ECDSA_SHA384, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -1590,7 +1600,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.3.101.112"),
         openssl: Some(OpenSslName {
             names: "ED25519:1.3.101.112",
-            params: &[],
+            // The key manager has the same names (RFC 8410).
+            params: &[("keymgmt", "ED25519:1.3.101.112")],
         }),
         pkcs11: &[CKM_EDDSA, CKM_EC_EDWARDS_KEY_PAIR_GEN],
         acvp: Some(Acvp {

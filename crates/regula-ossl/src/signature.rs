@@ -1,0 +1,748 @@
+//! `OSSL_OP_SIGNATURE`: "ECDSA" (P-256 with SHA-256, P-384 with SHA-384) and "ED25519" over the
+//! keys of `keymgmt.rs`, as OpenSSL's providers/implementations/signature/{ecdsa_sig,eddsa_sig}.c
+//! behave for libssl and `EVP_DigestSign*`/`EVP_DigestVerify*`: the message goes to the core,
+//! which hashes it with the row's digest (ECDSA) or signs it whole (Ed25519), so each signature
+//! passes the policy and is counted by the service indicator. ECDSA signatures are DER
+//! `SEQUENCE { r, s }`, Ed25519's the 64 bytes of RFC 8032, as OpenSSL's.
+//!
+//! ECDSA is served as digest-sign only: the core signs a message, not a digest the caller
+//! computed, so `EVP_PKEY_sign`/`EVP_PKEY_verify` with an ECDSA key are refused with that
+//! reason. The digest an ECDSA caller names must be its row's (SHA2-256 for a P-256 key,
+//! SHA2-384 for P-384); another is refused rather than silently replaced.
+
+use std::os::raw::{c_char, c_int, c_uchar, c_void};
+use std::sync::Arc;
+
+use regula::{Algorithm, Family, Module, Policy, SigningKey, registry};
+use zeroize::Zeroizing;
+
+use crate::error::{self, Failure, Reason, fail};
+use crate::ffi::{self, Dispatch, Param};
+use crate::indicator::{self, LastOperation};
+use crate::keymgmt::{self, KeyType};
+use crate::params::{self, Params};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
+
+/// The key types that sign, in the order of [`TABLES`].
+const SIGNING_KEY_TYPES: [KeyType; 2] = [KeyType::Ec, KeyType::Ed25519];
+
+pub fn offers(policy: &Policy) -> Vec<Offer> {
+    SIGNING_KEY_TYPES
+        .iter()
+        .enumerate()
+        .filter_map(|(index, &kind)| {
+            let rows: Vec<_> = served_rows(policy, Family::Signature)
+                .filter(|row| kind.serves(row))
+                .collect();
+            let first = rows.first()?;
+            Some(Offer {
+                names: first.openssl.as_ref()?.names.to_owned(),
+                approved: rows.iter().any(|row| policy.approves(row.algorithm)),
+                dispatch: &TABLES.0[index],
+                description: format!(
+                    "Regula {} ({})",
+                    first.openssl.as_ref()?.canonical(),
+                    rows.iter()
+                        .map(|row| row.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+        })
+        .collect()
+}
+
+/// What the context was initialised for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    None,
+    /// `EVP_PKEY_sign`/`verify`: the whole message in one call (Ed25519 only).
+    Sign,
+    Verify,
+    /// `EVP_DigestSign*`/`EVP_DigestVerify*`: the message in pieces or in one call.
+    DigestSign,
+    DigestVerify,
+}
+
+/// One signature operation (`EVP_PKEY_CTX`'s provider half for signing and verifying).
+#[derive(Clone)]
+struct Context {
+    module: Module,
+    kind: KeyType,
+    mode: Mode,
+    /// The signature row of the key (ecdsa-p256, ecdsa-p384, ed25519).
+    row: Option<Algorithm>,
+    signing: Option<Arc<SigningKey>>,
+    /// The public key (an uncompressed point or Ed25519's 32 bytes) for verifying.
+    public: Option<Vec<u8>>,
+    /// The message so far of a digest-sign or digest-verify.
+    message: Zeroizing<Vec<u8>>,
+    last: LastOperation,
+}
+
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "signature context";
+
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(self.clone())
+    }
+}
+
+type Tables = ffi::SyncTable<[[Dispatch; 20]; 2]>;
+
+static TABLES: Tables = ffi::SyncTable([
+    table::<{ KeyType::Ec as usize }>(),
+    table::<{ KeyType::Ed25519 as usize }>(),
+]);
+
+const fn table<const K: usize>() -> [Dispatch; 20] {
+    [
+        crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx::<K>),
+        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init),
+        crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign),
+        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init),
+        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify),
+        crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<Context>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<Context>),
+        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
+        crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params::<K>),
+        crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params),
+        crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params::<K>),
+        ffi::DISPATCH_END,
+    ]
+}
+
+unsafe extern "C" fn newctx<const K: usize>(
+    provctx: *mut c_void,
+    _properties: *const c_char,
+) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let Some(provider) = (unsafe { ProviderContext::from_ptr(provctx) }) else {
+            return std::ptr::null_mut();
+        };
+        let Some(kind) = KeyType::from_index(K) else {
+            return std::ptr::null_mut();
+        };
+        if let Err(problem) = provider.module.ensure_operational() {
+            error::raise_regula(&problem);
+            return std::ptr::null_mut();
+        }
+        crate::context::into_raw(Context {
+            module: provider.module.clone(),
+            kind,
+            mode: Mode::None,
+            row: None,
+            signing: None,
+            public: None,
+            message: Zeroizing::new(Vec::new()),
+            last: LastOperation::default(),
+        })
+    })
+}
+
+/// # Safety
+/// As for [`crate::context::borrow`].
+unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "signature context") }
+}
+
+/// The name of a digest row as OpenSSL names it first ("SHA2-256").
+fn digest_name(digest: Algorithm) -> &'static str {
+    registry::entry(digest)
+        .openssl
+        .as_ref()
+        .map_or(registry::entry(digest).name, |name| name.canonical())
+}
+
+/// Checks a digest the caller names against the row: ECDSA's row fixes its digest; Ed25519
+/// takes none (it hashes with SHA-512 itself, RFC 8032 §5.1.6).
+fn check_digest(kind: KeyType, row: Option<Algorithm>, name: &str) -> Result<(), Failure> {
+    if kind == KeyType::Ed25519 {
+        if name.is_empty() {
+            return Ok(());
+        }
+        return Err(fail(
+            Reason::BadParameter,
+            format!(
+                "Ed25519 takes no digest (it hashes the message with SHA-512 itself); \
+                 \"{name}\" was named"
+            ),
+        ));
+    }
+    let named = crate::names::row_named_in(Family::Digest, name).ok_or_else(|| {
+        fail(
+            Reason::BadParameter,
+            format!("\"{name}\" is not a digest of the Regula provider"),
+        )
+    })?;
+    let Some(row) = row else {
+        return Ok(());
+    };
+    let wanted = registry::entry(row).hash;
+    if wanted == Some(named) {
+        return Ok(());
+    }
+    Err(fail(
+        Reason::NotApproved,
+        format!(
+            "{row} signs with {} only; {} was named (the Regula provider serves ECDSA on \
+             P-256 with SHA2-256 and on P-384 with SHA2-384)",
+            wanted.map_or("its own digest", digest_name),
+            digest_name(named)
+        ),
+    ))
+}
+
+/// The common part of every `*_init`: the key (kept when OpenSSL passes none to restart the
+/// operation with the same key), the mode, and the parameters.
+///
+/// # Safety
+/// `provkey` is null or a key of this provider's key manager; `params` a terminated array or
+/// null.
+unsafe fn init(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    digest: Option<&str>,
+    mode: Mode,
+    params: *const Param,
+) -> Result<(), Failure> {
+    // SAFETY: the caller's contract.
+    let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+    context.message = Zeroizing::new(Vec::new());
+    context.mode = Mode::None;
+    if context.kind == KeyType::Ec && matches!(mode, Mode::Sign | Mode::Verify) {
+        return Err(fail(
+            Reason::NotApproved,
+            "ECDSA over a digest computed by the caller is not offered by the Regula provider: \
+             the module hashes the message itself; use EVP_DigestSign/EVP_DigestVerify",
+        ));
+    }
+    if !provkey.is_null() {
+        // SAFETY: OpenSSL hands a signature only keys of its own provider's key manager.
+        let key = unsafe { keymgmt::key(provkey)? };
+        if key.kind != context.kind {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!(
+                    "a {} signature needs an {} key, not an {} key",
+                    match context.kind {
+                        KeyType::Ec => "ECDSA",
+                        _ => "ED25519",
+                    },
+                    context.kind.label(),
+                    key.kind.label()
+                ),
+            ));
+        }
+        let group = key
+            .group
+            .ok_or_else(|| fail(Reason::InvalidInput, "the EC key has no group"))?;
+        let row = keymgmt::signature_row(key.kind, group).ok_or_else(|| {
+            fail(
+                Reason::NotApproved,
+                format!(
+                    "{} keys do not sign in the Regula provider",
+                    keymgmt::group_short_name(group)
+                ),
+            )
+        })?;
+        if !context.module.policy().serves(row) {
+            return Err(fail(
+                Reason::NotApproved,
+                format!(
+                    "{row} is not served under the Regula policy {}",
+                    context.module.policy().name()
+                ),
+            ));
+        }
+        context.row = Some(row);
+        context.signing = None;
+        context.public = key.public.clone();
+        if matches!(mode, Mode::Sign | Mode::DigestSign) {
+            context.signing = Some(key.signing_key()?);
+        } else if context.public.is_none() {
+            return Err(fail(Reason::InvalidInput, "the key has no public key"));
+        }
+    }
+    if context.row.is_none() {
+        return Err(fail(
+            Reason::OutOfOrder,
+            "no key: initialise with a key first",
+        ));
+    }
+    if matches!(mode, Mode::Sign | Mode::DigestSign) && context.signing.is_none() {
+        return Err(fail(
+            Reason::InvalidInput,
+            "signing needs a private key; this context's key has none",
+        ));
+    }
+    if let Some(digest) = digest {
+        check_digest(context.kind, context.row, digest)?;
+    }
+    apply(context, &params)?;
+    context.mode = mode;
+    Ok(())
+}
+
+/// The C string OpenSSL passes as a digest name, or `None` for a null pointer.
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string.
+unsafe fn digest_argument(name: *const c_char) -> Option<String> {
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+unsafe extern "C" fn sign_init(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `init` takes them.
+    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Sign, params) })
+}
+
+unsafe extern "C" fn verify_init(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `init` takes them.
+    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Verify, params) })
+}
+
+unsafe extern "C" fn digest_sign_init(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL's arguments: a digest name or null, and as `init` takes the rest.
+        unsafe {
+            let digest = digest_argument(digest);
+            init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_init(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: as for `digest_sign_init`.
+        unsafe {
+            let digest = digest_argument(digest);
+            init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
+        }
+    })
+}
+
+fn expect_mode(context: &Context, modes: &[Mode], call: &str) -> Result<(), Failure> {
+    if modes.contains(&context.mode) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::OutOfOrder,
+            format!("{call} on a signature context not initialised for it"),
+        ))
+    }
+}
+
+/// Signs `message` into OpenSSL's buffer; with no buffer, gives the longest signature's size.
+///
+/// # Safety
+/// `signature` is null or has `size` writable bytes; `length` is a writable out-pointer.
+unsafe fn emit(
+    context: &mut Context,
+    message: &[u8],
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> Result<(), Failure> {
+    let (Some(row), Some(signing)) = (context.row, &context.signing) else {
+        return Err(fail(Reason::OutOfOrder, "sign before init"));
+    };
+    if length.is_null() {
+        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
+    }
+    if signature.is_null() {
+        let longest = registry::entry(row).sizes.signature.unwrap_or(0);
+        // SAFETY: OpenSSL's out-pointer.
+        unsafe { *length = longest };
+        return Ok(());
+    }
+    let (made, indicator) = signing.sign(message)?.into_parts();
+    if made.len() > size {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "the signature is {} bytes; the buffer holds {size}",
+                made.len()
+            ),
+        ));
+    }
+    context.last = indicator::settle(indicator)?;
+    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
+    // out-pointer for the length.
+    unsafe {
+        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
+        *length = made.len();
+    }
+    Ok(())
+}
+
+/// Verifies `signature` over `message` with the context's public key: Ok only when it
+/// verifies (the core's error names why not).
+fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
+    let (Some(row), Some(public)) = (context.row, &context.public) else {
+        return Err(fail(Reason::OutOfOrder, "verify before init"));
+    };
+    let indicator = context
+        .module
+        .verify(row, public, message, signature)?
+        .indicator();
+    context.last = indicator::settle(indicator)?;
+    Ok(())
+}
+
+unsafe extern "C" fn sign(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
+        unsafe {
+            let context = context(ctx)?;
+            expect_mode(context, &[Mode::Sign], "sign")?;
+            let message = crate::input(message, message_len);
+            emit(context, message, signature, length, size)
+        }
+    })
+}
+
+unsafe extern "C" fn verify(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, message) = unsafe {
+            (
+                context(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(message, message_len),
+            )
+        };
+        expect_mode(context, &[Mode::Verify], "verify")?;
+        check(context, message, signature)
+    })
+}
+
+unsafe extern "C" fn digest_update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, data) = unsafe { (context(ctx)?, crate::input(data, len)) };
+        expect_mode(
+            context,
+            &[Mode::DigestSign, Mode::DigestVerify],
+            "digest update",
+        )?;
+        context.message.extend_from_slice(data);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn digest_sign_final(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` takes them.
+        let context = unsafe { context(ctx)? };
+        expect_mode(context, &[Mode::DigestSign], "digest sign final")?;
+        let message = std::mem::take(&mut context.message);
+        // SAFETY: as above.
+        let result = unsafe { emit(context, &message, signature, length, size) };
+        if signature.is_null() {
+            // Only the size was asked for: the message is still to be signed.
+            context.message = message;
+        }
+        result
+    })
+}
+
+unsafe extern "C" fn digest_sign(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
+        unsafe {
+            let context = context(ctx)?;
+            expect_mode(context, &[Mode::DigestSign], "digest sign")?;
+            let message = crate::input(message, message_len);
+            emit(context, message, signature, length, size)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_final(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, signature) =
+            unsafe { (context(ctx)?, crate::input(signature, signature_len)) };
+        expect_mode(context, &[Mode::DigestVerify], "digest verify final")?;
+        let message = std::mem::take(&mut context.message);
+        check(context, &message, signature)
+    })
+}
+
+unsafe extern "C" fn digest_verify(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, message) = unsafe {
+            (
+                context(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(message, message_len),
+            )
+        };
+        expect_mode(context, &[Mode::DigestVerify], "digest verify")?;
+        check(context, message, signature)
+    })
+}
+
+unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array (or null).
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        apply(context, &params)
+    })
+}
+
+/// ECDSA's `digest` (its row's only), `properties` and `nonce-type` (random k only: no
+/// RFC 6979); Ed25519's `instance` (pure Ed25519 only) and `context-string` (none).
+fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
+    for param in params.iter() {
+        match (context.kind, param.key) {
+            (KeyType::Ec, "digest") => check_digest(context.kind, context.row, &param.get_utf8()?)?,
+            (KeyType::Ec, "properties") => {
+                param.get_utf8()?;
+            }
+            (KeyType::Ec, "nonce-type") => {
+                let nonce = param.get_i64()?;
+                if nonce != 0 {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        format!(
+                            "\"nonce-type\" {nonce}: the Regula provider's ECDSA draws k at \
+                             random (0); deterministic ECDSA (RFC 6979) is not offered"
+                        ),
+                    ));
+                }
+            }
+            (KeyType::Ed25519, "instance") => {
+                let instance = param.get_utf8()?;
+                if !instance.eq_ignore_ascii_case("Ed25519") {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        format!(
+                            "\"instance\" {instance}: the Regula provider offers pure Ed25519 \
+                             only (no Ed25519ctx or Ed25519ph)"
+                        ),
+                    ));
+                }
+            }
+            (KeyType::Ed25519, "context-string") if !param.get_octets()?.is_empty() => {
+                return Err(fail(
+                    Reason::NotApproved,
+                    "\"context-string\": pure Ed25519 takes no context (RFC 8032 §5.1)",
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+static ECDSA_SETTABLE: params::ParamList = crate::param_list![
+    ("digest", params::UTF8),
+    ("properties", params::UTF8),
+    ("nonce-type", params::UINT),
+];
+static ED25519_SETTABLE: params::ParamList = crate::param_list![
+    ("instance", params::UTF8),
+    ("context-string", params::OCTETS),
+];
+
+unsafe extern "C" fn settable_ctx_params<const K: usize>(
+    _ctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const Param {
+    if K == KeyType::Ec as usize {
+        ECDSA_SETTABLE.as_ptr()
+    } else {
+        ED25519_SETTABLE.as_ptr()
+    }
+}
+
+static ECDSA_GETTABLE: params::ParamList = crate::param_list![
+    ("algorithm-id", params::OCTETS),
+    ("digest", params::UTF8),
+    ("digest-size", params::UINT),
+    ("nonce-type", params::UINT),
+    ("regula-approved", params::INT),
+    ("fips-indicator", params::INT),
+];
+static ED25519_GETTABLE: params::ParamList = crate::param_list![
+    ("algorithm-id", params::OCTETS),
+    ("instance", params::UTF8),
+    ("regula-approved", params::INT),
+    ("fips-indicator", params::INT),
+];
+
+unsafe extern "C" fn gettable_ctx_params<const K: usize>(
+    _ctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const Param {
+    if K == KeyType::Ec as usize {
+        ECDSA_GETTABLE.as_ptr()
+    } else {
+        ED25519_GETTABLE.as_ptr()
+    }
+}
+
+/// A DER AlgorithmIdentifier with absent parameters, as RFC 5758 §3.2 (ecdsa-with-SHA256/384)
+/// and RFC 8410 §3 (id-Ed25519) give them, from the row's dotted OID.
+pub fn algorithm_identifier(oid: &str) -> Option<Vec<u8>> {
+    let arcs: Vec<u64> = oid
+        .split('.')
+        .map(|arc| arc.parse().ok())
+        .collect::<Option<_>>()?;
+    let (&first, &second) = (arcs.first()?, arcs.get(1)?);
+    if first > 2 || (first < 2 && second >= 40) {
+        return None;
+    }
+    let mut body = Vec::new();
+    for arc in std::iter::once(first * 40 + second).chain(arcs[2..].iter().copied()) {
+        let mut groups = vec![(arc & 0x7f) as u8];
+        let mut rest = arc >> 7;
+        while rest != 0 {
+            groups.push((rest & 0x7f) as u8 | 0x80);
+            rest >>= 7;
+        }
+        body.extend(groups.into_iter().rev());
+    }
+    // Short-form lengths: every OID of the rows is far shorter than 127 bytes.
+    let oid_len = u8::try_from(body.len()).ok().filter(|&len| len < 126)?;
+    let mut der = vec![0x30, oid_len + 2, 0x06, oid_len];
+    der.extend(body);
+    Some(der)
+}
+
+unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array.
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        let row = context.row.map(registry::entry);
+        let digest = row.and_then(|row| row.hash);
+        for mut param in params.iter() {
+            match (context.kind, param.key) {
+                (_, "algorithm-id") => {
+                    if let Some(der) = row.and_then(|row| row.oid).and_then(algorithm_identifier) {
+                        param.set_octets(&der)?;
+                    }
+                }
+                (KeyType::Ec, "digest") => {
+                    if let Some(digest) = digest {
+                        param.set_utf8(digest_name(digest))?;
+                    }
+                }
+                (KeyType::Ec, "digest-size") => {
+                    if let Some(size) =
+                        digest.and_then(|digest| registry::entry(digest).sizes.output)
+                    {
+                        param.set_usize(size)?;
+                    }
+                }
+                (KeyType::Ec, "nonce-type") => param.set_i64(0)?,
+                (KeyType::Ed25519, "instance") => param.set_utf8("Ed25519")?,
+                _ => indicator::answer_param(context.last, &mut param)?,
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::algorithm_identifier;
+
+    #[test]
+    fn algorithm_identifiers_are_those_of_the_rfcs() {
+        // RFC 5758 §3.2: ecdsa-with-SHA256 and ecdsa-with-SHA384, parameters absent.
+        assert_eq!(
+            algorithm_identifier("1.2.840.10045.4.3.2").unwrap(),
+            [
+                0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x02
+            ]
+        );
+        assert_eq!(
+            algorithm_identifier("1.2.840.10045.4.3.3").unwrap(),
+            [
+                0x30, 0x0a, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04, 0x03, 0x03
+            ]
+        );
+        // RFC 8410 §9: id-Ed25519 AlgorithmIdentifier, 30 05 06 03 2B 65 70.
+        assert_eq!(
+            algorithm_identifier("1.3.101.112").unwrap(),
+            [0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70]
+        );
+        assert_eq!(algorithm_identifier("3.1"), None);
+        assert_eq!(algorithm_identifier("not an oid"), None);
+    }
+}
