@@ -583,38 +583,40 @@ pub unsafe extern "C" fn C_GetSessionInfo(
     })
 }
 
-/// Checks `pin` against the wrap of `who`'s PIN and gives the token key it opens. The attempt
-/// is counted in the database before the check and cleared after a success, so that neither a
-/// crash nor a second process gains tries; `max_pin_attempts` failures lock the PIN.
+/// Checks `pin` against the wrap of `who`'s PIN and gives the token key it opens. A failure is
+/// counted in the database before the answer is given; `max_pin_attempts` failures lock the
+/// PIN, and a correct PIN is refused too once other processes' failures have locked it.
 fn check_pin(
     slot: &mut state::Slot,
     who: store::Who,
     pin: &[u8],
 ) -> Result<Zeroizing<Vec<u8>>, CK_RV> {
-    let (wrap, _) = slot
+    let (wrap, failures) = slot
         .store
         .wrap(who)
         .map_err(state::store_rv)?
         .ok_or(CKR_USER_PIN_NOT_INITIALIZED)?;
-    if slot
+    if failures >= slot.max_pin_attempts {
+        return Err(CKR_PIN_LOCKED);
+    }
+    // No PIN of a length the policy refuses was ever set: such a one is wrong.
+    let key = if (slot.suite.min_pin..=PIN_MAX).contains(&pin.len()) {
+        vault::unwrap(&slot.module, &slot.suite, who, pin, &wrap)?
+    } else {
+        None
+    };
+    let Some(key) = key else {
+        slot.store.record_failure(who).map_err(state::store_rv)?;
+        return Err(CKR_PIN_INCORRECT);
+    };
+    if !slot
         .store
-        .spend_attempt(who, slot.max_pin_attempts)
+        .record_success(who, slot.max_pin_attempts)
         .map_err(state::store_rv)?
-        .is_none()
     {
         return Err(CKR_PIN_LOCKED);
     }
-    // No PIN of a length the policy refuses was ever set: this one is wrong.
-    if !(slot.suite.min_pin..=PIN_MAX).contains(&pin.len()) {
-        return Err(CKR_PIN_INCORRECT);
-    }
-    match vault::unwrap(&slot.module, &slot.suite, who, pin, &wrap)? {
-        Some(key) => {
-            slot.store.clear_failures(who).map_err(state::store_rv)?;
-            Ok(key)
-        }
-        None => Err(CKR_PIN_INCORRECT),
-    }
+    Ok(key)
 }
 
 /// A PIN about to be set: within the lengths the token and the slot's policy take.

@@ -180,6 +180,7 @@ pub fn read_template(
 
 impl Object {
     /// A secret key from a checked template and its value.
+    #[allow(clippy::too_many_arguments)]
     pub fn secret_key(
         slot: usize,
         session: CK_SESSION_HANDLE,
@@ -334,8 +335,14 @@ impl Object {
 /// The attributes a record keeps, in this order after the key type.
 const RECORD_ULONGS: [CK_ATTRIBUTE_TYPE; 3] = [CKA_KEY_TYPE, CKA_KEY_GEN_MECHANISM, CKA_VALUE_LEN];
 
+/// A `CK_ULONG` as the 64 bits a record keeps whatever the platform's width.
+#[allow(clippy::unnecessary_cast)] // CK_ULONG is 32 bits on some platforms
+pub fn wide(value: CK_ULONG) -> u64 {
+    value as u64
+}
+
 fn put(record: &mut Vec<u8>, kind: CK_ATTRIBUTE_TYPE, value: &[u8]) {
-    record.extend_from_slice(&(kind as u64).to_le_bytes());
+    record.extend_from_slice(&wide(kind).to_le_bytes());
     record.extend_from_slice(&(value.len() as u32).to_le_bytes());
     record.extend_from_slice(value);
 }
@@ -364,7 +371,7 @@ impl Object {
             self.value_len as CK_ULONG,
         ];
         for (kind, value) in RECORD_ULONGS.iter().zip(ulongs) {
-            put(&mut record, *kind, &(value as u64).to_le_bytes());
+            put(&mut record, *kind, &wide(value).to_le_bytes());
         }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);

@@ -199,10 +199,18 @@ impl Store {
         tx.commit()
     }
 
-    /// Counts one login attempt before it is checked, so that a process killed while checking
-    /// still spends the try: `Ok(None)` when the PIN is locked (`max` failures already) or not
-    /// set, else the count now.
-    pub fn spend_attempt(&mut self, who: Who, max: u32) -> Result<Option<u32>> {
+    /// A wrong PIN: one more failure.
+    pub fn record_failure(&mut self, who: Who) -> Result<()> {
+        self.conn.execute(
+            "UPDATE pins SET failures = failures + 1 WHERE who = ?1",
+            [who.name()],
+        )?;
+        Ok(())
+    }
+
+    /// A correct PIN: `true`, and the failure count returns to zero, unless the PIN was locked
+    /// meanwhile (by other processes' failures counted while this one was checking).
+    pub fn record_success(&mut self, who: Who, max: u32) -> Result<bool> {
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -213,22 +221,12 @@ impl Store {
                 |row| row.get(0),
             )
             .optional()?;
-        let Some(failures) = failures.filter(|&failures| failures < max) else {
-            return Ok(None);
-        };
-        tx.execute(
-            "UPDATE pins SET failures = failures + 1 WHERE who = ?1",
-            [who.name()],
-        )?;
+        if failures.is_none_or(|failures| failures >= max) {
+            return Ok(false);
+        }
+        tx.execute("UPDATE pins SET failures = 0 WHERE who = ?1", [who.name()])?;
         tx.commit()?;
-        Ok(Some(failures + 1))
-    }
-
-    /// A correct PIN: its failure count returns to zero.
-    pub fn clear_failures(&mut self, who: Who) -> Result<()> {
-        self.conn
-            .execute("UPDATE pins SET failures = 0 WHERE who = ?1", [who.name()])?;
-        Ok(())
+        Ok(true)
     }
 
     /// The stored objects, the private ones only when `private`.

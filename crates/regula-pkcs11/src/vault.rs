@@ -191,7 +191,7 @@ pub struct TokenKey {
 fn value_aad(row: i64, kind: CK_ATTRIBUTE_TYPE) -> Vec<u8> {
     let mut aad = b"regula-pkcs11 object ".to_vec();
     aad.extend_from_slice(&row.to_be_bytes());
-    aad.extend_from_slice(&(kind as u64).to_be_bytes());
+    aad.extend_from_slice(&crate::object::wide(kind).to_be_bytes());
     aad
 }
 

@@ -832,7 +832,11 @@ fn attributes_follow_the_standards_rules() {
                 CKR_OK
             );
             let mut token: CK_BBOOL = FALSE;
-            let mut read = [attribute(CKA_TOKEN, &mut token)];
+            let mut read = [CK_ATTRIBUTE {
+                type_: CKA_TOKEN,
+                pValue: (&raw mut token).cast(),
+                ulValueLen: 1,
+            }];
             assert_eq!(
                 C_GetAttributeValue(session, handle, read.as_mut_ptr(), 1),
                 CKR_OK
