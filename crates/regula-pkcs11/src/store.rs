@@ -314,3 +314,30 @@ fn insert_wrap(tx: &rusqlite::Transaction<'_>, who: Who, wrap: &Wrap) -> Result<
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_is_in_wal_mode_and_a_newer_schema_is_refused() {
+        let dir = std::env::temp_dir().join(format!("regula-pkcs11-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let path = dir.join("sub").join("token.db");
+        let store = Store::open(&path).unwrap();
+        let mode: String = store
+            .conn
+            .pragma_query_value(None, "journal_mode", |row| row.get(0))
+            .unwrap();
+        assert_eq!(mode, "wal");
+        assert!(store.token().unwrap().is_none());
+        store
+            .conn
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        drop(store);
+        let error = Store::open(&path).err().unwrap();
+        assert!(error.contains("schema version 2"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -318,7 +318,12 @@ fn a_token_key_survives_a_restart_gives_the_known_answers_and_is_never_on_disk_i
     for slot in [DEFAULT, FIPS] {
         let user = session(slot);
         assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
-        let (rv, _) = create(user, CKK_AES, &AES256_KEY, b"aes", true);
+        let (rv, key) = create(user, CKK_AES, &AES256_KEY, b"first label", true);
+        assert_eq!(rv, CKR_OK);
+        // A change to a token object is stored too.
+        let mut template = [bytes(CKA_LABEL, b"aes")];
+        // SAFETY: a template of live locals.
+        let rv = unsafe { C_SetAttributeValue(user, key, template.as_mut_ptr(), 1) };
         assert_eq!(rv, CKR_OK);
     }
     let gm = session(GM);
