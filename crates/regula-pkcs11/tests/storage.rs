@@ -739,3 +739,71 @@ fn four_processes_of_four_threads_share_a_token() {
     assert_eq!(found, kept, "objects were lost or left behind");
     finalize();
 }
+
+#[test]
+fn a_public_token_object_is_seen_without_login_but_its_value_opens_only_with_one() {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = fresh_dir("public");
+    configure(&dir);
+    initialize();
+    set_up(DEFAULT);
+    // A read-only session stores no token object.
+    let mut read_only = 0;
+    // SAFETY: a pointer to a local.
+    let rv = unsafe {
+        C_OpenSession(
+            DEFAULT,
+            CKF_SERIAL_SESSION,
+            null_mut(),
+            None,
+            &mut read_only,
+        )
+    };
+    assert_eq!(rv, CKR_OK);
+    assert_eq!(login(read_only, CKU_USER, PIN), CKR_OK);
+    assert_eq!(
+        create(read_only, CKK_AES, &AES256_KEY, b"aes", true).0,
+        CKR_SESSION_READ_ONLY
+    );
+    let user = session(DEFAULT);
+    let class = CKO_SECRET_KEY;
+    let key_type = CKK_AES;
+    let mut template = [
+        attribute(CKA_CLASS, &class),
+        attribute(CKA_KEY_TYPE, &key_type),
+        bytes(CKA_VALUE, &AES256_KEY),
+        attribute(CKA_TOKEN, &TRUE),
+        attribute(CKA_PRIVATE, &FALSE),
+        bytes(CKA_LABEL, b"public"),
+    ];
+    let mut handle = 0;
+    // SAFETY: a template of live locals.
+    let rv = unsafe { C_CreateObject(user, template.as_mut_ptr(), 6, &mut handle) };
+    assert_eq!(rv, CKR_OK);
+    finalize();
+    assert_no_key_bytes(&dir, &AES256_KEY);
+
+    initialize();
+    let user = session(DEFAULT);
+    let found = find(user, Some(b"public")).unwrap();
+    assert_eq!(
+        found.len(),
+        1,
+        "a public token object is visible without login"
+    );
+    assert_eq!(
+        encrypt(user, found[0], CKM_AES_CBC, Some(&CBC_IV), &CBC_PLAIN),
+        Err(CKR_USER_NOT_LOGGED_IN)
+    );
+    assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
+    assert_eq!(
+        encrypt(user, found[0], CKM_AES_CBC, Some(&CBC_IV), &CBC_PLAIN),
+        Ok(CBC_CIPHER.to_vec())
+    );
+    assert_eq!(C_Logout(user), CKR_OK);
+    assert_eq!(
+        encrypt(user, found[0], CKM_AES_CBC, Some(&CBC_IV), &CBC_PLAIN),
+        Err(CKR_USER_NOT_LOGGED_IN)
+    );
+    finalize();
+}
