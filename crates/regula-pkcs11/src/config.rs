@@ -5,7 +5,9 @@
 //! [[token]]
 //! label = "regula-fips"
 //! policy = "fips-140-3"        # a built-in profile name or a policy file path
-//! storage = "/var/lib/regula/pkcs11/fips"
+//! storage = "/var/lib/regula/pkcs11/fips.db"
+//! max_pin_attempts = 10          # optional: failed logins before the PIN locks
+//! pbkdf2_iterations = 100000     # optional: PBKDF2 rounds deriving the PIN keys
 //! ```
 //!
 //! The file holds no secret, so its errors can be shown in full.
@@ -38,8 +40,31 @@ pub struct TokenConfig {
     pub label: String,
     /// A built-in profile name (`default`, `fips-140-3`, `gm`, `cnsa-2.0`) or a policy file.
     pub policy: String,
-    /// Where the token's objects will be kept (recorded; token objects are not stored yet).
+    /// The token's SQLite database (created with its directory when missing).
     pub storage: PathBuf,
+    /// Consecutive failed logins after which a PIN is locked ([`DEFAULT_MAX_PIN_ATTEMPTS`]).
+    #[serde(default = "default_max_pin_attempts")]
+    pub max_pin_attempts: u32,
+    /// PBKDF2 iterations for the keys derived from the PINs ([`DEFAULT_PBKDF2_ITERATIONS`]; at
+    /// least [`MIN_PBKDF2_ITERATIONS`], SP 800-132 §5.2). A wrap keeps the count it was made
+    /// with, so a change applies from the next PIN change.
+    #[serde(default = "default_pbkdf2_iterations")]
+    pub pbkdf2_iterations: u32,
+}
+
+/// Failed logins before a PIN locks, when the configuration does not say.
+pub const DEFAULT_MAX_PIN_ATTEMPTS: u32 = 10;
+/// PBKDF2 iterations, when the configuration does not say.
+pub const DEFAULT_PBKDF2_ITERATIONS: u32 = 100_000;
+/// SP 800-132 §5.2's minimum, which `fips-140-3` enforces.
+pub const MIN_PBKDF2_ITERATIONS: u32 = 1000;
+
+fn default_max_pin_attempts() -> u32 {
+    DEFAULT_MAX_PIN_ATTEMPTS
+}
+
+fn default_pbkdf2_iterations() -> u32 {
+    DEFAULT_PBKDF2_ITERATIONS
 }
 
 /// Why the configuration could not be used.
@@ -101,6 +126,29 @@ pub fn parse(text: &str) -> Result<Config, String> {
         if token.policy.is_empty() {
             return Err(format!("token `{}`: empty policy", token.label));
         }
+        if !(1..=100).contains(&token.max_pin_attempts) {
+            return Err(format!(
+                "token `{}`: max_pin_attempts must be 1 to 100, got {}",
+                token.label, token.max_pin_attempts
+            ));
+        }
+        if token.pbkdf2_iterations < MIN_PBKDF2_ITERATIONS {
+            return Err(format!(
+                "token `{}`: pbkdf2_iterations must be at least {MIN_PBKDF2_ITERATIONS} \
+                 (SP 800-132), got {}",
+                token.label, token.pbkdf2_iterations
+            ));
+        }
+        if config.token[..index]
+            .iter()
+            .any(|other| other.storage == token.storage)
+        {
+            return Err(format!(
+                "token `{}`: storage {} is another token's",
+                token.label,
+                token.storage.display()
+            ));
+        }
     }
     Ok(config)
 }
@@ -123,6 +171,15 @@ mod tests {
         );
         assert!(parse(&long).unwrap_err().contains("label"));
         let good = "[[token]]\nlabel='a'\npolicy='default'\nstorage='/x'\n";
-        assert_eq!(parse(good).unwrap().token[0].policy, "default");
+        let parsed = parse(good).unwrap();
+        assert_eq!(parsed.token[0].policy, "default");
+        assert_eq!(parsed.token[0].max_pin_attempts, DEFAULT_MAX_PIN_ATTEMPTS);
+        let few = format!("{good}pbkdf2_iterations = 999\n");
+        assert!(parse(&few).unwrap_err().contains("pbkdf2_iterations"));
+        let none = format!("{good}max_pin_attempts = 0\n");
+        assert!(parse(&none).unwrap_err().contains("max_pin_attempts"));
+        let shared = "[[token]]\nlabel='a'\npolicy='default'\nstorage='/x'\n\
+                      [[token]]\nlabel='b'\npolicy='gm'\nstorage='/x'\n";
+        assert!(parse(shared).unwrap_err().contains("storage"));
     }
 }

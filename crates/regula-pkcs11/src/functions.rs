@@ -11,29 +11,6 @@ use cryptoki_sys::*;
 
 use crate::*;
 
-unsafe extern "C" fn C_InitToken(
-    _: CK_SLOT_ID,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-    _: *mut CK_UTF8CHAR,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_InitPIN(_: CK_SESSION_HANDLE, _: *mut CK_UTF8CHAR, _: CK_ULONG) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SetPIN(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
 unsafe extern "C" fn C_GetOperationState(
     _: CK_SESSION_HANDLE,
     _: *mut CK_BYTE,

@@ -6,9 +6,10 @@
 //! `C_GetSessionValidationFlags` (PKCS#11 3.2, in the 3.2 interface and exported) reports
 //! [`state::VALIDATION_FLAG_POLICY`] exactly when the module's service indicator said approved.
 //!
-//! This version keeps session objects only (secret keys: AES, SM4, generic secrets for HMAC)
-//! and a user PIN in memory; the entry points it does not implement yet answer
-//! `CKR_FUNCTION_NOT_SUPPORTED`. Every entry point is guarded: a panic becomes
+//! Objects are secret keys (AES, SM4, generic secrets for HMAC): session objects in memory,
+//! token objects in the token's SQLite database ([`store`]) with their values sealed under a
+//! token key that the user and SO PINs wrap ([`vault`]). The entry points it does not implement
+//! yet answer `CKR_FUNCTION_NOT_SUPPORTED`. Every entry point is guarded: a panic becomes
 //! `CKR_GENERAL_ERROR`, a NULL pointer or a bad length the standard's code.
 
 #![allow(non_snake_case)]
@@ -21,6 +22,8 @@ pub mod mech;
 mod object;
 mod ops;
 mod state;
+mod store;
+mod vault;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -346,6 +349,55 @@ pub unsafe extern "C" fn C_GetTokenInfo(slot_id: CK_SLOT_ID, info: *mut CK_TOKEN
     guard(|| {
         state::with(|library| {
             let slot = library.slot(slot_id)?;
+            let token = slot.store.token().map_err(state::store_rv)?;
+            let user = slot.store.wrap(store::Who::User).map_err(state::store_rv)?;
+            let so = slot.store.wrap(store::Who::So).map_err(state::store_rv)?;
+            let mut flags = CKF_RNG | CKF_LOGIN_REQUIRED;
+            if token.is_some() {
+                flags |= CKF_TOKEN_INITIALIZED;
+            }
+            if user.is_some() {
+                flags |= CKF_USER_PIN_INITIALIZED;
+            }
+            // PKCS#11 §5.8 (CK_TOKEN_INFO): COUNT_LOW after a failure, FINAL_TRY when one try
+            // is left, LOCKED when none.
+            let counted = |failures: u32, [low, final_try, locked]: [CK_FLAGS; 3]| {
+                let max = slot.max_pin_attempts;
+                if failures >= max {
+                    locked
+                } else if failures + 1 == max {
+                    final_try | if failures > 0 { low } else { 0 }
+                } else if failures > 0 {
+                    low
+                } else {
+                    0
+                }
+            };
+            if let Some((_, failures)) = user {
+                flags |= counted(
+                    failures,
+                    [
+                        CKF_USER_PIN_COUNT_LOW,
+                        CKF_USER_PIN_FINAL_TRY,
+                        CKF_USER_PIN_LOCKED,
+                    ],
+                );
+            }
+            if let Some((_, failures)) = so {
+                flags |= counted(
+                    failures,
+                    [
+                        CKF_SO_PIN_COUNT_LOW,
+                        CKF_SO_PIN_FINAL_TRY,
+                        CKF_SO_PIN_LOCKED,
+                    ],
+                );
+            }
+            let label = match &token {
+                Some(token) => String::from_utf8_lossy(&token.label).trim_end().to_string(),
+                None => slot.label.clone(),
+            };
+            let min_pin = slot.suite.min_pin;
             let sessions = library.sessions_on(slot_id as usize).count() as CK_ULONG;
             let rw = library
                 .sessions_on(slot_id as usize)
@@ -354,20 +406,17 @@ pub unsafe extern "C" fn C_GetTokenInfo(slot_id: CK_SLOT_ID, info: *mut CK_TOKEN
             // SAFETY: the caller's CK_TOKEN_INFO.
             let info = unsafe { out(info) }?;
             *info = CK_TOKEN_INFO {
-                label: padded(&slot.label),
+                label: padded(&label),
                 manufacturerID: padded(MANUFACTURER),
                 model: padded("Regula"),
                 serialNumber: padded(&format!("{:016}", slot_id)),
-                flags: CKF_RNG
-                    | CKF_LOGIN_REQUIRED
-                    | CKF_USER_PIN_INITIALIZED
-                    | CKF_TOKEN_INITIALIZED,
+                flags,
                 ulMaxSessionCount: CK_EFFECTIVELY_INFINITE,
                 ulSessionCount: sessions,
                 ulMaxRwSessionCount: CK_EFFECTIVELY_INFINITE,
                 ulRwSessionCount: rw,
                 ulMaxPinLen: PIN_MAX as CK_ULONG,
-                ulMinPinLen: PIN_MIN as CK_ULONG,
+                ulMinPinLen: min_pin as CK_ULONG,
                 ulTotalPublicMemory: UNAVAILABLE,
                 ulFreePublicMemory: UNAVAILABLE,
                 ulTotalPrivateMemory: UNAVAILABLE,
@@ -445,6 +494,9 @@ pub unsafe extern "C" fn C_OpenSession(
             if flags & CKF_SERIAL_SESSION == 0 {
                 return Err(CKR_SESSION_PARALLEL_NOT_SUPPORTED);
             }
+            if flags & CKF_RW_SESSION == 0 && library.slots[slot as usize].login == Some(CKU_SO) {
+                return Err(CKR_SESSION_READ_WRITE_SO_EXISTS);
+            }
             // SAFETY: the caller's handle slot.
             let session = unsafe { out(session) }?;
             let handle = library.handle();
@@ -510,11 +562,12 @@ pub unsafe extern "C" fn C_GetSessionInfo(
     guard(|| {
         state::with(|library| {
             let (session, slot) = library.session_and_slot(session)?;
-            let state = match (session.rw, slot.logged_in) {
-                (false, false) => CKS_RO_PUBLIC_SESSION,
-                (false, true) => CKS_RO_USER_FUNCTIONS,
-                (true, false) => CKS_RW_PUBLIC_SESSION,
-                (true, true) => CKS_RW_USER_FUNCTIONS,
+            let state = match (session.rw, slot.login) {
+                (_, Some(CKU_SO)) => CKS_RW_SO_FUNCTIONS,
+                (false, None) => CKS_RO_PUBLIC_SESSION,
+                (false, Some(_)) => CKS_RO_USER_FUNCTIONS,
+                (true, None) => CKS_RW_PUBLIC_SESSION,
+                (true, Some(_)) => CKS_RW_USER_FUNCTIONS,
             };
             let flags = CKF_SERIAL_SESSION | if session.rw { CKF_RW_SESSION } else { 0 };
             let slot_id = session.slot as CK_SLOT_ID;
@@ -530,6 +583,59 @@ pub unsafe extern "C" fn C_GetSessionInfo(
     })
 }
 
+/// Checks `pin` against the wrap of `who`'s PIN and gives the token key it opens. A failure is
+/// counted in the database before the answer is given; `max_pin_attempts` failures lock the
+/// PIN, and a correct PIN is refused too once other processes' failures have locked it.
+fn check_pin(
+    slot: &mut state::Slot,
+    who: store::Who,
+    pin: &[u8],
+) -> Result<Zeroizing<Vec<u8>>, CK_RV> {
+    let (wrap, failures) = slot
+        .store
+        .wrap(who)
+        .map_err(state::store_rv)?
+        .ok_or(CKR_USER_PIN_NOT_INITIALIZED)?;
+    if failures >= slot.max_pin_attempts {
+        return Err(CKR_PIN_LOCKED);
+    }
+    // No PIN of a length the policy refuses was ever set: such a one is wrong.
+    let key = if (slot.suite.min_pin..=PIN_MAX).contains(&pin.len()) {
+        vault::unwrap(&slot.module, &slot.suite, who, pin, &wrap)?
+    } else {
+        None
+    };
+    let Some(key) = key else {
+        slot.store.record_failure(who).map_err(state::store_rv)?;
+        return Err(CKR_PIN_INCORRECT);
+    };
+    if !slot
+        .store
+        .record_success(who, slot.max_pin_attempts)
+        .map_err(state::store_rv)?
+    {
+        return Err(CKR_PIN_LOCKED);
+    }
+    Ok(key)
+}
+
+/// A PIN about to be set: within the lengths the token and the slot's policy take.
+fn new_pin_length(slot: &state::Slot, pin: &[u8]) -> Rv {
+    if (slot.suite.min_pin..=PIN_MAX).contains(&pin.len()) {
+        Ok(())
+    } else {
+        Err(CKR_PIN_LEN_RANGE)
+    }
+}
+
+fn who(user_type: CK_USER_TYPE) -> Result<store::Who, CK_RV> {
+    match user_type {
+        CKU_USER => Ok(store::Who::User),
+        CKU_SO => Ok(store::Who::So),
+        _ => Err(CKR_USER_TYPE_INVALID),
+    }
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn C_Login(
     session: CK_SESSION_HANDLE,
@@ -540,26 +646,25 @@ pub unsafe extern "C" fn C_Login(
     guard(|| {
         state::with(|library| {
             let slot_index = library.session(session)?.slot;
-            if user_type != CKU_USER {
-                return Err(CKR_USER_TYPE_INVALID);
-            }
+            let who = who(user_type)?;
             // SAFETY: `pin_len` bytes at `pin`.
             let pin = unsafe { input(pin, pin_len) }?;
+            match library.slots[slot_index].login {
+                Some(current) if current == user_type => return Err(CKR_USER_ALREADY_LOGGED_IN),
+                Some(_) => return Err(CKR_USER_ANOTHER_ALREADY_LOGGED_IN),
+                None => {}
+            }
+            if user_type == CKU_SO && library.sessions_on(slot_index).any(|session| !session.rw) {
+                return Err(CKR_SESSION_READ_ONLY_EXISTS);
+            }
             let slot = &mut library.slots[slot_index];
-            if slot.logged_in {
-                return Err(CKR_USER_ALREADY_LOGGED_IN);
+            let key = check_pin(slot, who, pin)?;
+            slot.token_key = Some(vault::TokenKey::new(&slot.module, &slot.suite, key)?);
+            slot.login = Some(user_type);
+            if let Err(rv) = library.refresh(slot_index) {
+                library.logout(slot_index);
+                return Err(rv);
             }
-            if !(PIN_MIN..=PIN_MAX).contains(&pin.len()) {
-                return Err(CKR_PIN_LEN_RANGE);
-            }
-            match &slot.user_pin {
-                Some(known) if !regula::equal_in_constant_time(known, pin) => {
-                    return Err(CKR_PIN_INCORRECT);
-                }
-                Some(_) => {}
-                None => slot.user_pin = Some(Zeroizing::new(pin.to_vec())),
-            }
-            slot.logged_in = true;
             Ok(())
         })
     })
@@ -570,11 +675,129 @@ pub extern "C" fn C_Logout(session: CK_SESSION_HANDLE) -> CK_RV {
     guard(|| {
         state::with(|library| {
             let slot = library.session(session)?.slot;
-            if !library.slots[slot].logged_in {
+            if library.slots[slot].login.is_none() {
                 return Err(CKR_USER_NOT_LOGGED_IN);
             }
             library.logout(slot);
             Ok(())
+        })
+    })
+}
+
+/// `C_InitToken`: the SO PIN (checked when the token was initialized before, set otherwise)
+/// and a 32-byte blank-padded label; every token object and the user PIN are wiped and a new
+/// token key is made, wrapped under the SO PIN.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_InitToken(
+    slot_id: CK_SLOT_ID,
+    pin: *mut CK_UTF8CHAR,
+    pin_len: CK_ULONG,
+    label: *mut CK_UTF8CHAR,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            library.slot(slot_id)?;
+            let slot_index = slot_id as usize;
+            // SAFETY: `pin_len` bytes at `pin`; the label is 32 bytes (CK_TOKEN_INFO's field).
+            let pin = unsafe { input(pin, pin_len) }?;
+            // SAFETY: as above.
+            let label = unsafe { input(label, 32) }?.to_vec();
+            if library.sessions_on(slot_index).next().is_some() {
+                return Err(CKR_SESSION_EXISTS);
+            }
+            let slot = &mut library.slots[slot_index];
+            if slot.store.token().map_err(state::store_rv)?.is_some() {
+                check_pin(slot, store::Who::So, pin)?;
+            } else {
+                new_pin_length(slot, pin)?;
+            }
+            let key = vault::new_token_key(&slot.module, &slot.suite)?;
+            let so = vault::wrap(
+                &slot.module,
+                &slot.suite,
+                store::Who::So,
+                pin,
+                &key,
+                slot.pbkdf2_iterations,
+            )?;
+            slot.store
+                .initialize(&label, slot.suite.aead.name(), &so)
+                .map_err(state::store_rv)?;
+            library
+                .objects
+                .retain(|_, object| !(object.slot == slot_index && object.token));
+            Ok(())
+        })
+    })
+}
+
+/// `C_InitPIN`: the SO sets the user PIN (and so unlocks it).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_InitPIN(
+    session: CK_SESSION_HANDLE,
+    pin: *mut CK_UTF8CHAR,
+    pin_len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let slot_index = library.session(session)?.slot;
+            // SAFETY: `pin_len` bytes at `pin`.
+            let pin = unsafe { input(pin, pin_len) }?;
+            let slot = &mut library.slots[slot_index];
+            let (Some(CKU_SO), Some(token_key)) = (slot.login, &slot.token_key) else {
+                return Err(CKR_USER_NOT_LOGGED_IN);
+            };
+            new_pin_length(slot, pin)?;
+            let user = vault::wrap(
+                &slot.module,
+                &slot.suite,
+                store::Who::User,
+                pin,
+                &token_key.key,
+                slot.pbkdf2_iterations,
+            )?;
+            slot.store
+                .set_wrap(store::Who::User, &user)
+                .map_err(state::store_rv)
+        })
+    })
+}
+
+/// `C_SetPIN`: the SO's PIN in an SO session, else the user's; the old PIN is checked (and
+/// counted) and the token key wrapped afresh under the new one.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_SetPIN(
+    session: CK_SESSION_HANDLE,
+    old: *mut CK_UTF8CHAR,
+    old_len: CK_ULONG,
+    new: *mut CK_UTF8CHAR,
+    new_len: CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            let (session, slot) = library.session_and_slot(session)?;
+            if !session.rw {
+                return Err(CKR_SESSION_READ_ONLY);
+            }
+            let slot_index = session.slot;
+            let who = match slot.login {
+                Some(CKU_SO) => store::Who::So,
+                _ => store::Who::User,
+            };
+            // SAFETY: `old_len` bytes at `old`, `new_len` at `new`.
+            let (old, new) = unsafe { (input(old, old_len)?, input(new, new_len)?) };
+            let slot = &mut library.slots[slot_index];
+            new_pin_length(slot, new)?;
+            let key = check_pin(slot, who, old)?;
+            let wrap = vault::wrap(
+                &slot.module,
+                &slot.suite,
+                who,
+                new,
+                &key,
+                slot.pbkdf2_iterations,
+            )?;
+            slot.store.set_wrap(who, &wrap).map_err(state::store_rv)
         })
     })
 }
@@ -668,7 +891,7 @@ fn visible(
     handle: CK_OBJECT_HANDLE,
 ) -> Result<&mut Object, CK_RV> {
     let slot = library.session(session)?.slot;
-    let logged_in = library.slots[slot].logged_in;
+    let logged_in = library.slots[slot].user();
     library
         .objects
         .get_mut(&handle)
@@ -676,23 +899,49 @@ fn visible(
         .ok_or(CKR_OBJECT_HANDLE_INVALID)
 }
 
-/// Makes and keeps a secret key; its handle.
+/// Makes and keeps a secret key; its handle. A token object is stored first, in one
+/// transaction with its value sealed under the token key, which needs a logged-in R/W session.
+#[allow(clippy::too_many_arguments)]
 fn keep_key(
     library: &mut Library,
     session: CK_SESSION_HANDLE,
     key_type: CK_KEY_TYPE,
     value: Zeroizing<Vec<u8>>,
     private: Option<bool>,
+    token: bool,
     template: &[TemplateAttribute],
     origin: &Origin,
 ) -> Result<CK_OBJECT_HANDLE, CK_RV> {
-    let slot = library.session(session)?.slot;
-    let logged_in = library.slots[slot].logged_in;
+    let (session_state, _) = library.session_and_slot(session)?;
+    let (slot, rw) = (session_state.slot, session_state.rw);
+    let logged_in = library.slots[slot].user();
     let private = private.unwrap_or(true);
     if private && !logged_in {
         return Err(CKR_USER_NOT_LOGGED_IN);
     }
-    let object = Object::secret_key(slot, session, private, key_type, value, template, origin)?;
+    let mut object = Object::secret_key(
+        slot, session, private, token, key_type, value, template, origin,
+    )?;
+    if token {
+        if !rw {
+            return Err(CKR_SESSION_READ_ONLY);
+        }
+        let slot_state = &mut library.slots[slot];
+        let Some(token_key) = &slot_state.token_key else {
+            return Err(CKR_USER_NOT_LOGGED_IN);
+        };
+        let value = object.value.as_ref().ok_or(CKR_GENERAL_ERROR)?;
+        let row = slot_state
+            .store
+            .insert(private, &object.record(), |row| {
+                token_key.seal(row, CKA_VALUE, value)
+            })
+            .map_err(|error| match error {
+                store::InsertError::Store(error) => state::store_rv(error),
+                store::InsertError::Seal(rv) => rv,
+            })?;
+        object.row = Some(row);
+    }
     let handle = library.handle();
     library.objects.insert(handle, object);
     Ok(handle)
@@ -722,6 +971,7 @@ pub unsafe extern "C" fn C_CreateObject(
                 key_type,
                 value,
                 key.private,
+                key.token,
                 &template,
                 &Origin::Created,
             )?;
@@ -785,6 +1035,7 @@ pub unsafe extern "C" fn C_GenerateKey(
                 key_type,
                 value,
                 wanted.private,
+                wanted.token,
                 &template,
                 &origin,
             )?;
@@ -798,8 +1049,25 @@ pub unsafe extern "C" fn C_GenerateKey(
 pub extern "C" fn C_DestroyObject(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE) -> CK_RV {
     guard(|| {
         state::with(|library| {
-            if !visible(library, session, object)?.flag(CKA_DESTROYABLE) {
+            let found = visible(library, session, object)?;
+            if !found.flag(CKA_DESTROYABLE) {
                 return Err(CKR_ACTION_PROHIBITED);
+            }
+            let (slot, row) = (found.slot, found.row);
+            if let Some(row) = row {
+                if !library.session(session)?.rw {
+                    return Err(CKR_SESSION_READ_ONLY);
+                }
+                let deleted = library.slots[slot]
+                    .store
+                    .delete(row)
+                    .map_err(state::store_rv)?;
+                library.objects.remove(&object);
+                // Another process destroyed it first.
+                if !deleted {
+                    return Err(CKR_OBJECT_HANDLE_INVALID);
+                }
+                return Ok(());
             }
             library.objects.remove(&object);
             Ok(())
@@ -873,7 +1141,27 @@ pub unsafe extern "C" fn C_SetAttributeValue(
         state::with(|library| {
             // SAFETY: the caller's template.
             let template = unsafe { template(attributes, count) }?;
-            visible(library, session, object)?.set(&template)
+            let rw = library.session(session)?.rw;
+            let found = visible(library, session, object)?;
+            let Some(row) = found.row else {
+                return found.set(&template);
+            };
+            if !rw {
+                return Err(CKR_SESSION_READ_ONLY);
+            }
+            let mut changed = found.clone();
+            changed.set(&template)?;
+            let slot = changed.slot;
+            if !library.slots[slot]
+                .store
+                .update(row, &changed.record())
+                .map_err(state::store_rv)?
+            {
+                library.objects.remove(&object);
+                return Err(CKR_OBJECT_HANDLE_INVALID);
+            }
+            library.objects.insert(object, changed);
+            Ok(())
         })
     })
 }
@@ -892,7 +1180,8 @@ pub unsafe extern "C" fn C_FindObjectsInit(
             if library.session(session)?.find.is_some() {
                 return Err(CKR_OPERATION_ACTIVE);
             }
-            let logged_in = library.slots[slot].logged_in;
+            library.refresh(slot)?;
+            let logged_in = library.slots[slot].user();
             let mut found: Vec<CK_OBJECT_HANDLE> = library
                 .objects
                 .iter()
@@ -973,7 +1262,9 @@ fn usable_key(
     if !object.flag(usage) {
         return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
     }
-    Ok((object.key_type, object.value.clone()))
+    // A token object's value is open only while someone is logged in.
+    let value = object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?;
+    Ok((object.key_type, value))
 }
 
 /// Reads the parameter of an encryption mechanism.

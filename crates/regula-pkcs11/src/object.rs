@@ -1,5 +1,7 @@
-//! Session objects: secret keys (AES, SM4, generic secrets for HMAC) with the attributes the
-//! standard gives them, and the rules for reading and changing them.
+//! Objects: secret keys (AES, SM4, generic secrets for HMAC) with the attributes the standard
+//! gives them, and the rules for reading and changing them. A session object lives in memory;
+//! a token object (`CKA_TOKEN`) is a row of the token's database ([`crate::store`]): its
+//! public attributes as a record ([`Object::record`]), its value sealed apart.
 
 use std::collections::BTreeMap;
 
@@ -56,13 +58,19 @@ pub struct TemplateAttribute {
     pub value: Zeroizing<Vec<u8>>,
 }
 
+#[derive(Clone)]
 pub struct Object {
     pub slot: usize,
-    /// The session that created it; it goes when that session closes.
+    /// The session that created it; it goes when that session closes (0: a token object).
     pub session: CK_SESSION_HANDLE,
     pub private: bool,
+    /// A token object: `Some(row id)` once stored.
+    pub token: bool,
+    pub row: Option<i64>,
     pub key_type: CK_KEY_TYPE,
-    pub value: Zeroizing<Vec<u8>>,
+    /// `None` for a token object read while no one is logged in (the token key is not open).
+    pub value: Option<Zeroizing<Vec<u8>>>,
+    value_len: usize,
     label: Vec<u8>,
     id: Vec<u8>,
     booleans: BTreeMap<CK_ATTRIBUTE_TYPE, bool>,
@@ -121,6 +129,7 @@ pub struct KeyTemplate {
     pub value: Option<Zeroizing<Vec<u8>>>,
     pub value_len: Option<usize>,
     pub private: Option<bool>,
+    pub token: bool,
 }
 
 pub fn read_template(
@@ -132,6 +141,7 @@ pub fn read_template(
         value: None,
         value_len: None,
         private: None,
+        token: false,
     };
     for attribute in template {
         let value = attribute.value.as_slice();
@@ -142,12 +152,7 @@ pub fn read_template(
                 }
             }
             CKA_KEY_TYPE => key.key_type = Some(parse_ulong(value)?),
-            // Token objects need the storage a later version adds.
-            CKA_TOKEN => {
-                if parse_bool(value)? {
-                    return Err(CKR_ATTRIBUTE_VALUE_INVALID);
-                }
-            }
+            CKA_TOKEN => key.token = parse_bool(value)?,
             CKA_PRIVATE => key.private = Some(parse_bool(value)?),
             CKA_VALUE => match origin {
                 Origin::Created => key.value = Some(attribute.value.clone()),
@@ -175,10 +180,12 @@ pub fn read_template(
 
 impl Object {
     /// A secret key from a checked template and its value.
+    #[allow(clippy::too_many_arguments)]
     pub fn secret_key(
         slot: usize,
         session: CK_SESSION_HANDLE,
         private: bool,
+        token: bool,
         key_type: CK_KEY_TYPE,
         value: Zeroizing<Vec<u8>>,
         template: &[TemplateAttribute],
@@ -193,10 +200,13 @@ impl Object {
         let mut booleans: BTreeMap<_, _> = BOOLEANS.into_iter().collect();
         let mut object = Object {
             slot,
-            session,
+            session: if token { 0 } else { session },
             private,
+            token,
+            row: None,
             key_type,
-            value,
+            value_len: value.len(),
+            value: Some(value),
             label: Vec::new(),
             id: Vec::new(),
             booleans: BTreeMap::new(),
@@ -237,7 +247,7 @@ impl Object {
         match kind {
             CKA_CLASS => Read::Value(ulong(CKO_SECRET_KEY)),
             CKA_KEY_TYPE => Read::Value(ulong(self.key_type)),
-            CKA_TOKEN => boolean(false),
+            CKA_TOKEN => boolean(self.token),
             CKA_PRIVATE => boolean(self.private),
             CKA_LABEL => Read::Value(self.label.clone()),
             CKA_ID => Read::Value(self.id.clone()),
@@ -246,14 +256,14 @@ impl Object {
             CKA_ALWAYS_SENSITIVE => boolean(self.always_sensitive),
             CKA_NEVER_EXTRACTABLE => boolean(self.never_extractable),
             CKA_KEY_GEN_MECHANISM => Read::Value(ulong(self.key_gen_mechanism)),
-            CKA_VALUE_LEN => Read::Value(ulong(self.value.len() as CK_ULONG)),
-            CKA_VALUE => {
-                if self.flag(CKA_SENSITIVE) || !self.flag(CKA_EXTRACTABLE) {
-                    Read::Sensitive
-                } else {
-                    Read::Value(self.value.to_vec())
+            CKA_VALUE_LEN => Read::Value(ulong(self.value_len as CK_ULONG)),
+            CKA_VALUE => match &self.value {
+                Some(value) if !self.flag(CKA_SENSITIVE) && self.flag(CKA_EXTRACTABLE) => {
+                    Read::Value(value.to_vec())
                 }
-            }
+                // Not extractable, or sealed while no one is logged in.
+                _ => Read::Sensitive,
+            },
             kind => match self.booleans.get(&kind) {
                 Some(&value) => boolean(value),
                 None => Read::Invalid,
@@ -318,6 +328,135 @@ impl Object {
                 }
             }
         }
+        Ok(())
+    }
+}
+
+/// The attributes a record keeps, in this order after the key type.
+const RECORD_ULONGS: [CK_ATTRIBUTE_TYPE; 3] = [CKA_KEY_TYPE, CKA_KEY_GEN_MECHANISM, CKA_VALUE_LEN];
+
+/// A `CK_ULONG` as the 64 bits a record keeps whatever the platform's width.
+#[allow(clippy::unnecessary_cast)] // CK_ULONG is 32 bits on some platforms
+pub fn wide(value: CK_ULONG) -> u64 {
+    value as u64
+}
+
+fn put(record: &mut Vec<u8>, kind: CK_ATTRIBUTE_TYPE, value: &[u8]) {
+    record.extend_from_slice(&wide(kind).to_le_bytes());
+    record.extend_from_slice(&(value.len() as u32).to_le_bytes());
+    record.extend_from_slice(value);
+}
+
+/// The (type, value) entries of a record; `None` when it is malformed.
+fn entries(mut record: &[u8]) -> Option<Vec<(CK_ATTRIBUTE_TYPE, &[u8])>> {
+    let mut entries = Vec::new();
+    while !record.is_empty() {
+        let kind = u64::from_le_bytes(record.get(..8)?.try_into().ok()?);
+        let len = u32::from_le_bytes(record.get(8..12)?.try_into().ok()?) as usize;
+        let value = record.get(12..12usize.checked_add(len)?)?;
+        entries.push((CK_ATTRIBUTE_TYPE::try_from(kind).ok()?, value));
+        record = &record[12 + len..];
+    }
+    Some(entries)
+}
+
+impl Object {
+    /// The public attributes of a token object as stored (a list of type, length, value; the
+    /// numbers little-endian and 64-bit whatever the platform's `CK_ULONG`). Never the value.
+    pub fn record(&self) -> Vec<u8> {
+        let mut record = Vec::new();
+        let ulongs = [
+            self.key_type,
+            self.key_gen_mechanism,
+            self.value_len as CK_ULONG,
+        ];
+        for (kind, value) in RECORD_ULONGS.iter().zip(ulongs) {
+            put(&mut record, *kind, &wide(value).to_le_bytes());
+        }
+        put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
+        put(&mut record, CKA_LABEL, &self.label);
+        put(&mut record, CKA_ID, &self.id);
+        put(&mut record, CKA_LOCAL, &[u8::from(self.local)]);
+        put(
+            &mut record,
+            CKA_ALWAYS_SENSITIVE,
+            &[u8::from(self.always_sensitive)],
+        );
+        put(
+            &mut record,
+            CKA_NEVER_EXTRACTABLE,
+            &[u8::from(self.never_extractable)],
+        );
+        for (kind, value) in &self.booleans {
+            put(&mut record, *kind, &[u8::from(*value)]);
+        }
+        record
+    }
+
+    /// A token object from its stored record (value not yet opened); a malformed record is a
+    /// device error.
+    pub fn from_record(slot: usize, row: i64, record: &[u8]) -> Result<Object, CK_RV> {
+        let entries = entries(record).ok_or(CKR_DEVICE_ERROR)?;
+        let mut object = Object {
+            slot,
+            session: 0,
+            private: true,
+            token: true,
+            row: Some(row),
+            key_type: UNAVAILABLE,
+            value: None,
+            value_len: 0,
+            label: Vec::new(),
+            id: Vec::new(),
+            booleans: BOOLEANS.into_iter().collect(),
+            local: false,
+            always_sensitive: false,
+            never_extractable: false,
+            key_gen_mechanism: UNAVAILABLE,
+        };
+        let flag = |value: &[u8]| match value {
+            [0] => Ok(false),
+            [1] => Ok(true),
+            _ => Err(CKR_DEVICE_ERROR),
+        };
+        let number = |value: &[u8]| {
+            <[u8; 8]>::try_from(value)
+                .map(u64::from_le_bytes)
+                .map_err(|_| CKR_DEVICE_ERROR)
+                .and_then(|n| CK_ULONG::try_from(n).map_err(|_| CKR_DEVICE_ERROR))
+        };
+        for (kind, value) in entries {
+            match kind {
+                CKA_KEY_TYPE => object.key_type = number(value)?,
+                CKA_KEY_GEN_MECHANISM => object.key_gen_mechanism = number(value)?,
+                CKA_VALUE_LEN => {
+                    object.value_len =
+                        usize::try_from(number(value)?).map_err(|_| CKR_DEVICE_ERROR)?
+                }
+                CKA_PRIVATE => object.private = flag(value)?,
+                CKA_LABEL => object.label = value.to_vec(),
+                CKA_ID => object.id = value.to_vec(),
+                CKA_LOCAL => object.local = flag(value)?,
+                CKA_ALWAYS_SENSITIVE => object.always_sensitive = flag(value)?,
+                CKA_NEVER_EXTRACTABLE => object.never_extractable = flag(value)?,
+                kind if object.booleans.contains_key(&kind) => {
+                    object.booleans.insert(kind, flag(value)?);
+                }
+                _ => return Err(CKR_DEVICE_ERROR),
+            }
+        }
+        if !length_allowed(object.key_type, object.value_len) {
+            return Err(CKR_DEVICE_ERROR);
+        }
+        Ok(object)
+    }
+
+    /// Gives a token object its opened value (checked against the recorded length).
+    pub fn set_value(&mut self, value: Zeroizing<Vec<u8>>) -> Result<(), CK_RV> {
+        if value.len() != self.value_len {
+            return Err(CKR_DEVICE_ERROR);
+        }
+        self.value = Some(value);
         Ok(())
     }
 }

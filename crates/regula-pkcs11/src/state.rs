@@ -8,11 +8,12 @@ use std::sync::{Mutex, MutexGuard};
 
 use cryptoki_sys::*;
 use regula::Module;
-use zeroize::Zeroizing;
 
 use crate::config;
 use crate::object::Object;
 use crate::ops::{CryptOp, DigestOp, MacOp};
+use crate::store::Store;
+use crate::vault::{Suite, TokenKey};
 
 /// The validation flag this token's slots report for an operation their policy approves
 /// (`C_GetSessionValidationFlags`, `CKS_LAST_VALIDATION_OK`): bit 0, the slot's one validation
@@ -22,15 +23,29 @@ pub const VALIDATION_FLAG_POLICY: CK_FLAGS = 0x1;
 pub struct Slot {
     pub label: String,
     pub policy_name: String,
-    /// Recorded for the storage that a later version keeps token objects in.
-    #[allow(dead_code)]
-    pub storage: std::path::PathBuf,
     pub module: Module,
     pub mechanisms: BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_INFO>,
-    /// The user PIN, held in memory only: set by the first `C_Login` of this process (no token
-    /// object is kept at rest yet, so there is nothing a PIN could protect across processes).
-    pub user_pin: Option<Zeroizing<Vec<u8>>>,
-    pub logged_in: bool,
+    /// The token's database.
+    pub store: Store,
+    pub suite: Suite,
+    pub max_pin_attempts: u32,
+    pub pbkdf2_iterations: u32,
+    /// Who is logged in (`CKU_USER` or `CKU_SO`), for every session of the slot.
+    pub login: Option<CK_USER_TYPE>,
+    /// The token key, open while someone is logged in.
+    pub token_key: Option<TokenKey>,
+}
+
+impl Slot {
+    /// Whether the user is logged in (private objects are visible).
+    pub fn user(&self) -> bool {
+        self.login == Some(CKU_USER)
+    }
+}
+
+/// A database failure as PKCS#11 sees it.
+pub fn store_rv(_: rusqlite::Error) -> CK_RV {
+    CKR_DEVICE_ERROR
 }
 
 pub struct Session {
@@ -101,14 +116,47 @@ pub fn initialize() -> Result<(), CK_RV> {
             );
             CKR_GENERAL_ERROR
         })?;
+        let fail = |reason: String| {
+            eprintln!(
+                "regula-pkcs11: configuration {}: token `{}`: {reason}",
+                path.display(),
+                token.label
+            );
+            CKR_GENERAL_ERROR
+        };
+        let suite = crate::vault::suite(
+            module.policy(),
+            token.pbkdf2_iterations,
+            crate::PIN_MIN,
+            crate::PIN_MAX,
+        )
+        .map_err(|reason| fail(format!("policy `{}`: {reason}", token.policy)))?;
+        let store =
+            Store::open(&token.storage).map_err(|reason| fail(format!("storage {reason}")))?;
+        if let Some(stored) = store
+            .token()
+            .map_err(|error| fail(format!("storage: {error}")))?
+            && stored.aead != suite.aead.name()
+        {
+            return Err(fail(format!(
+                "storage {} was made with {}, the policy `{}` seals with {}",
+                token.storage.display(),
+                stored.aead,
+                token.policy,
+                suite.aead.name()
+            )));
+        }
         slots.push(Slot {
             mechanisms: crate::mech::mechanisms(module.policy()),
             policy_name: module.policy().name().to_string(),
             label: token.label,
-            storage: token.storage,
             module,
-            user_pin: None,
-            logged_in: false,
+            store,
+            suite,
+            max_pin_attempts: token.max_pin_attempts,
+            pbkdf2_iterations: token.pbkdf2_iterations,
+            login: None,
+            token_key: None,
         });
     }
     *guard = Some(Library {
@@ -182,10 +230,64 @@ impl Library {
     }
 
     /// The ends of a login: the slot returns to the public state once its last session closes
-    /// or on `C_Logout`, and the private session objects go with it.
+    /// or on `C_Logout`; the private objects go with it, the token key is wiped, and the public
+    /// token objects keep their attributes but not their values.
     pub fn logout(&mut self, slot: usize) {
-        self.slots[slot].logged_in = false;
+        self.slots[slot].login = None;
+        self.slots[slot].token_key = None;
         self.objects
             .retain(|_, object| !(object.slot == slot && object.private));
+        for object in self.objects.values_mut() {
+            if object.slot == slot && object.token {
+                object.value = None;
+            }
+        }
+    }
+
+    /// Brings the slot's token objects in memory up to date with its database (other processes
+    /// create, change and destroy them): new rows get handles (their values opened when the
+    /// token key is), changed rows their new attributes, and objects whose rows are gone (or
+    /// that the session may no longer see) are dropped.
+    pub fn refresh(&mut self, slot: usize) -> Result<(), CK_RV> {
+        let Library {
+            slots,
+            objects,
+            next_handle,
+            ..
+        } = self;
+        let slot_state = &slots[slot];
+        let rows = slot_state
+            .store
+            .objects(slot_state.user())
+            .map_err(store_rv)?;
+        let mut cached: HashMap<i64, CK_OBJECT_HANDLE> = objects
+            .iter()
+            .filter(|(_, object)| object.slot == slot)
+            .filter_map(|(handle, object)| object.row.map(|row| (row, *handle)))
+            .collect();
+        for row in rows {
+            let mut object = Object::from_record(slot, row.id, &row.record)?;
+            if object.private != row.private {
+                return Err(CKR_DEVICE_ERROR);
+            }
+            let handle = cached.remove(&row.id);
+            let known = handle.and_then(|handle| objects.get_mut(&handle));
+            object.value = known.and_then(|known| known.value.take());
+            if object.value.is_none()
+                && let Some(token_key) = &slot_state.token_key
+            {
+                object.set_value(token_key.open(row.id, CKA_VALUE, &row.nonce, &row.sealed)?)?;
+            }
+            let handle = handle.unwrap_or_else(|| {
+                let handle = *next_handle;
+                *next_handle += 1;
+                handle
+            });
+            objects.insert(handle, object);
+        }
+        for handle in cached.into_values() {
+            objects.remove(&handle);
+        }
+        Ok(())
     }
 }

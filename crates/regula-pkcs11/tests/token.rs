@@ -15,7 +15,75 @@ static TURN: Mutex<()> = Mutex::new(());
 const FIPS: CK_SLOT_ID = 0;
 const DEFAULT: CK_SLOT_ID = 1;
 const GM: CK_SLOT_ID = 2;
-const PIN: &[u8] = b"1234";
+/// The user and SO PINs the tests set: 14 bytes or more, the shortest PBKDF2 password
+/// `fips-140-3` approves.
+const PIN: &[u8] = b"regula-user-pin-1";
+const SO_PIN: &[u8] = b"regula-so-pin-0001";
+
+/// The README's configuration with its storage in `dir` and, where it names an iteration
+/// count, the PBKDF2 minimum (SP 800-132's 1000 rounds: the tests log in often).
+fn config_in(dir: &std::path::Path) -> String {
+    readme_config()
+        .replace("pbkdf2_iterations = 100000", "pbkdf2_iterations = 1000")
+        .replace(
+            "storage = \"/var/lib/regula/pkcs11/",
+            &format!("storage = \"{}/", dir.display()),
+        )
+        + &format!(
+            "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\npbkdf2_iterations = 1000\n\
+         storage = \"{}/gm.db\"\n",
+            dir.display()
+        )
+}
+
+/// `C_InitToken` with the SO PIN and the configuration's label, then the SO sets the user PIN.
+fn init_token(slot: CK_SLOT_ID) {
+    let name = ["regula-fips", "regula-default", "regula-gm"][slot as usize];
+    let mut label = [b' '; 32];
+    label[..name.len()].copy_from_slice(name.as_bytes());
+    let mut session = 0;
+    // SAFETY: live locals.
+    unsafe {
+        assert_eq!(
+            C_InitToken(
+                slot,
+                SO_PIN.as_ptr().cast_mut(),
+                SO_PIN.len() as CK_ULONG,
+                label.as_mut_ptr()
+            ),
+            CKR_OK
+        );
+        let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
+        assert_eq!(
+            C_OpenSession(slot, flags, null_mut(), None, &mut session),
+            CKR_OK
+        );
+        assert_eq!(
+            C_Login(
+                session,
+                CKU_SO,
+                SO_PIN.as_ptr().cast_mut(),
+                SO_PIN.len() as CK_ULONG
+            ),
+            CKR_OK
+        );
+        assert_eq!(
+            C_InitPIN(session, PIN.as_ptr().cast_mut(), PIN.len() as CK_ULONG),
+            CKR_OK
+        );
+        assert_eq!(C_CloseSession(session), CKR_OK);
+    }
+}
+
+/// A fresh directory for one test's tokens.
+fn fresh_dir(what: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("regula-pkcs11-{what}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
 
 /// The README's `[[token]]` example.
 fn readme_config() -> String {
@@ -31,12 +99,9 @@ fn readme_config() -> String {
 /// Initializes the library with the README's configuration and a `gm` token; runs `f`; ends.
 fn with_token(f: impl FnOnce()) {
     let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let dir = std::env::temp_dir().join(format!("regula-pkcs11-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("test");
     let path = dir.join("pkcs11.toml");
-    let config = readme_config()
-        + "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\nstorage = \"/nonexistent\"\n";
-    std::fs::write(&path, config).unwrap();
+    std::fs::write(&path, config_in(&dir)).unwrap();
     // SAFETY: the tests take turns (TURN), so no other thread reads the environment meanwhile.
     unsafe { std::env::set_var(config::CONF_ENV, &path) };
     // SAFETY: NULL arguments are allowed.
@@ -53,6 +118,9 @@ fn with_token(f: impl FnOnce()) {
         }
     }
     let _finalize = Finalize;
+    for slot in [FIPS, DEFAULT, GM] {
+        init_token(slot);
+    }
     f();
 }
 
@@ -751,7 +819,8 @@ fn attributes_follow_the_standards_rules() {
                 CKR_OBJECT_HANDLE_INVALID
             );
 
-            // Token objects need the storage of a later version; NULL pointers are refused.
+            // A token object is stored (this session is R/W and logged in) and destroyed; NULL
+            // pointers are refused.
             let class = CKO_SECRET_KEY;
             let key_type = CKK_AES;
             let mut template = [
@@ -763,8 +832,20 @@ fn attributes_follow_the_standards_rules() {
             let mut handle = 0;
             assert_eq!(
                 C_CreateObject(session, template.as_mut_ptr(), 4, &mut handle),
-                CKR_ATTRIBUTE_VALUE_INVALID
+                CKR_OK
             );
+            let mut token: CK_BBOOL = FALSE;
+            let mut read = [CK_ATTRIBUTE {
+                type_: CKA_TOKEN,
+                pValue: (&raw mut token).cast(),
+                ulValueLen: 1,
+            }];
+            assert_eq!(
+                C_GetAttributeValue(session, handle, read.as_mut_ptr(), 1),
+                CKR_OK
+            );
+            assert_eq!(token, TRUE);
+            assert_eq!(C_DestroyObject(session, handle), CKR_OK);
             assert_eq!(
                 C_CreateObject(session, template.as_mut_ptr(), 3, null_mut()),
                 CKR_ARGUMENTS_BAD
