@@ -23,9 +23,11 @@
 //! EdDSA, RSA and ML-DSA sigVer (`sig`); KAS-ECC-SSC VAL and ML-KEM decapsulation (`pk`).
 //! sigGen, keyGen and KAS AFT answers are the implementation's own random keys and nonces,
 //! judged by the ACVP server rather than by recorded answers: they are skipped with that
-//! reason.
+//! reason. [`coverage`] says which registry rows the recorded data runs, and why the others
+//! are not.
 
 mod aes;
+pub mod coverage;
 mod hash;
 mod kdf;
 mod mac;
