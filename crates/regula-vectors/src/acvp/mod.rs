@@ -20,11 +20,11 @@
 //! a CMAC that does not verify).
 //!
 //! Families: hashes, HMAC, CMAC, AES-CBC/CTR/GCM, PBKDF, KDA HKDF and the TLS KDFs; ECDSA,
-//! EdDSA, RSA and ML-DSA sigVer (`sig`); KAS-ECC-SSC VAL and ML-KEM decapsulation (`pk`).
-//! sigGen, keyGen and KAS AFT answers are the implementation's own random keys and nonces,
-//! judged by the ACVP server rather than by recorded answers: they are skipped with that
-//! reason. [`coverage`] says which registry rows the recorded data runs, and why the others
-//! are not.
+//! EdDSA, RSA and ML-DSA sigVer and ML-DSA keyGen from a seed (`sig`); KAS-ECC-SSC VAL and
+//! ML-KEM decapsulation (`pk`). Other sigGen, keyGen and KAS AFT answers are the
+//! implementation's own random keys and nonces, judged by the ACVP server rather than by
+//! recorded answers: they are skipped with that reason. [`coverage`] says which registry rows
+//! the recorded data runs, and why the others are not.
 
 mod aes;
 pub mod coverage;

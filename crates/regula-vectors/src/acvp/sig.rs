@@ -1,14 +1,16 @@
-//! Signatures: ECDSA, EdDSA, RSA and ML-DSA, through `Module::verify`.
+//! Signatures: ECDSA, EdDSA, RSA and ML-DSA, through `Module::verify` (and ML-DSA seeds
+//! through `Module::signing_key_from_pkcs8`).
 //!
 //! sigVer imports the group's (or case's) public key in an encoding the module's verify takes —
 //! the uncompressed point `04 ‖ x ‖ y` for ECDSA, the 32-byte key for Ed25519, a DER
-//! SubjectPublicKeyInfo built from `n` and `e` for RSA — and compares the verdict with
-//! `testPassed`. ECDSA's `r` and `s` become the DER `SEQUENCE { r, s }` the module verifies.
+//! SubjectPublicKeyInfo built from `n` and `e` for RSA, RFC 9881's for ML-DSA — and compares
+//! the verdict with `testPassed`. ECDSA's `r` and `s` become the DER `SEQUENCE { r, s }` the
+//! module verifies. ML-DSA keyGen from a seed is answered by importing the seed.
 //!
-//! No recorded sigGen or keyGen answer can be compared: the key pair, and for ECDSA and RSA-PSS
-//! the nonce or salt, are the implementation's own random choices, which the ACVP server judges
-//! by verifying. Those cases are skipped with that reason rather than answered by a
-//! self-consistency check that would say nothing the recorded answers do.
+//! No other recorded sigGen or keyGen answer can be compared: the key pair, and for ECDSA and
+//! RSA-PSS the nonce or salt, are the implementation's own random choices, which the ACVP
+//! server judges by verifying. Those cases are skipped with that reason rather than answered by
+//! a self-consistency check that would say nothing the recorded answers do.
 
 use regula::Algorithm;
 use serde_json::Value;
@@ -129,10 +131,7 @@ pub(super) fn ecdsa(case: &Case<'_>) -> Verdict {
     let mut point = vec![0x04];
     point.extend(case.hex_in_case_or_group("qx")?);
     point.extend(case.hex_in_case_or_group("qy")?);
-    let signature = der(
-        0x30,
-        &[der_unsigned(&case.hex("r")?), der_unsigned(&case.hex("s")?)].concat(),
-    );
+    let signature = crate::ops::der_signature(&case.hex("r")?, &case.hex("s")?);
     let message = case.hex("message")?;
     verify(case, expect, algorithm, &point, &message, &signature)
 }
@@ -221,9 +220,10 @@ pub(super) fn rsa(case: &Case<'_>) -> Verdict {
     verify(case, expect, algorithm, &public_key, &message, &signature)
 }
 
-/// ACVP ML-DSA (FIPS 204): sigVer of pure ML-DSA with an empty context through the module's
-/// verify. The module's ML-DSA services take no context string, no external mu and no caller
-/// randomness, and sign hedged: those cases are skipped with that reason.
+/// ACVP ML-DSA (FIPS 204): keyGen from a seed, and sigVer of pure ML-DSA with an empty context
+/// through the module's verify (the public key as an RFC 9881 SubjectPublicKeyInfo). The
+/// module's ML-DSA services take no context string, no external mu and no caller randomness,
+/// and sign hedged: those cases are skipped with that reason.
 pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
     let set = case.group_text("parameterSet")?;
     let name = match set {
@@ -237,9 +237,7 @@ pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
     };
     let mode = case.mode;
     if mode == "keyGen" {
-        return Ok(unsupported(
-            "ML-DSA keyGen from a seed (no seeded key generation service)",
-        ));
+        return ml_dsa_key_gen(case, algorithm);
     }
     let interface = case
         .group
@@ -278,8 +276,29 @@ pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
         ));
     }
     let expect = verdict_expect(case)?;
-    let public_key = case.hex_in_case_or_group("pk")?;
+    let public_key = crate::ops::mldsa_spki(name, &case.hex_in_case_or_group("pk")?);
     let message = case.hex("message")?;
     let signature = case.hex("signature")?;
     verify(case, expect, algorithm, &public_key, &message, &signature)
+}
+
+/// ML-DSA keyGen from the 32-byte seed ξ: the module imports the seed (RFC 9881's seed-only
+/// PKCS#8) and expands it (FIPS 204 ML-DSA.KeyGen_internal); its public key must be the
+/// expected `pk`. The expected expanded `sk` is not compared: the module does not export a
+/// private key in that form.
+fn ml_dsa_key_gen(case: &Case<'_>, algorithm: Algorithm) -> Verdict {
+    let name = algorithm.name();
+    let pkcs8 = crate::ops::mldsa_seed_pkcs8(name, &case.hex("seed")?);
+    let expected = crate::ops::mldsa_spki(name, &case.expected_hex("pk")?);
+    Ok(through_module(Expect::Valid, || {
+        let key = case
+            .module
+            .signing_key_from_pkcs8(algorithm, &pkcs8)?
+            .into_value();
+        Ok(if key.public_key_der()? == expected {
+            Outcome::Accepted
+        } else {
+            Outcome::WrongOutput("`pk` differs from the expected answer".into())
+        })
+    }))
 }

