@@ -96,15 +96,11 @@ pub(super) fn rsa_spki(n: &[u8], e: &[u8]) -> Vec<u8> {
     der(0x30, &[RSA_ENCRYPTION, &der(0x03, &bits)].concat())
 }
 
-/// ACVP ECDSA (FIPS 186-5): sigVer; keyVer, keyGen and sigGen are skipped with reasons.
+/// ACVP ECDSA (FIPS 186-5): sigVer and keyVer; keyGen and sigGen are skipped with the reason.
 pub(super) fn ecdsa(case: &Case<'_>) -> Verdict {
     match case.mode {
         "sigVer" => {}
-        "keyVer" => {
-            return Ok(unsupported(
-                "ECDSA keyVer (no public-key validation service)",
-            ));
-        }
+        "keyVer" => return ecdsa_key_ver(case),
         "keyGen" | "sigGen" => return Ok(valid(Outcome::Skip(JUDGED_BY_SERVER.into()))),
         other => return Ok(unsupported(format!("ECDSA {other}"))),
     }
@@ -134,6 +130,28 @@ pub(super) fn ecdsa(case: &Case<'_>) -> Verdict {
     let signature = crate::ops::der_signature(&case.hex("r")?, &case.hex("s")?);
     let message = case.hex("message")?;
     verify(case, expect, algorithm, &point, &message, &signature)
+}
+
+/// ECDSA keyVer (FIPS 186-5 public-key validation): the module validates a public key when
+/// `Module::verify` imports it, before it looks at the signature, so a refused key is an
+/// invalid key and a refused placeholder signature a valid one (as the CAVP PKV runner reads
+/// it).
+fn ecdsa_key_ver(case: &Case<'_>) -> Verdict {
+    let curve = case.group_text("curve")?;
+    let name = match curve {
+        "P-256" => "ecdsa-p256",
+        "P-384" => "ecdsa-p384",
+        "P-521" => "ecdsa-p521",
+        other => return Ok(unsupported(format!("ECDSA on {other}"))),
+    };
+    let expect = verdict_expect(case)?;
+    let mut point = vec![0x04];
+    point.extend(case.hex("qx")?);
+    point.extend(case.hex("qy")?);
+    Ok((
+        expect,
+        crate::ops::public_key_check(case.module, name, &point),
+    ))
 }
 
 /// ACVP EDDSA: sigVer of pure Ed25519; HashEdDSA, Ed448 and keyVer are skipped with reasons.

@@ -703,3 +703,25 @@ fn ml_dsa_key_gen_and_sig_ver() {
         "{rows:?}"
     );
 }
+
+/// ECDSA keyVer: the P-521 public key of sigVer tcId 238 (whose recorded signature verifies)
+/// is valid; the same point with a bit of `qy` flipped is off the curve.
+#[test]
+fn ecdsa_key_ver() {
+    let case = |qy: &str, passed: bool| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ECDSA",
+            "mode": "keyVer", "revision": "FIPS186-5", "testGroups": [{"tgId": 4,
+            "testType": "AFT", "curve": "P-521",
+            "tests": [{"tcId": 12, "qx": ECDSA_238_QX, "qy": qy}]}]}]);
+        let expected = set(
+            "ECDSA",
+            json!([{"tgId": 4, "tests": [{"tcId": 12, "testPassed": passed}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    assert_eq!(counts(&case(ECDSA_238_QY, true)), (1, 0, 0));
+    assert_eq!(counts(&case(ECDSA_238_QY, false)), (0, 1, 0));
+    let off_curve = flip_last(ECDSA_238_QY);
+    assert_eq!(counts(&case(&off_curve, false)), (1, 0, 0));
+    assert_eq!(counts(&case(&off_curve, true)), (0, 1, 0));
+}
