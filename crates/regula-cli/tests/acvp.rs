@@ -144,3 +144,19 @@ fn a_self_test_failing_during_the_run_exits_4() {
         "{output:?}"
     );
 }
+
+/// `regula check` runs no ACVP set (they are fetched, not built in) and says how to run them.
+#[test]
+fn check_names_the_acvp_command() {
+    let output = regula(&["check", "--policy", "fips-140-3", "--no-bench"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|line| line.trim_start().starts_with("acvp"))
+        .unwrap_or_else(|| panic!("no acvp line in:\n{text}"));
+    assert!(
+        line.contains("regula acvp run --policy fips-140-3 \"$(scripts/acvp-testdata)\""),
+        "{line}"
+    );
+}

@@ -245,6 +245,11 @@ fn summary(result: &CheckResult) -> String {
             report.failures.join("; ")
         );
     }
+    let _ = writeln!(
+        out,
+        "  acvp        not run here (NIST's recorded sets are fetched, not built in): regula acvp run --policy {} \"$(scripts/acvp-testdata)\"",
+        result.policy
+    );
     match &result.benchmark {
         Some(benchmark) => {
             for row in benchmark

@@ -1,0 +1,113 @@
+//! Key agreement and key encapsulation: KAS-ECC-SSC (SP 800-56A Rev. 3 shared secret Z)
+//! through `Module::agreement_key_from_private_bytes` and `AgreementKey::agree`, and ML-KEM
+//! decapsulation through `Module::kem_key_from_bytes` and `KemPrivateKey::decapsulate`.
+//!
+//! KAS-ECC-SSC's VAL cases give the implementation's private key, the server's public key and
+//! a Z to judge (`testPassed`); its AFT cases ask the implementation for its own random key
+//! pair, which only the ACVP server can judge. ML-KEM's encapsulation takes a given `m` and its
+//! keyGen given seeds `d` and `z`: the module draws its own, so those are skipped.
+
+use regula::Algorithm;
+
+use super::{Case, Verdict, through_module, unsupported, valid};
+use crate::tally::{Expect, Outcome};
+
+/// ACVP's `domainParameterGenerationMode` → Regula's ECDH row.
+fn ecdh_name(curve: &str) -> Option<&'static str> {
+    Some(match curve {
+        "P-256" => "ecdh-p256",
+        "P-384" => "ecdh-p384",
+        "P-521" => "ecdh-p521",
+        _ => return None,
+    })
+}
+
+pub(super) fn kas_ecc_ssc(case: &Case<'_>) -> Verdict {
+    let curve = case.group_text("domainParameterGenerationMode")?;
+    let Some(algorithm) = ecdh_name(curve).and_then(Algorithm::from_name) else {
+        return Ok(unsupported(format!("ECC CDH on {curve}")));
+    };
+    match case.group_text("testType")? {
+        "VAL" => {}
+        "AFT" => {
+            return Ok(valid(Outcome::Skip(
+                "KAS AFT answers come from the implementation's own random key pair, which the \
+                 ACVP server judges; no recorded answer can be compared"
+                    .into(),
+            )));
+        }
+        other => return Ok(unsupported(format!("KAS-ECC-SSC {other} tests"))),
+    }
+    // One key pair per party: ephemeral or static, as the scheme has it.
+    let role = if case.test.get("ephemeralPrivateIut").is_some() {
+        "ephemeral"
+    } else {
+        "static"
+    };
+    if case.test.get("z").is_none() {
+        return Ok(unsupported("KAS-ECC-SSC VAL with a hashed Z"));
+    }
+    let expect = super::sig::verdict_expect(case)?;
+    let private_key = case.hex(&format!("{role}PrivateIut"))?;
+    let mut own_public = vec![0x04];
+    own_public.extend(case.hex(&format!("{role}PublicIutX"))?);
+    own_public.extend(case.hex(&format!("{role}PublicIutY"))?);
+    let mut peer = vec![0x04];
+    peer.extend(case.hex(&format!("{role}PublicServerX"))?);
+    peer.extend(case.hex(&format!("{role}PublicServerY"))?);
+    let z = case.hex("z")?;
+    Ok(through_module(expect, || {
+        let key = case
+            .module
+            .agreement_key_from_private_bytes(algorithm, &private_key)?
+            .into_value();
+        if key.public_key()? != own_public {
+            return Ok(Outcome::Rejected(
+                "the implementation's public key is not its private key's".into(),
+            ));
+        }
+        let shared = key.agree(&peer)?.into_value();
+        Ok(Outcome::compare(*shared == z, "`z`"))
+    }))
+}
+
+pub(super) fn ml_kem(case: &Case<'_>) -> Verdict {
+    let set = case.group_text("parameterSet")?;
+    let name = match set {
+        "ML-KEM-768" => "ml-kem-768",
+        "ML-KEM-1024" => "ml-kem-1024",
+        other => return Ok(unsupported(other)),
+    };
+    let Some(algorithm) = Algorithm::from_name(name) else {
+        return Ok(unsupported(name));
+    };
+    if case.mode == "keyGen" {
+        return Ok(unsupported(
+            "ML-KEM keyGen from seeds d and z (no seeded key generation service)",
+        ));
+    }
+    match case.group_text("function")? {
+        "decapsulation" => {}
+        "encapsulation" => {
+            return Ok(unsupported(
+                "ML-KEM encapsulation with a given m (the module draws its own)",
+            ));
+        }
+        other => return Ok(unsupported(format!("ML-KEM {other}"))),
+    }
+    let decapsulation_key = case.hex_in_case_or_group("dk")?;
+    let ciphertext = case.hex("c")?;
+    let expected = case.expected_hex("k")?;
+    Ok(through_module(Expect::Valid, || {
+        let key = case
+            .module
+            .kem_key_from_bytes(algorithm, &decapsulation_key)?
+            .into_value();
+        let shared = key.decapsulate(&ciphertext)?.into_value();
+        Ok(if *shared == expected {
+            Outcome::Accepted
+        } else {
+            Outcome::WrongOutput("`k` differs from the expected answer".into())
+        })
+    }))
+}
