@@ -19,7 +19,7 @@ use regula_ossl::ffi::Param;
 
 mod common;
 
-use common::Ptr;
+use common::{Ptr, unhex};
 type IndicatorCallback = unsafe extern "C" fn(*const c_char, *const c_char, *const Param) -> c_int;
 
 /// What the test's callback answers, and what it was asked.
@@ -182,13 +182,6 @@ impl Crypto {
             )
         }
     }
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 const MD5_ABC: &str = "900150983cd24fb0d6963f7d28e17f72";

@@ -10,13 +10,11 @@ use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
-use regula_ossl::ffi::{
-    PARAM_INTEGER, PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_STRING, Param,
-};
+use regula_ossl::ffi::{PARAM_INTEGER, PARAM_UNSIGNED_INTEGER, Param};
 
 mod common;
 
-use common::Ptr;
+use common::{Ptr, octets, unhex, utf8};
 
 /// The libcrypto functions the tests call.
 struct Crypto {
@@ -195,26 +193,6 @@ fn terminate(params: &[Param]) -> Vec<Param> {
     all
 }
 
-fn octets(key: &'static CStr, value: &[u8]) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: PARAM_OCTET_STRING,
-        data: value.as_ptr() as *mut c_void,
-        data_size: value.len(),
-        return_size: usize::MAX,
-    }
-}
-
-fn utf8(key: &'static CStr, value: &'static CStr) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: PARAM_UTF8_STRING,
-        data: value.as_ptr() as *mut c_void,
-        data_size: value.to_bytes().len(),
-        return_size: usize::MAX,
-    }
-}
-
 fn int(key: &CStr, value: &mut i32) -> Param {
     Param {
         key: key.as_ptr(),
@@ -233,14 +211,6 @@ fn uint64(key: &'static CStr, value: &mut u64) -> Param {
         data_size: 8,
         return_size: usize::MAX,
     }
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 /// (IKM, salt, info, PRK, OKM).

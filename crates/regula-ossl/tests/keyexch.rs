@@ -5,14 +5,14 @@
 //! X25519; NIST CAVS `KAS_ECC_CDH_PrimitiveTest.txt`, P-256 COUNT = 0, for ECDH). Bad input
 //! must fail with the provider's reason on the error queue, never crash.
 
-use std::ffi::{CStr, c_char, c_int, c_ulong, c_void};
+use std::ffi::{CStr, c_char, c_int, c_ulong};
 use std::sync::OnceLock;
 
-use regula_ossl::ffi::{PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_STRING, Param};
+use regula_ossl::ffi::Param;
 
 mod common;
 
-use common::Ptr;
+use common::{Ptr, bignum, copy, native_order, octets, unhex, utf8};
 
 // OSSL_KEYMGMT_SELECT_* and EVP_PKEY_* selections.
 const PUBLIC_KEY: c_int = 0x02 | 0x84;
@@ -264,63 +264,6 @@ impl Key {
         let ok = unsafe { (crypto().set_encoded)(key.0, share.as_ptr(), share.len()) };
         if ok == 1 { Ok(key) } else { Err(take_error()) }
     }
-}
-
-fn copy(p: &Param) -> Param {
-    Param {
-        key: p.key,
-        data_type: p.data_type,
-        data: p.data,
-        data_size: p.data_size,
-        return_size: p.return_size,
-    }
-}
-
-fn octets(key: &'static CStr, value: &[u8]) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: PARAM_OCTET_STRING,
-        data: value.as_ptr() as *mut c_void,
-        data_size: value.len(),
-        return_size: usize::MAX,
-    }
-}
-
-fn utf8(key: &'static CStr, value: &'static CStr) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: PARAM_UTF8_STRING,
-        data: value.as_ptr() as *mut c_void,
-        data_size: value.to_bytes().len(),
-        return_size: usize::MAX,
-    }
-}
-
-/// A `BIGNUM` parameter: the unsigned integer in the machine's byte order.
-fn bignum(key: &'static CStr, native: &[u8]) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: PARAM_UNSIGNED_INTEGER,
-        data: native.as_ptr() as *mut c_void,
-        data_size: native.len(),
-        return_size: usize::MAX,
-    }
-}
-
-fn native_order(big_endian: &[u8]) -> Vec<u8> {
-    let mut bytes = big_endian.to_vec();
-    if cfg!(target_endian = "little") {
-        bytes.reverse();
-    }
-    bytes
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 /// (OpenSSL key type, group, shared secret length).

@@ -18,7 +18,7 @@ use regula_ossl::ffi::{PARAM_INTEGER, PARAM_OCTET_STRING, PARAM_UTF8_STRING, Par
 
 mod common;
 
-use common::Ptr;
+use common::{Ptr, unhex};
 
 const SECRET: &str = "9e40646ce79a7f9dc05af8889bce6552875afa0b06df0087f792ebb7c17504a5";
 const KEY: &str = "17422dda596ed5d9acd890e3c63f5051";
@@ -27,13 +27,6 @@ const RECORD_0: &str = "a23f7054b62c94d0affafe8228ba55cbefacea42f914aa66bcab3f2b
                         b46b395bd54a9a20441e2b62974e1f5a6292a2977014bd1e3deae63aeebb2169\
                         4915e4";
 const RECORD_1: &str = "c9872760655666b74d7ff1153efd6db6d0b0e3";
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
 
 fn param(key: &'static CStr, data_type: u32, data: *const c_void, size: usize) -> Param {
     Param {

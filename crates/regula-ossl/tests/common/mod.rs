@@ -9,6 +9,7 @@ use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::PathBuf;
 
 use libloading::Library;
+use regula_ossl::ffi::{PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_STRING, Param};
 
 pub type Ptr = *mut c_void;
 
@@ -110,4 +111,66 @@ pub fn libctx_with_policy(library: &Library, dir: &std::path::Path, policy: &str
         assert_eq!(load_config(libctx, path.as_ptr()), 1, "{policy}");
         libctx
     }
+}
+
+/// A copy of an `OSSL_PARAM` entry (pointing at the same value).
+pub fn copy(p: &Param) -> Param {
+    Param {
+        key: p.key,
+        data_type: p.data_type,
+        data: p.data,
+        data_size: p.data_size,
+        return_size: p.return_size,
+    }
+}
+
+/// An octet-string parameter over `value`.
+pub fn octets(key: &'static CStr, value: &[u8]) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_OCTET_STRING,
+        data: value.as_ptr() as *mut c_void,
+        data_size: value.len(),
+        return_size: usize::MAX,
+    }
+}
+
+/// A UTF-8 string parameter over `value`.
+pub fn utf8(key: &'static CStr, value: &'static CStr) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_UTF8_STRING,
+        data: value.as_ptr() as *mut c_void,
+        data_size: value.to_bytes().len(),
+        return_size: usize::MAX,
+    }
+}
+
+/// A `BIGNUM` parameter: the unsigned integer in the machine's byte order.
+pub fn bignum(key: &'static CStr, native: &[u8]) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type: PARAM_UNSIGNED_INTEGER,
+        data: native.as_ptr() as *mut c_void,
+        data_size: native.len(),
+        return_size: usize::MAX,
+    }
+}
+
+/// A big-endian unsigned integer in the machine's byte order, as `BIGNUM` parameters hold it.
+pub fn native_order(big_endian: &[u8]) -> Vec<u8> {
+    let mut bytes = big_endian.to_vec();
+    if cfg!(target_endian = "little") {
+        bytes.reverse();
+    }
+    bytes
+}
+
+/// Hex, whitespace allowed, as bytes.
+pub fn unhex(text: &str) -> Vec<u8> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
+        .collect()
 }
