@@ -117,6 +117,20 @@ impl Backend {
         Backend { port, received }
     }
 
+    /// How many times each `PAYLOAD` line reached the backend, once `expected` distinct lines
+    /// have (or 10 s have passed): a connection's lines are logged when the proxy closes it,
+    /// which may come a little after the client has its answer.
+    fn counts_of(&self, expected: usize) -> HashMap<String, usize> {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let counts = self.counts();
+            if counts.len() >= expected || Instant::now() >= deadline {
+                return counts;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// How many times each `PAYLOAD` line reached the backend.
     fn counts(&self) -> HashMap<String, usize> {
         let mut counts = HashMap::new();
@@ -492,8 +506,8 @@ fn fleet(policy: &str, profile: regula::Profile, key_len: usize) {
     assert_eq!(recovered.resumed, 12);
 
     // Every payload reached the backend exactly once: no early data was delivered twice.
-    let counts = backend.counts();
     let total = count + 60 + 12 * round;
+    let counts = backend.counts_of(total);
     assert_eq!(counts.len(), total, "payloads missing at the backend");
     let duplicated: Vec<_> = counts.iter().filter(|(_, seen)| **seen != 1).collect();
     assert!(
@@ -1023,7 +1037,7 @@ fn fleet_refuses_replayed_tongsuo_early_data_gm() {
         replays_accepted, 0,
         "a replayed Tongsuo first flight resumed"
     );
-    let counts = backend.counts();
+    let counts = backend.counts_of(count);
     for index in 0..count {
         assert_eq!(
             counts.get(&format!("tongsuo-{index:04}")),
