@@ -1,7 +1,6 @@
 //! Objects: secret keys (AES, SM4, generic secrets for HMAC) and EC keys, with the attributes
 //! the standard gives them, and the rules for reading and changing them. A session object lives
-//! in memory;
-//! a token object (`CKA_TOKEN`) is a row of the token's database ([`crate::store`]): its
+//! in memory; a token object (`CKA_TOKEN`) is a row of the token's database ([`crate::store`]): its
 //! public attributes as a record ([`Object::record`]), its value sealed apart.
 
 use std::collections::BTreeMap;
