@@ -127,19 +127,6 @@ unsafe extern "C" fn C_DecryptVerifyUpdate(
     not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
 }
 
-unsafe extern "C" fn C_GenerateKeyPair(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
 unsafe extern "C" fn C_WrapKey(
     _: CK_SESSION_HANDLE,
     _: *mut CK_MECHANISM,

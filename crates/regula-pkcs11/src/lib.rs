@@ -6,7 +6,8 @@
 //! `C_GetSessionValidationFlags` (PKCS#11 3.2, in the 3.2 interface and exported) reports
 //! [`state::VALIDATION_FLAG_POLICY`] exactly when the module's service indicator said approved.
 //!
-//! Objects are secret keys (AES, SM4, generic secrets for HMAC): session objects in memory,
+//! Objects are secret keys (AES, SM4, generic secrets for HMAC) and EC key pairs on P-256 and
+//! P-384 (ECDSA with the registry rows' mechanisms): session objects in memory,
 //! token objects in the token's SQLite database ([`store`]) with their values sealed under a
 //! token key that the user and SO PINs wrap ([`vault`]). The entry points it does not implement
 //! yet answer `CKR_FUNCTION_NOT_SUPPORTED`. Every entry point is guarded: a panic becomes
@@ -17,6 +18,7 @@
 #![allow(clippy::missing_safety_doc)]
 
 pub mod config;
+mod ec;
 mod functions;
 pub mod mech;
 mod object;
@@ -33,7 +35,7 @@ use zeroize::Zeroizing;
 
 pub use mech::CKK_REGULA_SM4;
 use object::{Object, Origin, Read, TemplateAttribute, UNAVAILABLE};
-use ops::{CryptOp, DigestOp, MacOp, Params};
+use ops::{CryptOp, DigestOp, MacOp, Params, SignOp};
 pub use state::VALIDATION_FLAG_POLICY;
 use state::{Library, Session};
 
@@ -899,8 +901,7 @@ fn visible(
         .ok_or(CKR_OBJECT_HANDLE_INVALID)
 }
 
-/// Makes and keeps a secret key; its handle. A token object is stored first, in one
-/// transaction with its value sealed under the token key, which needs a logged-in R/W session.
+/// Makes and keeps a secret key; its handle.
 #[allow(clippy::too_many_arguments)]
 fn keep_key(
     library: &mut Library,
@@ -919,21 +920,27 @@ fn keep_key(
     if private && !logged_in {
         return Err(CKR_USER_NOT_LOGGED_IN);
     }
-    let mut object = Object::secret_key(
+    let object = Object::secret_key(
         slot, session, private, token, key_type, value, template, origin,
     )?;
-    if token {
+    keep(library, rw, object)
+}
+
+/// Keeps an object; its handle. A token object is stored first, in one transaction with its
+/// value sealed under the token key, which needs a logged-in R/W session.
+fn keep(library: &mut Library, rw: bool, mut object: Object) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    if object.token {
         if !rw {
             return Err(CKR_SESSION_READ_ONLY);
         }
-        let slot_state = &mut library.slots[slot];
+        let slot_state = &mut library.slots[object.slot];
         let Some(token_key) = &slot_state.token_key else {
             return Err(CKR_USER_NOT_LOGGED_IN);
         };
         let value = object.value.as_ref().ok_or(CKR_GENERAL_ERROR)?;
         let row = slot_state
             .store
-            .insert(private, &object.record(), |row| {
+            .insert(object.private, &object.record(), |row| {
                 token_key.seal(row, CKA_VALUE, value)
             })
             .map_err(|error| match error {
@@ -945,6 +952,39 @@ fn keep_key(
     let handle = library.handle();
     library.objects.insert(handle, object);
     Ok(handle)
+}
+
+/// `C_CreateObject` of an EC public key: `CKA_EC_PARAMS` a named curve, `CKA_EC_POINT` a point
+/// on it (checked by the module when it verifies).
+fn create_public_key(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    template: &[TemplateAttribute],
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let public = object::read_pair_template(template, CKO_PUBLIC_KEY, true)?;
+    let (Some(curve), Some(ec_point)) = (public.curve, &public.ec_point) else {
+        return Err(CKR_TEMPLATE_INCOMPLETE);
+    };
+    let point = curve
+        .point_of_ec_point(ec_point)
+        .ok_or(CKR_ATTRIBUTE_VALUE_INVALID)?;
+    let (session_state, slot) = library.session_and_slot(session)?;
+    let (slot_index, rw) = (session_state.slot, session_state.rw);
+    if public.private.unwrap_or(false) && !slot.user() {
+        return Err(CKR_USER_NOT_LOGGED_IN);
+    }
+    let object = Object::ec_key(
+        slot_index,
+        session,
+        CKO_PUBLIC_KEY,
+        &public,
+        curve,
+        point.clone(),
+        Zeroizing::new(point),
+        template,
+        false,
+    )?;
+    keep(library, rw, object)
 }
 
 #[unsafe(no_mangle)]
@@ -961,6 +1001,15 @@ pub unsafe extern "C" fn C_CreateObject(
             let template = unsafe { template(attributes, count) }?;
             // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
             let object = unsafe { out(object) }?;
+            let class = template
+                .iter()
+                .find(|attribute| attribute.kind == CKA_CLASS);
+            if let Some(class) = class
+                && object::parse_ulong(&class.value)? == CKO_PUBLIC_KEY
+            {
+                *object = create_public_key(library, session, &template)?;
+                return Ok(());
+            }
             let key = object::read_template(&template, &Origin::Created)?;
             let (Some(key_type), Some(value)) = (key.key_type, key.value) else {
                 return Err(CKR_TEMPLATE_INCOMPLETE);
@@ -1039,6 +1088,115 @@ pub unsafe extern "C" fn C_GenerateKey(
                 &template,
                 &origin,
             )?;
+            library.session(session)?.validation = validation(approved);
+            Ok(())
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_GenerateKeyPair(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    public_attributes: *mut CK_ATTRIBUTE,
+    public_count: CK_ULONG,
+    private_attributes: *mut CK_ATTRIBUTE,
+    private_count: CK_ULONG,
+    public_key: *mut CK_OBJECT_HANDLE,
+    private_key: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism, templates and handle slots.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let public_template = unsafe { template(public_attributes, public_count) }?;
+            // SAFETY: as above.
+            let private_template = unsafe { template(private_attributes, private_count) }?;
+            // SAFETY: as above.
+            let public_key = unsafe { out(public_key) }?;
+            // SAFETY: as above.
+            let private_key = unsafe { out(private_key) }?;
+            let (session_state, slot) = library.session_and_slot(session)?;
+            let (slot_index, rw) = (session_state.slot, session_state.rw);
+            slot.mechanisms
+                .get(&mechanism.mechanism)
+                .filter(|info| info.flags & CKF_GENERATE_KEY_PAIR != 0)
+                .ok_or(CKR_MECHANISM_INVALID)?;
+            if mechanism.ulParameterLen != 0 {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            let public = object::read_pair_template(&public_template, CKO_PUBLIC_KEY, false)?;
+            let private = object::read_pair_template(&private_template, CKO_PRIVATE_KEY, false)?;
+            let curve = match (public.curve, private.curve) {
+                (Some(curve), None) => curve,
+                (Some(curve), Some(also)) if curve == also => curve,
+                (None, _) => return Err(CKR_TEMPLATE_INCOMPLETE),
+                _ => return Err(CKR_TEMPLATE_INCONSISTENT),
+            };
+            if !mech::generates_on(slot.module.policy(), curve) {
+                return Err(CKR_CURVE_NOT_SUPPORTED);
+            }
+            let logged_in = slot.user();
+            let wants_login = private.private.unwrap_or(true) || public.private.unwrap_or(false);
+            if wants_login && !logged_in {
+                return Err(CKR_USER_NOT_LOGGED_IN);
+            }
+            if (public.token || private.token) && !rw {
+                return Err(CKR_SESSION_READ_ONLY);
+            }
+            // The module generates the pair and runs its pairwise consistency test.
+            let served = slot
+                .module
+                .generate_signing_key(curve.ecdsa(), None)
+                .map_err(|error| ops::rv_of(&error, false))?;
+            let approved = served.is_approved();
+            let key = served.into_value();
+            let pkcs8 = key
+                .to_pkcs8_der()
+                .map_err(|error| ops::rv_of(&error, false))?;
+            let spki = key
+                .public_key_der()
+                .map_err(|error| ops::rv_of(&error, false))?;
+            let point = curve.point_of_spki(&spki).ok_or(CKR_FUNCTION_FAILED)?;
+            drop(key);
+            let public_object = Object::ec_key(
+                slot_index,
+                session,
+                CKO_PUBLIC_KEY,
+                &public,
+                curve,
+                point.clone(),
+                Zeroizing::new(point.clone()),
+                &public_template,
+                true,
+            )?;
+            let private_object = Object::ec_key(
+                slot_index,
+                session,
+                CKO_PRIVATE_KEY,
+                &private,
+                curve,
+                point,
+                pkcs8,
+                &private_template,
+                true,
+            )?;
+            let private_handle = keep(library, rw, private_object)?;
+            let public_handle = match keep(library, rw, public_object) {
+                Ok(handle) => handle,
+                Err(rv) => {
+                    // Neither half without the other.
+                    if let Some(kept) = library.objects.remove(&private_handle)
+                        && let Some(row) = kept.row
+                    {
+                        let _ = library.slots[slot_index].store.delete(row);
+                    }
+                    return Err(rv);
+                }
+            };
+            *public_key = public_handle;
+            *private_key = private_handle;
             library.session(session)?.validation = validation(approved);
             Ok(())
         })
@@ -1725,6 +1883,12 @@ unsafe fn mac_init(
             }
         }
         let usage = if signs { CKA_SIGN } else { CKA_VERIFY };
+        let class = visible(library, session, key)
+            .map_err(|_| CKR_KEY_HANDLE_INVALID)?
+            .class;
+        if class != CKO_SECRET_KEY {
+            return ecdsa_init(library, session, mechanism, key, signs);
+        }
         let (key_type, value) = usable_key(library, session, key, usage)?;
         let (session, slot) = library.session_and_slot(session)?;
         let (algorithm, op) = mech::resolve(
@@ -1738,7 +1902,7 @@ unsafe fn mac_init(
         if mechanism.ulParameterLen != 0 {
             return Err(CKR_MECHANISM_PARAM_INVALID);
         }
-        let mac = MacOp::new(&slot.module, algorithm, &value)?;
+        let mac = SignOp::Mac(MacOp::new(&slot.module, algorithm, &value)?);
         session.validation = 0;
         if signs {
             session.sign = Some(mac);
@@ -1749,7 +1913,53 @@ unsafe fn mac_init(
     })
 }
 
-fn mac_op(session: &mut Session, signs: bool) -> &mut Option<MacOp> {
+/// `C_SignInit` / `C_VerifyInit` with an EC key: a private key signs, a public key verifies.
+fn ecdsa_init(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    mechanism: &CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    signs: bool,
+) -> Rv {
+    let object = visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
+    let (usage, class) = if signs {
+        (CKA_SIGN, CKO_PRIVATE_KEY)
+    } else {
+        (CKA_VERIFY, CKO_PUBLIC_KEY)
+    };
+    let curve = object.curve.ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
+    if object.class != class {
+        return Err(CKR_KEY_TYPE_INCONSISTENT);
+    }
+    if !object.flag(usage) {
+        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
+    }
+    // A private key's PKCS#8 is open only while the user is logged in.
+    let pkcs8 = if signs {
+        Some(object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?)
+    } else {
+        None
+    };
+    let point = object.point.clone();
+    let (session, slot) = library.session_and_slot(session)?;
+    mech::resolve_ecdsa(slot.module.policy(), mechanism.mechanism, curve)?;
+    if mechanism.ulParameterLen != 0 {
+        return Err(CKR_MECHANISM_PARAM_INVALID);
+    }
+    let op = match pkcs8 {
+        Some(pkcs8) => ops::EcdsaOp::signer(&slot.module, curve, &pkcs8)?,
+        None => ops::EcdsaOp::verifier(&slot.module, curve, &point),
+    };
+    session.validation = 0;
+    if signs {
+        session.sign = Some(SignOp::Ecdsa(op));
+    } else {
+        session.verify = Some(SignOp::Ecdsa(op));
+    }
+    Ok(())
+}
+
+fn mac_op(session: &mut Session, signs: bool) -> &mut Option<SignOp> {
     if signs {
         &mut session.sign
     } else {
@@ -1786,7 +1996,7 @@ unsafe fn sign_final(session: CK_SESSION_HANDLE, output: *mut u8, output_len: *m
         let session = library.session(session)?;
         let op = session.sign.as_ref().ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
         // SAFETY: the caller's output and its length.
-        match unsafe { room(output, output_len, op.output_len) } {
+        match unsafe { room(output, output_len, op.output_len()) } {
             Ok(true) => {}
             Ok(false) => return Ok(()),
             Err(rv) => return Err(rv),
@@ -1842,7 +2052,7 @@ pub unsafe extern "C" fn C_Sign(
                 .sign
                 .as_ref()
                 .ok_or(CKR_OPERATION_NOT_INITIALIZED)?;
-            Ok(op.output_len)
+            Ok(op.output_len())
         })?;
         // SAFETY: the caller's output and its length.
         match unsafe { room(signature, signature_len, output_len) } {

@@ -7,6 +7,8 @@ use cryptoki_sys::*;
 use regula::registry::{self, REGISTRY};
 use regula::{Algorithm, Policy};
 
+use crate::ec::Curve;
+
 /// Regula's vendor-defined key types: `CKK_VENDOR_DEFINED` with "RG" (0x5247) in the next 16
 /// bits, as the registry's `CKM_REGULA_BASE` does for mechanisms.
 pub const CKK_REGULA_BASE: CK_KEY_TYPE = CKK_VENDOR_DEFINED | 0x0052_4700;
@@ -123,6 +125,39 @@ fn key_sizes(entry: &registry::Entry) -> (CK_ULONG, CK_ULONG) {
 /// The longest generic secret this token makes or takes.
 pub const GENERIC_SECRET_MAX: usize = 512;
 
+/// What an EC mechanism's information says of its curves: over prime fields, named, points
+/// uncompressed.
+const EC_FLAGS: CK_FLAGS = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
+
+/// The ECDSA algorithm `mechanism` runs under `policy` with a key on `curve`.
+pub fn resolve_ecdsa(
+    policy: &Policy,
+    mechanism: CK_MECHANISM_TYPE,
+    curve: Curve,
+) -> Result<Algorithm, CK_RV> {
+    let ecdsa = |entry: &&registry::Entry| {
+        Curve::of_ecdsa(entry.algorithm).is_some()
+            && policy.serves(entry.algorithm)
+            && entry
+                .pkcs11
+                .first()
+                .is_some_and(|first| CK_MECHANISM_TYPE::from(first.value) == mechanism)
+    };
+    let mut rows = REGISTRY.iter().filter(ecdsa).peekable();
+    if rows.peek().is_none() {
+        return Err(CKR_MECHANISM_INVALID);
+    }
+    // The module binds each curve to its hash: a P-384 key does not sign with SHA-256.
+    rows.find(|entry| Curve::of_ecdsa(entry.algorithm) == Some(curve))
+        .map(|entry| entry.algorithm)
+        .ok_or(CKR_KEY_TYPE_INCONSISTENT)
+}
+
+/// The curves `CKM_EC_KEY_PAIR_GEN` makes keys on under `policy`: those it signs with.
+pub fn generates_on(policy: &Policy, curve: Curve) -> bool {
+    policy.serves(curve.ecdsa())
+}
+
 /// The mechanisms a slot under `policy` offers, with their information.
 pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_INFO> {
     let mut list: BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_INFO> = BTreeMap::new();
@@ -138,6 +173,21 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
     };
     for entry in REGISTRY.iter() {
         if !policy.serves(entry.algorithm) {
+            continue;
+        }
+        if let Some(curve) = Curve::of_ecdsa(entry.algorithm) {
+            // ECDSA with the row's hash, and the key-pair generator; sizes in bits.
+            let bits = (curve.bits() as CK_ULONG, curve.bits() as CK_ULONG);
+            let mut pkcs11 = entry
+                .pkcs11
+                .iter()
+                .map(|m| CK_MECHANISM_TYPE::from(m.value));
+            if let Some(ecdsa) = pkcs11.next() {
+                add(ecdsa, bits, CKF_SIGN | CKF_VERIFY | EC_FLAGS);
+            }
+            for generator in pkcs11 {
+                add(generator, bits, CKF_GENERATE_KEY_PAIR | EC_FLAGS);
+            }
             continue;
         }
         let sizes = key_sizes(entry);
@@ -209,6 +259,32 @@ mod tests {
         assert_eq!((gcm.ulMinKeySize, gcm.ulMaxKeySize), (16, 32));
         assert_eq!(gcm.flags, CKF_ENCRYPT | CKF_DECRYPT);
         assert_eq!(fips[&CKM_AES_KEY_GEN].flags, CKF_GENERATE);
+        let ecdsa = fips[&CKM_ECDSA_SHA256];
+        assert_eq!((ecdsa.ulMinKeySize, ecdsa.ulMaxKeySize), (256, 256));
+        assert_eq!(ecdsa.flags & (CKF_SIGN | CKF_VERIFY), CKF_SIGN | CKF_VERIFY);
+        let pair = fips[&CKM_EC_KEY_PAIR_GEN];
+        assert_eq!((pair.ulMinKeySize, pair.ulMaxKeySize), (256, 384));
+        assert_ne!(pair.flags & CKF_GENERATE_KEY_PAIR, 0);
+        // Raw ECDSA over a caller's hash is not served by the module; gm signs with SM2.
+        assert!(!fips.contains_key(&CKM_ECDSA));
+        assert!(!gm.contains_key(&CKM_EC_KEY_PAIR_GEN));
+    }
+
+    #[test]
+    fn ecdsa_resolves_by_curve() {
+        let policy = Policy::builtin(Profile::Default);
+        assert_eq!(
+            resolve_ecdsa(&policy, CKM_ECDSA_SHA384, Curve::P384),
+            Ok(Algorithm::EcdsaP384)
+        );
+        assert_eq!(
+            resolve_ecdsa(&policy, CKM_ECDSA_SHA256, Curve::P384),
+            Err(CKR_KEY_TYPE_INCONSISTENT)
+        );
+        assert_eq!(
+            resolve_ecdsa(&policy, CKM_ECDSA, Curve::P256),
+            Err(CKR_MECHANISM_INVALID)
+        );
     }
 
     #[test]

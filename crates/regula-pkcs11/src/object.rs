@@ -1,6 +1,6 @@
-//! Objects: secret keys (AES, SM4, generic secrets for HMAC) with the attributes the standard
-//! gives them, and the rules for reading and changing them. A session object lives in memory;
-//! a token object (`CKA_TOKEN`) is a row of the token's database ([`crate::store`]): its
+//! Objects: secret keys (AES, SM4, generic secrets for HMAC) and EC keys, with the attributes
+//! the standard gives them, and the rules for reading and changing them. A session object lives
+//! in memory; a token object (`CKA_TOKEN`) is a row of the token's database ([`crate::store`]): its
 //! public attributes as a record ([`Object::record`]), its value sealed apart.
 
 use std::collections::BTreeMap;
@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use cryptoki_sys::*;
 use zeroize::Zeroizing;
 
+use crate::ec::Curve;
 use crate::mech::{CKK_REGULA_SM4, GENERIC_SECRET_MAX};
 
 /// `CK_UNAVAILABLE_INFORMATION`.
@@ -29,6 +30,43 @@ const BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 12] = [
     (CKA_UNWRAP, true),
     (CKA_DERIVE, false),
 ];
+
+/// The Boolean attributes of an EC private key and their defaults: always sensitive (the token
+/// gives out no private key), extractable only if the template says so.
+const PRIVATE_BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 11] = [
+    (CKA_MODIFIABLE, true),
+    (CKA_COPYABLE, true),
+    (CKA_DESTROYABLE, true),
+    (CKA_SENSITIVE, true),
+    (CKA_EXTRACTABLE, false),
+    (CKA_DECRYPT, false),
+    (CKA_SIGN, true),
+    (CKA_SIGN_RECOVER, false),
+    (CKA_UNWRAP, false),
+    (CKA_DERIVE, false),
+    (CKA_ALWAYS_AUTHENTICATE, false),
+];
+
+/// The Boolean attributes of an EC public key and their defaults.
+const PUBLIC_BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 8] = [
+    (CKA_MODIFIABLE, true),
+    (CKA_COPYABLE, true),
+    (CKA_DESTROYABLE, true),
+    (CKA_ENCRYPT, false),
+    (CKA_VERIFY, true),
+    (CKA_VERIFY_RECOVER, false),
+    (CKA_WRAP, false),
+    (CKA_DERIVE, false),
+];
+
+/// The Boolean attributes of an object of `class`.
+fn booleans_of(class: CK_OBJECT_CLASS) -> BTreeMap<CK_ATTRIBUTE_TYPE, bool> {
+    match class {
+        CKO_PRIVATE_KEY => PRIVATE_BOOLEANS.into_iter().collect(),
+        CKO_PUBLIC_KEY => PUBLIC_BOOLEANS.into_iter().collect(),
+        _ => BOOLEANS.into_iter().collect(),
+    }
+}
 
 /// Attributes the token sets and no template may.
 const READ_ONLY: [CK_ATTRIBUTE_TYPE; 5] = [
@@ -60,6 +98,12 @@ pub struct TemplateAttribute {
 
 #[derive(Clone)]
 pub struct Object {
+    /// `CKO_SECRET_KEY`, or `CKO_PRIVATE_KEY` / `CKO_PUBLIC_KEY` (EC keys).
+    pub class: CK_OBJECT_CLASS,
+    /// An EC key's curve.
+    pub curve: Option<Curve>,
+    /// An EC key's point, uncompressed (public; kept with a private key too).
+    pub point: Vec<u8>,
     pub slot: usize,
     /// The session that created it; it goes when that session closes (0: a token object).
     pub session: CK_SESSION_HANDLE,
@@ -199,6 +243,9 @@ impl Object {
         }
         let mut booleans: BTreeMap<_, _> = BOOLEANS.into_iter().collect();
         let mut object = Object {
+            class: CKO_SECRET_KEY,
+            curve: None,
+            point: Vec::new(),
             slot,
             session: if token { 0 } else { session },
             private,
@@ -245,7 +292,15 @@ impl Object {
     pub fn read(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
         let boolean = |value: bool| Read::Value(vec![CK_BBOOL::from(value)]);
         match kind {
-            CKA_CLASS => Read::Value(ulong(CKO_SECRET_KEY)),
+            CKA_CLASS => Read::Value(ulong(self.class)),
+            CKA_ALWAYS_SENSITIVE | CKA_NEVER_EXTRACTABLE if self.class == CKO_PUBLIC_KEY => {
+                Read::Invalid
+            }
+            CKA_EC_PARAMS | CKA_EC_POINT | CKA_VALUE_LEN | CKA_VALUE
+                if self.class != CKO_SECRET_KEY =>
+            {
+                self.read_ec(kind)
+            }
             CKA_KEY_TYPE => Read::Value(ulong(self.key_type)),
             CKA_TOKEN => boolean(self.token),
             CKA_PRIVATE => boolean(self.private),
@@ -291,6 +346,9 @@ impl Object {
             match attribute.kind {
                 CKA_LABEL | CKA_ID => {}
                 kind if SETTABLE.contains(&kind) => {
+                    if !self.booleans.contains_key(&kind) {
+                        return Err(CKR_ATTRIBUTE_TYPE_INVALID);
+                    }
                     parse_bool(&attribute.value)?;
                 }
                 // Sensitive may only become true, extractable only false.
@@ -329,6 +387,138 @@ impl Object {
             }
         }
         Ok(())
+    }
+}
+
+/// The parts of a key-pair template (`C_GenerateKeyPair`, one half) that decide what to make.
+pub struct PairTemplate {
+    pub curve: Option<Curve>,
+    /// `CKA_EC_POINT` of a public key the caller gives (`C_CreateObject`).
+    pub ec_point: Option<Vec<u8>>,
+    pub private: Option<bool>,
+    pub token: bool,
+}
+
+/// Checks one half of a key-pair template for an object of `class` (`CKO_PUBLIC_KEY` or
+/// `CKO_PRIVATE_KEY`) of type `CKK_EC`; `imported`: a public key the caller gives, with its
+/// `CKA_EC_POINT`.
+pub fn read_pair_template(
+    template: &[TemplateAttribute],
+    class: CK_OBJECT_CLASS,
+    imported: bool,
+) -> Result<PairTemplate, CK_RV> {
+    let booleans = booleans_of(class);
+    let mut pair = PairTemplate {
+        curve: None,
+        ec_point: None,
+        private: None,
+        token: false,
+    };
+    for attribute in template {
+        let value = attribute.value.as_slice();
+        match attribute.kind {
+            CKA_CLASS => {
+                if parse_ulong(value)? != class {
+                    return Err(CKR_TEMPLATE_INCONSISTENT);
+                }
+            }
+            CKA_KEY_TYPE => {
+                if parse_ulong(value)? != CKK_EC {
+                    return Err(CKR_TEMPLATE_INCONSISTENT);
+                }
+            }
+            CKA_TOKEN => pair.token = parse_bool(value)?,
+            CKA_PRIVATE => pair.private = Some(parse_bool(value)?),
+            CKA_EC_PARAMS => {
+                pair.curve = Some(Curve::from_params(value).ok_or(CKR_CURVE_NOT_SUPPORTED)?)
+            }
+            // The token never gives out a private key's value.
+            CKA_SENSITIVE if class == CKO_PRIVATE_KEY && !parse_bool(value)? => {
+                return Err(CKR_ATTRIBUTE_VALUE_INVALID);
+            }
+            CKA_EC_POINT if imported => pair.ec_point = Some(value.to_vec()),
+            CKA_VALUE | CKA_EC_POINT => return Err(CKR_TEMPLATE_INCONSISTENT),
+            kind if READ_ONLY.contains(&kind) => return Err(CKR_ATTRIBUTE_READ_ONLY),
+            CKA_LABEL | CKA_ID | CKA_START_DATE | CKA_END_DATE => {}
+            kind if booleans.contains_key(&kind) => {
+                parse_bool(value)?;
+            }
+            _ => return Err(CKR_ATTRIBUTE_TYPE_INVALID),
+        }
+    }
+    Ok(pair)
+}
+
+impl Object {
+    /// An EC key: `value` is the private key (PKCS#8) of a `CKO_PRIVATE_KEY`, the point of a
+    /// `CKO_PUBLIC_KEY`; `generated`: one half of a pair the token made.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ec_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        curve: Curve,
+        point: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        let mut object = Object {
+            class,
+            curve: Some(curve),
+            point,
+            slot,
+            session: if pair.token { 0 } else { session },
+            // A private key is private unless the template says otherwise; a public key not.
+            private: pair.private.unwrap_or(class == CKO_PRIVATE_KEY),
+            token: pair.token,
+            row: None,
+            key_type: CKK_EC,
+            value_len: value.len(),
+            value: Some(value),
+            label: Vec::new(),
+            id: Vec::new(),
+            booleans: booleans_of(class),
+            local: generated,
+            always_sensitive: false,
+            never_extractable: false,
+            key_gen_mechanism: if generated {
+                CKM_EC_KEY_PAIR_GEN
+            } else {
+                UNAVAILABLE
+            },
+        };
+        for attribute in template {
+            match attribute.kind {
+                CKA_LABEL => object.label = attribute.value.to_vec(),
+                CKA_ID => object.id = attribute.value.to_vec(),
+                kind => {
+                    if let Some(flag) = object.booleans.get_mut(&kind) {
+                        *flag = parse_bool(&attribute.value)?;
+                    }
+                }
+            }
+        }
+        if class == CKO_PRIVATE_KEY {
+            object.always_sensitive = object.flag(CKA_SENSITIVE);
+            object.never_extractable = !object.flag(CKA_EXTRACTABLE);
+        }
+        Ok(object)
+    }
+
+    /// The attributes of an EC key that a secret key does not have.
+    fn read_ec(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let Some(curve) = self.curve else {
+            return Read::Invalid;
+        };
+        match kind {
+            CKA_EC_PARAMS => Read::Value(curve.params().to_vec()),
+            CKA_EC_POINT => Read::Value(curve.ec_point(&self.point)),
+            // The private scalar is never given out; a public key's value is CKA_EC_POINT.
+            CKA_VALUE if self.class == CKO_PRIVATE_KEY => Read::Sensitive,
+            _ => Read::Invalid,
+        }
     }
 }
 
@@ -373,6 +563,13 @@ impl Object {
         for (kind, value) in RECORD_ULONGS.iter().zip(ulongs) {
             put(&mut record, *kind, &wide(value).to_le_bytes());
         }
+        if self.class != CKO_SECRET_KEY {
+            put(&mut record, CKA_CLASS, &wide(self.class).to_le_bytes());
+        }
+        if let Some(curve) = self.curve {
+            put(&mut record, CKA_EC_PARAMS, curve.params());
+            put(&mut record, CKA_EC_POINT, &self.point);
+        }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);
         put(&mut record, CKA_ID, &self.id);
@@ -397,7 +594,19 @@ impl Object {
     /// device error.
     pub fn from_record(slot: usize, row: i64, record: &[u8]) -> Result<Object, CK_RV> {
         let entries = entries(record).ok_or(CKR_DEVICE_ERROR)?;
+        // Records of secret keys (the first kind stored) carry no class.
+        let class = match entries.iter().find(|(kind, _)| *kind == CKA_CLASS) {
+            Some((_, value)) => <[u8; 8]>::try_from(*value)
+                .ok()
+                .and_then(|n| CK_ULONG::try_from(u64::from_le_bytes(n)).ok())
+                .filter(|class| [CKO_PRIVATE_KEY, CKO_PUBLIC_KEY].contains(class))
+                .ok_or(CKR_DEVICE_ERROR)?,
+            None => CKO_SECRET_KEY,
+        };
         let mut object = Object {
+            class,
+            curve: None,
+            point: Vec::new(),
             slot,
             session: 0,
             private: true,
@@ -408,7 +617,7 @@ impl Object {
             value_len: 0,
             label: Vec::new(),
             id: Vec::new(),
-            booleans: BOOLEANS.into_iter().collect(),
+            booleans: booleans_of(class),
             local: false,
             always_sensitive: false,
             never_extractable: false,
@@ -433,6 +642,11 @@ impl Object {
                     object.value_len =
                         usize::try_from(number(value)?).map_err(|_| CKR_DEVICE_ERROR)?
                 }
+                CKA_CLASS => {}
+                CKA_EC_PARAMS => {
+                    object.curve = Some(Curve::from_params(value).ok_or(CKR_DEVICE_ERROR)?)
+                }
+                CKA_EC_POINT => object.point = value.to_vec(),
                 CKA_PRIVATE => object.private = flag(value)?,
                 CKA_LABEL => object.label = value.to_vec(),
                 CKA_ID => object.id = value.to_vec(),
@@ -445,7 +659,17 @@ impl Object {
                 _ => return Err(CKR_DEVICE_ERROR),
             }
         }
-        if !length_allowed(object.key_type, object.value_len) {
+        let sound = match (class, object.curve) {
+            (CKO_SECRET_KEY, None) => length_allowed(object.key_type, object.value_len),
+            (_, Some(curve)) => {
+                object.key_type == CKK_EC
+                    && object.value_len > 0
+                    && curve.point_of_ec_point(&object.point).as_deref()
+                        == Some(object.point.as_slice())
+            }
+            _ => false,
+        };
+        if !sound {
             return Err(CKR_DEVICE_ERROR);
         }
         Ok(object)

@@ -3,9 +3,12 @@
 
 use cryptoki_sys::*;
 use regula::policy::Usage;
-use regula::{AeadKey, Algorithm, CipherStream, DigestContext, Direction, MacKey, Module};
+use regula::{
+    AeadKey, Algorithm, CipherStream, DigestContext, Direction, MacKey, Module, SigningKey,
+};
 use zeroize::Zeroizing;
 
+use crate::ec::Curve;
 use crate::mech::Op;
 
 /// AES and SM4 block, and the IV of CBC, OFB and CFB.
@@ -116,6 +119,107 @@ impl MacOp {
             .verify(&self.data, tag)
             .map(|served| served.is_approved())
             .map_err(|error| rv_of(&error, false))
+    }
+}
+
+/// An ECDSA signature being made (with the private key, imported from its PKCS#8 for the
+/// operation) or checked (with the public key's SubjectPublicKeyInfo). The data is gathered and
+/// signed or verified when the operation ends.
+pub struct EcdsaOp {
+    module: Module,
+    algorithm: Algorithm,
+    curve: Curve,
+    key: EcdsaKey,
+    data: Vec<u8>,
+}
+
+enum EcdsaKey {
+    Private(SigningKey),
+    Public(Vec<u8>),
+}
+
+impl EcdsaOp {
+    pub fn signer(module: &Module, curve: Curve, pkcs8: &[u8]) -> Result<EcdsaOp, CK_RV> {
+        let algorithm = curve.ecdsa();
+        let key = module
+            .signing_key_from_pkcs8(algorithm, pkcs8)
+            .map_err(|error| rv_of(&error, false))?
+            .into_value();
+        Ok(EcdsaOp {
+            module: module.clone(),
+            algorithm,
+            curve,
+            key: EcdsaKey::Private(key),
+            data: Vec::new(),
+        })
+    }
+
+    pub fn verifier(module: &Module, curve: Curve, point: &[u8]) -> EcdsaOp {
+        EcdsaOp {
+            module: module.clone(),
+            algorithm: curve.ecdsa(),
+            curve,
+            key: EcdsaKey::Public(curve.spki(point)),
+            data: Vec::new(),
+        }
+    }
+}
+
+/// A `C_Sign` / `C_Verify` operation: a MAC or an ECDSA signature.
+pub enum SignOp {
+    Mac(MacOp),
+    Ecdsa(EcdsaOp),
+}
+
+impl SignOp {
+    /// The signature's length: a MAC's, or ECDSA's `r ‖ s`.
+    pub fn output_len(&self) -> usize {
+        match self {
+            SignOp::Mac(op) => op.output_len,
+            SignOp::Ecdsa(op) => 2 * op.curve.width(),
+        }
+    }
+
+    pub fn update(&mut self, data: &[u8]) {
+        match self {
+            SignOp::Mac(op) => op.update(data),
+            SignOp::Ecdsa(op) => op.data.extend_from_slice(data),
+        }
+    }
+
+    pub fn sign(&self) -> Result<Done, CK_RV> {
+        match self {
+            SignOp::Mac(op) => op.sign(),
+            SignOp::Ecdsa(op) => {
+                let EcdsaKey::Private(key) = &op.key else {
+                    return Err(CKR_OPERATION_NOT_INITIALIZED);
+                };
+                let served = key.sign(&op.data).map_err(|error| rv_of(&error, false))?;
+                let approved = served.is_approved();
+                let raw = op.curve.raw_signature(&served.into_value())?;
+                Ok(Done {
+                    output: Zeroizing::new(raw),
+                    approved,
+                })
+            }
+        }
+    }
+
+    /// Checks `signature`; `Ok(approved)` when it verifies.
+    pub fn verify(&self, signature: &[u8]) -> Result<bool, CK_RV> {
+        match self {
+            SignOp::Mac(op) => op.verify(signature),
+            SignOp::Ecdsa(op) => {
+                let EcdsaKey::Public(spki) = &op.key else {
+                    return Err(CKR_OPERATION_NOT_INITIALIZED);
+                };
+                let der = op.curve.der_signature(signature)?;
+                op.module
+                    .verify(op.algorithm, spki, &op.data, &der)
+                    .map(|served| served.is_approved())
+                    .map_err(|error| rv_of(&error, false))
+            }
+        }
     }
 }
 

@@ -11,7 +11,7 @@ use regula::Module;
 
 use crate::config;
 use crate::object::Object;
-use crate::ops::{CryptOp, DigestOp, MacOp};
+use crate::ops::{CryptOp, DigestOp, SignOp};
 use crate::store::Store;
 use crate::vault::{Suite, TokenKey};
 
@@ -53,8 +53,8 @@ pub struct Session {
     pub rw: bool,
     pub find: Option<Vec<CK_OBJECT_HANDLE>>,
     pub digest: Option<DigestOp>,
-    pub sign: Option<MacOp>,
-    pub verify: Option<MacOp>,
+    pub sign: Option<SignOp>,
+    pub verify: Option<SignOp>,
     pub encrypt: Option<CryptOp>,
     pub decrypt: Option<CryptOp>,
     /// The validation flags of the last completed cryptographic operation.

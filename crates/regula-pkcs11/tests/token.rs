@@ -1039,3 +1039,402 @@ fn threads_share_the_token() {
         }
     });
 }
+
+// ---- EC key pairs and ECDSA -------------------------------------------------------------------
+
+/// RFC 5480 §2.1.1.1: the named curves' OIDs, DER (`CKA_EC_PARAMS`).
+const P256_PARAMS: [u8; 10] = hex!("06082a8648ce3d030107");
+const P384_PARAMS: [u8; 7] = hex!("06052b81040022");
+
+/// `C_GenerateKeyPair` with `CKM_EC_KEY_PAIR_GEN` on the curve `params`, as pkcs11-tool's
+/// templates do; (public, private) handles, or the return value.
+fn ec_key_pair(
+    session: CK_SESSION_HANDLE,
+    params: &[u8],
+    token: bool,
+) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    let token = if token { TRUE } else { FALSE };
+    let mut public = [
+        attribute(CKA_TOKEN, &token),
+        bytes(CKA_EC_PARAMS, params),
+        attribute(CKA_VERIFY, &TRUE),
+        bytes(CKA_LABEL, b"ec key"),
+        bytes(CKA_ID, &[1]),
+    ];
+    let mut private = [
+        attribute(CKA_TOKEN, &token),
+        attribute(CKA_PRIVATE, &TRUE),
+        attribute(CKA_SENSITIVE, &TRUE),
+        attribute(CKA_SIGN, &TRUE),
+        bytes(CKA_LABEL, b"ec key"),
+        bytes(CKA_ID, &[1]),
+    ];
+    let mut mechanism = mechanism(CKM_EC_KEY_PAIR_GEN);
+    let (mut public_key, mut private_key) = (0, 0);
+    // SAFETY: templates and handles of live locals.
+    let rv = unsafe {
+        C_GenerateKeyPair(
+            session,
+            &mut mechanism,
+            public.as_mut_ptr(),
+            public.len() as CK_ULONG,
+            private.as_mut_ptr(),
+            private.len() as CK_ULONG,
+            &mut public_key,
+            &mut private_key,
+        )
+    };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    Ok((public_key, private_key))
+}
+
+/// One attribute's bytes, or the return value.
+fn read_attribute(
+    session: CK_SESSION_HANDLE,
+    object: CK_OBJECT_HANDLE,
+    kind: CK_ATTRIBUTE_TYPE,
+) -> Result<Vec<u8>, CK_RV> {
+    let mut value = vec![0u8; 256];
+    let mut template = [CK_ATTRIBUTE {
+        type_: kind,
+        pValue: value.as_mut_ptr().cast(),
+        ulValueLen: value.len() as CK_ULONG,
+    }];
+    // SAFETY: a template of live locals.
+    let rv = unsafe { C_GetAttributeValue(session, object, template.as_mut_ptr(), 1) };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    value.truncate(template[0].ulValueLen as usize);
+    Ok(value)
+}
+
+fn ecdsa_sign(
+    session: CK_SESSION_HANDLE,
+    kind: CK_MECHANISM_TYPE,
+    key: CK_OBJECT_HANDLE,
+    message: &[u8],
+) -> Result<Vec<u8>, CK_RV> {
+    let mut mechanism = mechanism(kind);
+    // SAFETY: live locals.
+    unsafe {
+        let rv = C_SignInit(session, &mut mechanism, key);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut len = 0;
+        let data = message.as_ptr().cast_mut();
+        let rv = C_Sign(
+            session,
+            data,
+            message.len() as CK_ULONG,
+            null_mut(),
+            &mut len,
+        );
+        assert_eq!(rv, CKR_OK);
+        let mut signature = vec![0u8; len as usize];
+        let rv = C_Sign(
+            session,
+            data,
+            message.len() as CK_ULONG,
+            signature.as_mut_ptr(),
+            &mut len,
+        );
+        assert_eq!(rv, CKR_OK);
+        signature.truncate(len as usize);
+        Ok(signature)
+    }
+}
+
+fn ecdsa_verify(
+    session: CK_SESSION_HANDLE,
+    kind: CK_MECHANISM_TYPE,
+    key: CK_OBJECT_HANDLE,
+    message: &[u8],
+    signature: &[u8],
+) -> CK_RV {
+    let mut mechanism = mechanism(kind);
+    // SAFETY: live locals.
+    unsafe {
+        let rv = C_VerifyInit(session, &mut mechanism, key);
+        if rv != CKR_OK {
+            return rv;
+        }
+        C_Verify(
+            session,
+            message.as_ptr().cast_mut(),
+            message.len() as CK_ULONG,
+            signature.as_ptr().cast_mut(),
+            signature.len() as CK_ULONG,
+        )
+    }
+}
+
+/// An ASN.1 INTEGER of an unsigned big-endian number (written here, apart from the token's
+/// own conversion, so that OpenSSL checks it).
+fn der_integer(number: &[u8]) -> Vec<u8> {
+    let start = number
+        .iter()
+        .position(|b| *b != 0)
+        .unwrap_or(number.len() - 1);
+    let mut digits = number[start..].to_vec();
+    if digits[0] & 0x80 != 0 {
+        digits.insert(0, 0);
+    }
+    let mut der = vec![0x02, digits.len() as u8];
+    der.extend(digits);
+    der
+}
+
+/// Checks `r ‖ s` over `message` with OpenSSL's command line and the public key at `point` on
+/// the curve `params`: whether it says "Verified OK".
+fn openssl_verifies(params: &[u8], point: &[u8], digest: &str, message: &[u8], raw: &[u8]) -> bool {
+    let dir = fresh_dir("openssl");
+    // RFC 5480 SubjectPublicKeyInfo: id-ecPublicKey, the curve, the point as a BIT STRING.
+    let mut algorithm = hex!("06072a8648ce3d0201").to_vec();
+    algorithm.extend_from_slice(params);
+    let mut spki = vec![0x30, algorithm.len() as u8];
+    spki.extend(algorithm);
+    spki.extend([0x03, point.len() as u8 + 1, 0x00]);
+    spki.extend_from_slice(point);
+    let mut der = vec![0x30, spki.len() as u8];
+    der.extend(spki);
+    std::fs::write(dir.join("public.der"), der).unwrap();
+    let (r, s) = raw.split_at(raw.len() / 2);
+    let body = [der_integer(r), der_integer(s)].concat();
+    let mut signature = vec![0x30, body.len() as u8];
+    signature.extend(body);
+    std::fs::write(dir.join("signature.der"), signature).unwrap();
+    std::fs::write(dir.join("message"), message).unwrap();
+    let output = std::process::Command::new("openssl")
+        .current_dir(&dir)
+        .args(["dgst", digest, "-verify", "public.der", "-keyform", "DER"])
+        .args(["-signature", "signature.der", "message"])
+        .output()
+        .expect("openssl runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    output.status.success() && String::from_utf8_lossy(&output.stdout).contains("Verified OK")
+}
+
+#[test]
+fn ec_key_pairs_sign_and_openssl_verifies() {
+    with_token(|| {
+        let session = open(FIPS);
+        let message = b"the token signs this with ECDSA";
+        let cases = [
+            (&P256_PARAMS[..], CKM_ECDSA_SHA256, "-sha256", 32),
+            (&P384_PARAMS[..], CKM_ECDSA_SHA384, "-sha384", 48),
+        ];
+        for (params, kind, digest, width) in cases {
+            let (public, private) = ec_key_pair(session, params, false).unwrap();
+            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            // The standard's attributes of a generated private key.
+            let ulong = |value: CK_ULONG| value.to_ne_bytes().to_vec();
+            let read = |object, kind| read_attribute(session, object, kind);
+            assert_eq!(read(private, CKA_CLASS), Ok(ulong(CKO_PRIVATE_KEY)));
+            assert_eq!(read(private, CKA_KEY_TYPE), Ok(ulong(CKK_EC)));
+            for kind in [
+                CKA_SENSITIVE,
+                CKA_ALWAYS_SENSITIVE,
+                CKA_NEVER_EXTRACTABLE,
+                CKA_LOCAL,
+            ] {
+                assert_eq!(read(private, kind), Ok(vec![TRUE]), "{kind:#x}");
+            }
+            assert_eq!(read(private, CKA_EXTRACTABLE), Ok(vec![FALSE]));
+            assert_eq!(read(private, CKA_VALUE), Err(CKR_ATTRIBUTE_SENSITIVE));
+            assert_eq!(
+                read(private, CKA_KEY_GEN_MECHANISM),
+                Ok(ulong(CKM_EC_KEY_PAIR_GEN))
+            );
+            assert_eq!(read(public, CKA_CLASS), Ok(ulong(CKO_PUBLIC_KEY)));
+            assert_eq!(read(public, CKA_EC_PARAMS).as_deref(), Ok(params));
+            assert_eq!(read(public, CKA_ID), Ok(vec![1]));
+            // The DER OCTET STRING of the uncompressed point.
+            let ec_point = read(public, CKA_EC_POINT).unwrap();
+            assert_eq!(ec_point.len(), 2 + 1 + 2 * width);
+            assert_eq!(&ec_point[..3], &[0x04, 1 + 2 * width as u8, 0x04]);
+            assert_eq!(read(private, CKA_EC_POINT), Ok(ec_point.clone()));
+            let point = &ec_point[2..];
+
+            let signature = ecdsa_sign(session, kind, private, message).unwrap();
+            assert_eq!(signature.len(), 2 * width);
+            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(
+                ecdsa_verify(session, kind, public, message, &signature),
+                CKR_OK
+            );
+            assert!(openssl_verifies(params, point, digest, message, &signature));
+            // A tampered message or signature is refused, by the token and by OpenSSL.
+            let tampered = b"the token signs this with ECDSA!";
+            assert_eq!(
+                ecdsa_verify(session, kind, public, tampered, &signature),
+                CKR_SIGNATURE_INVALID
+            );
+            assert!(!openssl_verifies(
+                params, point, digest, tampered, &signature
+            ));
+            let mut flipped = signature.clone();
+            flipped[width + 3] ^= 1;
+            assert_eq!(
+                ecdsa_verify(session, kind, public, message, &flipped),
+                CKR_SIGNATURE_INVALID
+            );
+            assert_eq!(
+                ecdsa_verify(session, kind, public, message, &signature[1..]),
+                CKR_SIGNATURE_LEN_RANGE
+            );
+            // A private key does not verify, a public key does not sign.
+            assert_eq!(
+                ecdsa_sign(session, kind, public, message),
+                Err(CKR_KEY_TYPE_INCONSISTENT)
+            );
+        }
+        // The module binds each curve to its hash; raw ECDSA over a caller's hash is not
+        // served; other curves are not made.
+        let (_, p384) = ec_key_pair(session, &P384_PARAMS, false).unwrap();
+        assert_eq!(
+            ecdsa_sign(session, CKM_ECDSA_SHA256, p384, b"m"),
+            Err(CKR_KEY_TYPE_INCONSISTENT)
+        );
+        assert_eq!(
+            ecdsa_sign(session, CKM_ECDSA, p384, b"m"),
+            Err(CKR_MECHANISM_INVALID)
+        );
+        let secp521r1 = hex!("06052b81040023");
+        assert_eq!(
+            ec_key_pair(session, &secp521r1, false),
+            Err(CKR_CURVE_NOT_SUPPORTED)
+        );
+        // The gm slot signs with SM2, not ECDSA.
+        let gm = open(GM);
+        assert_eq!(
+            ec_key_pair(gm, &P256_PARAMS, false),
+            Err(CKR_MECHANISM_INVALID)
+        );
+    });
+}
+
+#[test]
+fn an_ec_token_key_is_sealed_at_rest_and_signs_after_a_new_login() {
+    with_token(|| {
+        let session = open(DEFAULT);
+        let (public, private) = ec_key_pair(session, &P256_PARAMS, true).unwrap();
+        let message = b"signed after the key came back from storage";
+        let before = ecdsa_sign(session, CKM_ECDSA_SHA256, private, message).unwrap();
+        assert_eq!(C_Logout(session), CKR_OK);
+        // Logged out: the private key is gone, the public key (not private) still verifies.
+        assert_eq!(
+            ecdsa_sign(session, CKM_ECDSA_SHA256, private, message),
+            Err(CKR_KEY_HANDLE_INVALID)
+        );
+        assert_eq!(
+            ecdsa_verify(session, CKM_ECDSA_SHA256, public, message, &before),
+            CKR_OK
+        );
+        let session = open(DEFAULT);
+        let class = CKO_PRIVATE_KEY;
+        let mut template = [attribute(CKA_CLASS, &class), bytes(CKA_ID, &[1])];
+        let (mut found, mut count) = ([0; 4], 0);
+        // SAFETY: live locals.
+        unsafe {
+            assert_eq!(C_FindObjectsInit(session, template.as_mut_ptr(), 2), CKR_OK);
+            assert_eq!(
+                C_FindObjects(session, found.as_mut_ptr(), 4, &mut count),
+                CKR_OK
+            );
+            assert_eq!(C_FindObjectsFinal(session), CKR_OK);
+        }
+        assert_eq!(count, 1);
+        let after = ecdsa_sign(session, CKM_ECDSA_SHA256, found[0], message).unwrap();
+        assert_eq!(
+            ecdsa_verify(session, CKM_ECDSA_SHA256, public, message, &after),
+            CKR_OK
+        );
+    });
+}
+
+/// NIST CAVP FIPS 186-3 ECDSA `SigVer.rsp`, section [P-256,SHA-256], the first cases as
+/// published (PyPI `cryptography-vectors` 50.0.2, asymmetric/ECDSA/FIPS_186-3/SigVer.rsp):
+/// (Msg, Qx, Qy, R, S, passes).
+const SIGVER_P256_SHA256: [(&str, &str, &str, &str, &str, bool); 5] = [
+    (
+        "e4796db5f785f207aa30d311693b3702821dff1168fd2e04c0836825aefd850d9aa60326d88cde1a23c7745351392ca2288d632c264f197d05cd424a30336c19fd09bb229654f0222fcb881a4b35c290a093ac159ce13409111ff0358411133c24f5b8e2090d6db6558afc36f06ca1f6ef779785adba68db27a409859fc4c4a0",
+        "87f8f2b218f49845f6f10eec3877136269f5c1a54736dbdf69f89940cad41555",
+        "e15f369036f49842fac7a86c8a2b0557609776814448b8f5e84aa9f4395205e9",
+        "d19ff48b324915576416097d2544f7cbdf8768b1454ad20e0baac50e211f23b0",
+        "a3e81e59311cdfff2d4784949f7a2cb50ba6c3a91fa54710568e61aca3e847c6",
+        false,
+    ),
+    (
+        "069a6e6b93dfee6df6ef6997cd80dd2182c36653cef10c655d524585655462d683877f95ecc6d6c81623d8fac4e900ed0019964094e7de91f1481989ae1873004565789cbf5dc56c62aedc63f62f3b894c9c6f7788c8ecaadc9bd0e81ad91b2b3569ea12260e93924fdddd3972af5273198f5efda0746219475017557616170e",
+        "5cf02a00d205bdfee2016f7421807fc38ae69e6b7ccd064ee689fc1a94a9f7d2",
+        "ec530ce3cc5c9d1af463f264d685afe2b4db4b5828d7e61b748930f3ce622a85",
+        "dc23d130c6117fb5751201455e99f36f59aba1a6a21cf2d0e7481a97451d6693",
+        "d6ce7708c18dbf35d4f8aa7240922dc6823f2e7058cbc1484fcad1599db5018c",
+        false,
+    ),
+    (
+        "df04a346cf4d0e331a6db78cca2d456d31b0a000aa51441defdb97bbeb20b94d8d746429a393ba88840d661615e07def615a342abedfa4ce912e562af714959896858af817317a840dcff85a057bb91a3c2bf90105500362754a6dd321cdd86128cfc5f04667b57aa78c112411e42da304f1012d48cd6a7052d7de44ebcc01de",
+        "2ddfd145767883ffbb0ac003ab4a44346d08fa2570b3120dcce94562422244cb",
+        "5f70c7d11ac2b7a435ccfbbae02c3df1ea6b532cc0e9db74f93fffca7c6f9a64",
+        "9913111cff6f20c5bf453a99cd2c2019a4e749a49724a08774d14e4c113edda8",
+        "9467cd4cd21ecb56b0cab0a9a453b43386845459127a952421f5c6382866c5cc",
+        false,
+    ),
+    (
+        "e1130af6a38ccb412a9c8d13e15dbfc9e69a16385af3c3f1e5da954fd5e7c45fd75e2b8c36699228e92840c0562fbf3772f07e17f1add56588dd45f7450e1217ad239922dd9c32695dc71ff2424ca0dec1321aa47064a044b7fe3c2b97d03ce470a592304c5ef21eed9f93da56bb232d1eeb0035f9bf0dfafdcc4606272b20a3",
+        "e424dc61d4bb3cb7ef4344a7f8957a0c5134e16f7a67c074f82e6e12f49abf3c",
+        "970eed7aa2bc48651545949de1dddaf0127e5965ac85d1243d6f60e7dfaee927",
+        "bf96b99aa49c705c910be33142017c642ff540c76349b9dab72f981fd9347f4f",
+        "17c55095819089c2e03b9cd415abdf12444e323075d98f31920b9e0f57ec871c",
+        true,
+    ),
+    (
+        "73c5f6a67456ae48209b5f85d1e7de7758bf235300c6ae2bdceb1dcb27a7730fb68c950b7fcada0ecc4661d3578230f225a875e69aaa17f1e71c6be5c831f22663bac63d0c7a9635edb0043ff8c6f26470f02a7bc56556f1437f06dfa27b487a6c4290d8bad38d4879b334e341ba092dde4e4ae694a9c09302e2dbf443581c08",
+        "e0fc6a6f50e1c57475673ee54e3a57f9a49f3328e743bf52f335e3eeaa3d2864",
+        "7f59d689c91e463607d9194d99faf316e25432870816dde63f5d4b373f12f22a",
+        "1d75830cd36f4c9aa181b2c4221e87f176b7f05b7c87824e82e396c88315c407",
+        "cb2acb01dac96efc53a32d4a0d85d0c2e48955214783ecf50a4f0414a319c05a",
+        true,
+    ),
+];
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn ecdsa_verifies_nist_cavp_sigver_p256_sha256() {
+    with_token(|| {
+        let session = open(FIPS);
+        for (msg, qx, qy, r, s, passes) in SIGVER_P256_SHA256 {
+            let ec_point = [&[0x04, 65, 0x04][..], &unhex(qx), &unhex(qy)].concat();
+            let class = CKO_PUBLIC_KEY;
+            let key_type = CKK_EC;
+            let mut template = [
+                attribute(CKA_CLASS, &class),
+                attribute(CKA_KEY_TYPE, &key_type),
+                bytes(CKA_EC_PARAMS, &P256_PARAMS),
+                bytes(CKA_EC_POINT, &ec_point),
+            ];
+            let mut key = 0;
+            // SAFETY: a template of live locals.
+            let rv = unsafe { C_CreateObject(session, template.as_mut_ptr(), 4, &mut key) };
+            assert_eq!(rv, CKR_OK);
+            let signature = [unhex(r), unhex(s)].concat();
+            let rv = ecdsa_verify(session, CKM_ECDSA_SHA256, key, &unhex(msg), &signature);
+            let expected = if passes {
+                CKR_OK
+            } else {
+                CKR_SIGNATURE_INVALID
+            };
+            assert_eq!(rv, expected, "Qx = {qx}");
+        }
+    });
+}
