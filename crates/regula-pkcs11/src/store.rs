@@ -89,6 +89,21 @@ pub struct Store {
 
 type Result<T> = std::result::Result<T, rusqlite::Error>;
 
+/// Why one attempt to open a database failed.
+enum OpenError {
+    Sqlite(rusqlite::Error),
+    /// A database this version cannot use; trying again would not change it.
+    Refused(String),
+}
+
+/// SQLITE_BUSY (any extended code: recovery, snapshot) or SQLITE_LOCKED.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
+}
+
 impl Store {
     /// Opens (creating when missing, with its directory) the database at `path`.
     pub fn open(path: &Path) -> std::result::Result<Store, String> {
@@ -96,17 +111,38 @@ impl Store {
             std::fs::create_dir_all(parent)
                 .map_err(|error| format!("creating {}: {error}", parent.display()))?;
         }
-        let fail = |error: rusqlite::Error| format!("{}: {error}", path.display());
+        // Processes opening the database together can meet SQLITE_BUSY where SQLite does not
+        // wait (another connection recovering the WAL index, or switching the journal mode):
+        // such an open is tried again, within the busy timeout.
+        let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+        loop {
+            match Store::open_once(path) {
+                Err(OpenError::Sqlite(error))
+                    if is_busy(&error) && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(OpenError::Sqlite(error)) => {
+                    return Err(format!("{}: {error}", path.display()));
+                }
+                Err(OpenError::Refused(message)) => return Err(message),
+                Ok(store) => return Ok(store),
+            }
+        }
+    }
+
+    fn open_once(path: &Path) -> std::result::Result<Store, OpenError> {
+        let fail = OpenError::Sqlite;
         let mut conn = Connection::open(path).map_err(fail)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
         let mode: String = conn
             .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
             .map_err(fail)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(format!(
+            return Err(OpenError::Refused(format!(
                 "{}: the database cannot use WAL mode (got {mode})",
                 path.display()
-            ));
+            )));
         }
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(fail)?;
@@ -126,10 +162,10 @@ impl Store {
             }
             SCHEMA_VERSION => {}
             other => {
-                return Err(format!(
+                return Err(OpenError::Refused(format!(
                     "{}: schema version {other}, this library reads {SCHEMA_VERSION}",
                     path.display()
-                ));
+                )));
             }
         }
         tx.commit().map_err(fail)?;
