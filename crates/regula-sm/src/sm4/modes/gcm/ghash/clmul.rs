@@ -458,3 +458,115 @@ unsafe fn update_avx2(powers: &Powers, acc: &mut u128, blocks: &[Block]) {
     }
     *acc = to_u128(y);
 }
+
+/// GHASH on 256-bit registers cut into steps that a wide SM4 backend interleaves with its CTR
+/// rounds (see `x86_64/avx2.rs`), so that the carry-less multiplications run on other
+/// execution ports while the rounds run: the 16-block batch of [`update_avx2`], one pair of
+/// blocks per [`StitchKey::add_pair`], then [`StitchKey::finish_batch`].
+///
+/// Made only from a key of the [`Width::Avx2`] width, so holding one proves VPCLMULQDQ, AVX2,
+/// PCLMULQDQ and SSSE3.
+#[derive(Clone, Copy)]
+pub(crate) struct StitchKey<'a> {
+    powers: &'a Powers,
+    _token: Avx2Token,
+}
+
+/// Products summed without reduction on 256-bit registers (two blocks per register); the
+/// 128-bit lanes are added together when the batch is finished.
+#[derive(Clone, Copy)]
+pub(crate) struct PairSum {
+    low: __m256i,
+    middle: __m256i,
+    high: __m256i,
+}
+
+/// Blocks per stitched batch.
+pub(crate) const STITCH_BATCH: usize = WIDE_BATCH;
+
+impl Key {
+    /// The stitchable form of this key: `None` unless it runs on 256-bit registers.
+    pub(crate) fn stitch(&self) -> Option<StitchKey<'_>> {
+        match self.width {
+            Width::Avx2(token) => Some(StitchKey {
+                powers: &self.powers,
+                _token: token,
+            }),
+            Width::Narrow(_) | Width::Wide(_) => None,
+        }
+    }
+}
+
+impl StitchKey<'_> {
+    /// An empty sum.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub(crate) fn zero(self) -> PairSum {
+        PairSum {
+            low: _mm256_setzero_si256(),
+            middle: _mm256_setzero_si256(),
+            high: _mm256_setzero_si256(),
+        }
+    }
+
+    /// Adds the products of blocks 2k and 2k + 1 of a batch (`pair`) with H^(16-2k) and
+    /// H^(15-2k).
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2")]
+    pub(crate) fn add_pair(self, sum: PairSum, k: usize, pair: &[Block; 2]) -> PairSum {
+        assert!(k < STITCH_BATCH / 2);
+        // SAFETY: `k < 8`, so entries 2k..2k + 1 are 32 bytes inside each 256-byte array, and
+        // `pair` is two contiguous blocks; `loadu` has no alignment requirement.
+        let (key, folded, x) = unsafe {
+            (
+                _mm256_loadu_si256(self.powers.h[2 * k..].as_ptr().cast()),
+                _mm256_loadu_si256(self.powers.folded[2 * k..].as_ptr().cast()),
+                _mm256_loadu_si256(pair.as_ptr().cast()),
+            )
+        };
+        let data = _mm256_shuffle_epi8(x, _mm256_broadcastsi128_si256(byte_reverse_mask()));
+        let data_folded = _mm256_xor_si256(data, _mm256_shuffle_epi32::<0x4e>(data));
+        PairSum {
+            low: _mm256_xor_si256(sum.low, _mm256_clmulepi64_epi128::<0x00>(data, key)),
+            middle: _mm256_xor_si256(
+                sum.middle,
+                _mm256_clmulepi64_epi128::<0x00>(data_folded, folded),
+            ),
+            high: _mm256_xor_si256(sum.high, _mm256_clmulepi64_epi128::<0x11>(data, key)),
+        }
+    }
+
+    /// The accumulator after a whole batch: dot(Y, H^16) added to the batch's products, then
+    /// one reduction (as in [`update_avx2`]).
+    #[inline]
+    #[target_feature(enable = "vpclmulqdq,avx2,pclmulqdq,ssse3")]
+    pub(crate) fn finish_batch(self, sum: PairSum, y: __m128i) -> __m128i {
+        let wide = Sum {
+            low: fold_halves_256(sum.low),
+            middle: fold_halves_256(sum.middle),
+            high: fold_halves_256(sum.high),
+        };
+        wide.add(times_power(self.powers, y, STITCH_BATCH)).reduce()
+    }
+
+    /// The POLYVAL-form accumulator as a register.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(crate) fn load(self, acc: &u128) -> __m128i {
+        load_u128(acc)
+    }
+
+    /// Absorbs `blocks` without stitching (the ends of a stitched run).
+    pub(crate) fn update(self, acc: &mut u128, blocks: &[Block]) {
+        // SAFETY: a `StitchKey` holds an `Avx2Token`, made only after `Avx2Token::detect` saw
+        // VPCLMULQDQ, AVX2, PCLMULQDQ and SSSE3.
+        unsafe { update_avx2(self.powers, acc, blocks) }
+    }
+}
+
+/// Stores a register into the POLYVAL-form accumulator.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(crate) fn store(acc: &mut u128, y: __m128i) {
+    *acc = to_u128(y);
+}
