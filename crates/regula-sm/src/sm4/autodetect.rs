@@ -205,31 +205,6 @@ impl Engine {
         }
     }
 
-    /// CTR as [`Engine::ctr_xor_blocks`] with GHASH absorbing the ciphertext in the same pass
-    /// (see `x86_64/avx2.rs`); `false`, with nothing done, on backends without that path.
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    #[inline]
-    pub(crate) fn ctr_ghash_xor_blocks(
-        self,
-        round_keys: &RoundKeys,
-        counter: u128,
-        blocks: &mut [Block],
-        ghash: crate::sm4::modes::StitchKey<'_>,
-        acc: &mut u128,
-        encrypt: bool,
-    ) -> bool {
-        match self {
-            Engine::AesniAvx2(token) => {
-                aesni::ctr_ghash_xor_blocks(token, round_keys, counter, blocks, ghash, acc, encrypt)
-            }
-            Engine::VaesAvx2(token) => {
-                vaes::ctr_ghash_xor_blocks(token, round_keys, counter, blocks, ghash, acc, encrypt)
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// CBC-decrypts `blocks` in place with the decryption `round_keys` (`block_keys` in the
     /// one-block layout); a few blocks take the latency-optimised rounds.
     #[inline]

@@ -176,22 +176,6 @@ impl Sm4 {
         );
     }
 
-    /// XORs the CTR keystream as [`Sm4::ctr_xor_blocks`] while GHASH absorbs the ciphertext
-    /// (after the keystream when `encrypt`, before it otherwise) into the POLYVAL-form `acc`,
-    /// overlapped in one pass; `false`, with nothing done, when this backend has no such path.
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    pub(crate) fn ctr_ghash_xor_blocks(
-        &self,
-        counter: u128,
-        blocks: &mut [Block],
-        ghash: modes::StitchKey<'_>,
-        acc: &mut u128,
-        encrypt: bool,
-    ) -> bool {
-        self.engine
-            .ctr_ghash_xor_blocks(&self.encrypt_keys, counter, blocks, ghash, acc, encrypt)
-    }
-
     /// CBC-encrypts `blocks` in place; `iv` is the ciphertext block before the first one. Each
     /// block waits for the one before, so this runs on the one-block path.
     pub(crate) fn cbc_encrypt_blocks(&self, iv: &Block, blocks: &mut [Block]) {

@@ -17,8 +17,6 @@
 mod ghash;
 mod stream;
 
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-pub(crate) use ghash::clmul::{StitchKey, store as store_ghash};
 pub use stream::{Sm4GcmDecryptor, Sm4GcmEncryptor};
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -182,14 +180,11 @@ impl Sm4Gcm {
         let text_len = in_out.len();
         let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
         let mut counter = Counter::after(&j0);
-        // `body` is whole blocks.
-        crypt_and_hash(
-            &self.cipher,
-            &mut counter,
-            body.as_chunks_mut().0,
-            &mut ghash,
-            true,
-        );
+        for chunk in body.chunks_mut(CHUNK) {
+            // `body` is whole blocks, and so is every chunk of it.
+            counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
+            ghash.update_padded(chunk);
+        }
         let lengths = (aad.len(), text_len);
         let mut full = if last.len() <= SHORT_FINAL_BYTES {
             self.seal_last::<SHORT_FINAL_BLOCKS>(&mut counter, last, &j0, &mut ghash, lengths)
@@ -294,34 +289,6 @@ impl Sm4Gcm {
         ghash.update_padded(nonce);
         ghash.update_block(&lengths_block(0, nonce.len() as u64));
         ghash.finalize()
-    }
-}
-
-/// GCTR over whole `blocks` from `counter` on, with GHASH absorbing the ciphertext: after the
-/// keystream when `encrypt`, before it otherwise. On the x86-64 wide backends with 256-bit
-/// GHASH the two run in one pass, overlapped (see `x86_64/avx2.rs`); otherwise chunk by chunk,
-/// so that each chunk is hashed while it is still in the L1 cache.
-fn crypt_and_hash(
-    cipher: &Sm4,
-    counter: &mut Counter,
-    blocks: &mut [Block],
-    ghash: &mut impl ghash::Absorb,
-    encrypt: bool,
-) {
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    if let Some((key, acc)) = ghash.stitch()
-        && counter.xor_keystream_hashing(cipher, blocks, key, acc, encrypt)
-    {
-        return;
-    }
-    for chunk in blocks.chunks_mut(CHUNK / BLOCK_SIZE) {
-        if !encrypt {
-            ghash.update_padded(chunk.as_flattened());
-        }
-        counter.xor_keystream(cipher, chunk);
-        if encrypt {
-            ghash.update_padded(chunk.as_flattened());
-        }
     }
 }
 
@@ -462,39 +429,6 @@ impl Counter {
             self.low = self.low.wrapping_add(before_wrap as u32);
             blocks = later;
         }
-    }
-}
-
-impl Counter {
-    /// As [`Counter::xor_keystream`], with GHASH absorbing the ciphertext in the same pass
-    /// ([`Sm4::ctr_ghash_xor_blocks`]), cut where the low 32 bits wrap; `false`, with nothing
-    /// done, when the backend has no such pass.
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    fn xor_keystream_hashing(
-        &mut self,
-        cipher: &Sm4,
-        mut blocks: &mut [Block],
-        key: StitchKey<'_>,
-        acc: &mut u128,
-        encrypt: bool,
-    ) -> bool {
-        let mut first = true;
-        while !blocks.is_empty() {
-            let before_wrap = (u64::from(u32::MAX - self.low) + 1).min(blocks.len() as u64);
-            // `before_wrap` ≤ blocks.len(), so it fits in a usize.
-            let (now, later) = blocks.split_at_mut(before_wrap as usize);
-            let counter = self.fixed | u128::from(self.low);
-            if !cipher.ctr_ghash_xor_blocks(counter, now, key, acc, encrypt) {
-                // The backend is the same on every call: only the first can refuse.
-                debug_assert!(first);
-                return false;
-            }
-            first = false;
-            // Truncation is the point: the counter is modulo 2^32.
-            self.low = self.low.wrapping_add(before_wrap as u32);
-            blocks = later;
-        }
-        true
     }
 }
 

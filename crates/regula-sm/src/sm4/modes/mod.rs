@@ -30,9 +30,6 @@ mod gcm;
 mod mac;
 mod xts;
 
-#[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-pub(crate) use gcm::{StitchKey, store_ghash};
-
 pub use cbc::{
     cbc_decrypt, cbc_decrypt_padded, cbc_decrypt_padded_in_place, cbc_encrypt, cbc_encrypt_padded,
     cbc_encrypt_padded_in_place,

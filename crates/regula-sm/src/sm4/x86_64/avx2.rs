@@ -26,32 +26,6 @@ const _: () = assert!(
     "the set dispatchers of `wide_entry_points` handle 1..=4 register sets"
 );
 
-/// Four rounds with the keys `$rk[0..4]` on every register set of `$state` (a
-/// `&mut [[__m256i; 4]; G]`), through the backend's `round`. A macro, not a function: the
-/// rounds must be inlined into the loops that run them (with the GHASH steps of
-/// `ctr_ghash_batch` between them), and `#[target_feature]` functions cannot be forced inline.
-macro_rules! four_rounds {
-    ($rk:expr, $state:expr, $c:expr) => {{
-        let (rk, state, c) = ($rk, $state, $c);
-        let rk0 = _mm256_set1_epi32(rk[0] as i32);
-        for x in state.iter_mut() {
-            x[0] = round(x[0], x[1], x[2], x[3], rk0, c);
-        }
-        let rk1 = _mm256_set1_epi32(rk[1] as i32);
-        for x in state.iter_mut() {
-            x[1] = round(x[1], x[2], x[3], x[0], rk1, c);
-        }
-        let rk2 = _mm256_set1_epi32(rk[2] as i32);
-        for x in state.iter_mut() {
-            x[2] = round(x[2], x[3], x[0], x[1], rk2, c);
-        }
-        let rk3 = _mm256_set1_epi32(rk[3] as i32);
-        for x in state.iter_mut() {
-            x[3] = round(x[3], x[0], x[1], x[2], rk3, c);
-        }
-    }};
-}
-
 /// The wide (eight blocks per register set) path of an AVX2 backend: `crypt_blocks`,
 /// `ctr_xor_blocks` and `cbc_decrypt_blocks` taking the backend's `Token`, over the module's
 /// `aes_sbox_256` (AES SubBytes of every byte, input already through the inverse ShiftRows),
@@ -183,7 +157,22 @@ macro_rules! wide_entry_points {
             c: &Constants,
         ) {
             for rk in round_keys.chunks_exact(4) {
-                four_rounds!(rk, &mut *state, c);
+                let rk0 = _mm256_set1_epi32(rk[0] as i32);
+                for x in state.iter_mut() {
+                    x[0] = round(x[0], x[1], x[2], x[3], rk0, c);
+                }
+                let rk1 = _mm256_set1_epi32(rk[1] as i32);
+                for x in state.iter_mut() {
+                    x[1] = round(x[1], x[2], x[3], x[0], rk1, c);
+                }
+                let rk2 = _mm256_set1_epi32(rk[2] as i32);
+                for x in state.iter_mut() {
+                    x[2] = round(x[2], x[3], x[0], x[1], rk2, c);
+                }
+                let rk3 = _mm256_set1_epi32(rk[3] as i32);
+                for x in state.iter_mut() {
+                    x[3] = round(x[3], x[0], x[1], x[2], rk3, c);
+                }
             }
         }
 
@@ -215,134 +204,6 @@ macro_rules! wide_entry_points {
             for (x, group) in state.iter().zip(blocks.chunks_mut(LANES)) {
                 xor_store_words([x[3], x[2], x[1], x[0]], group, &c);
             }
-        }
-
-        /// CTR over `blocks` as [`ctr_xor_blocks`], with GHASH absorbing the ciphertext in the
-        /// same pass (SP 800-38D, 7.1 step 5 when `encrypt`, 7.2 step 5 otherwise): the rounds of
-        /// each 32-block batch run interleaved with the carry-less multiplications for the
-        /// ciphertext of the batch before it (encrypting) or after it (decrypting), which the
-        /// out-of-order core overlaps. GHASH still absorbs the blocks in order. The counter
-        /// counts modulo 2^128; `acc` is GHASH's POLYVAL-form accumulator.
-        pub(crate) fn ctr_ghash_xor_blocks(
-            _token: Token,
-            round_keys: &RoundKeys,
-            counter: u128,
-            blocks: &mut [Block],
-            ghash: crate::sm4::modes::StitchKey<'_>,
-            acc: &mut u128,
-            encrypt: bool,
-        ) {
-            // SAFETY: a `Token` exists only after `Token::detect` saw every feature this macro
-            // was given as `$features`; a `StitchKey` holds the proof that VPCLMULQDQ, AVX2,
-            // PCLMULQDQ and SSSE3 were detected. Those are the inner function's features.
-            unsafe { ctr_ghash_xor_blocks_inner(round_keys, counter, blocks, ghash, acc, encrypt) }
-        }
-
-        /// # Safety
-        /// The CPU must support `$features`, VPCLMULQDQ, PCLMULQDQ and SSSE3.
-        #[target_feature(enable = $features)]
-        #[target_feature(enable = "vpclmulqdq,pclmulqdq,ssse3")]
-        unsafe fn ctr_ghash_xor_blocks_inner(
-            round_keys: &RoundKeys,
-            counter: u128,
-            blocks: &mut [Block],
-            ghash: crate::sm4::modes::StitchKey<'_>,
-            acc: &mut u128,
-            encrypt: bool,
-        ) {
-            const BATCH: usize = LANES * GROUPS;
-            let (batches, rest) = blocks.as_chunks_mut::<BATCH>();
-            let n = batches.len();
-            let after = |i: usize| counter.wrapping_add((i * BATCH) as u128);
-            if n < 2 {
-                // Nothing to overlap.
-                if !encrypt {
-                    ghash.update(acc, blocks);
-                }
-                // SAFETY: this function has `ctr_xor_blocks_inner`'s features.
-                unsafe { ctr_xor_blocks_inner(round_keys, counter, blocks) };
-                if encrypt {
-                    ghash.update(acc, blocks);
-                }
-                return;
-            }
-            let c = Constants::new();
-            if encrypt {
-                ctr_groups::<GROUPS>(round_keys, counter, &mut batches[0]);
-                let mut y = ghash.load(acc);
-                for i in 1..n {
-                    let (done, todo) = batches.split_at_mut(i);
-                    y = ctr_ghash_batch(
-                        round_keys,
-                        after(i),
-                        &mut todo[0],
-                        &done[i - 1],
-                        ghash,
-                        y,
-                        &c,
-                    );
-                }
-                crate::sm4::modes::store_ghash(acc, y);
-                ghash.update(acc, &batches[n - 1]);
-                // SAFETY: as above.
-                unsafe { ctr_xor_blocks_inner(round_keys, after(n), rest) };
-                ghash.update(acc, rest);
-            } else {
-                ghash.update(acc, &batches[0]);
-                let mut y = ghash.load(acc);
-                for i in 0..n - 1 {
-                    let (current, later) = batches.split_at_mut(i + 1);
-                    y = ctr_ghash_batch(
-                        round_keys,
-                        after(i),
-                        &mut current[i],
-                        &later[0],
-                        ghash,
-                        y,
-                        &c,
-                    );
-                }
-                crate::sm4::modes::store_ghash(acc, y);
-                ctr_groups::<GROUPS>(round_keys, after(n - 1), &mut batches[n - 1]);
-                ghash.update(acc, rest);
-                // SAFETY: as above.
-                unsafe { ctr_xor_blocks_inner(round_keys, after(n), rest) };
-            }
-        }
-
-        /// XORs the keystream of counters counter, ..., counter + 31 into `out` while GHASH
-        /// absorbs `hashed` (two batches of 16 blocks, each reduced once) into `y`; returns
-        /// the new `y`. Every four rounds, two pairs of blocks are multiplied.
-        #[inline]
-        #[target_feature(enable = $features)]
-        #[target_feature(enable = "vpclmulqdq,pclmulqdq,ssse3")]
-        fn ctr_ghash_batch(
-            round_keys: &RoundKeys,
-            counter: u128,
-            out: &mut [Block; LANES * GROUPS],
-            hashed: &[Block; LANES * GROUPS],
-            ghash: crate::sm4::modes::StitchKey<'_>,
-            mut y: __m128i,
-            c: &Constants,
-        ) -> __m128i {
-            let mut state = counter_words::<GROUPS>(counter, c);
-            let (keys, _) = round_keys.as_chunks::<4>();
-            let (pairs, _) = hashed.as_chunks::<2>();
-            // Half the rounds per GHASH batch of 16 blocks: four steps of four rounds, each
-            // with two pairs.
-            for (keys, pairs) in keys.chunks_exact(4).zip(pairs.chunks_exact(8)) {
-                let mut sum = ghash.zero();
-                for (step, rk) in keys.iter().enumerate() {
-                    four_rounds!(rk, &mut state, c);
-                    sum = ghash.add_pair(sum, 2 * step, &pairs[2 * step]);
-                    sum = ghash.add_pair(sum, 2 * step + 1, &pairs[2 * step + 1]);
-                }
-                y = ghash.finish_batch(sum, y);
-            }
-            for (x, group) in state.iter().zip(out.chunks_mut(LANES)) {
-                xor_store_words([x[3], x[2], x[1], x[0]], group, c);
-            }
-            y
         }
 
         /// CBC-decrypts 1..=`G * LANES` blocks in place, `G` register sets interleaved; returns

@@ -13,7 +13,7 @@
 //! RustCrypto `ghash`. The hash key and its powers are wiped on drop.
 
 #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-pub(crate) mod clmul;
+mod clmul;
 #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
 mod pmull;
 
@@ -305,12 +305,6 @@ pub(crate) trait Absorb {
 
     /// The GHASH value of everything absorbed, the state left to be dropped (which wipes it).
     fn finalize_in_place(&mut self) -> Block;
-
-    /// The key and running value for a CTR pass that hashes as it goes
-    /// ([`crate::sm4::Sm4::ctr_ghash_xor_blocks`]): `None` unless the key runs on 256-bit
-    /// carry-less multiplications.
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    fn stitch(&mut self) -> Option<(clmul::StitchKey<'_>, &mut u128)>;
 }
 
 impl Absorb for Hasher<'_> {
@@ -322,15 +316,6 @@ impl Absorb for Hasher<'_> {
     #[inline(always)]
     fn finalize_in_place(&mut self) -> Block {
         Hasher::finalize_in_place(self)
-    }
-
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    #[inline(always)]
-    fn stitch(&mut self) -> Option<(clmul::StitchKey<'_>, &mut u128)> {
-        match &mut self.0 {
-            HasherImpl::Clmul { key, acc } => key.stitch().map(|key| (key, &mut acc.0)),
-            HasherImpl::RustCrypto(_) => None,
-        }
     }
 }
 
@@ -378,14 +363,6 @@ impl Absorb for OwnedHasher {
             KeyImpl::Clmul(_) => self.acc.to_be_bytes(),
             #[cfg(all(target_arch = "aarch64", not(sm4_backend = "soft")))]
             KeyImpl::Pmull(_) => self.acc.to_be_bytes(),
-        }
-    }
-
-    #[cfg(all(target_arch = "x86_64", not(sm4_backend = "soft")))]
-    fn stitch(&mut self) -> Option<(clmul::StitchKey<'_>, &mut u128)> {
-        match &self.key.0 {
-            KeyImpl::Clmul(key) => key.stitch().map(|key| (key, &mut self.acc)),
-            KeyImpl::RustCrypto(_) => None,
         }
     }
 }

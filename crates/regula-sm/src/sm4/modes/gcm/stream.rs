@@ -14,7 +14,7 @@ use zeroize::{Zeroize, ZeroizeOnDrop};
 use super::ghash::{Absorb, OwnedHasher};
 use super::{
     CHUNK, Counter, Sm4Gcm, check_aad_len, check_nonce_len, check_tag_len, check_text_len,
-    constant_time_eq, crypt_and_hash, finish,
+    constant_time_eq, finish,
 };
 use crate::sm4::modes::Error;
 use crate::sm4::{BLOCK_SIZE, Block, Sm4};
@@ -114,32 +114,9 @@ impl Stream {
         let total = self.text_len.saturating_add(in_out.len() as u64);
         check_text_len(total)?;
         self.start_text();
-        // Up to the next block boundary of the text, byte by byte; then the whole blocks in
-        // one pass; then the rest, kept partly as pending bytes and unused keystream.
-        let to_boundary = (BLOCK_SIZE - (self.text_len % BLOCK_SIZE as u64) as usize) % BLOCK_SIZE;
         self.text_len = total;
-        let (head, rest) = in_out.split_at_mut(to_boundary.min(in_out.len()));
-        self.crypt_bytes(head, encrypt);
-        let (blocks, tail) = rest.as_chunks_mut::<BLOCK_SIZE>();
-        if !blocks.is_empty() {
-            // On a block boundary nothing is pending and no keystream is left over.
-            debug_assert!(self.pending_len == 0 && self.keystream_used == BLOCK_SIZE);
-            crypt_and_hash(
-                &self.cipher,
-                &mut self.counter,
-                blocks,
-                &mut self.ghash,
-                encrypt,
-            );
-        }
-        self.crypt_bytes(tail, encrypt);
-        Ok(())
-    }
-
-    /// Encrypts or decrypts `data` in place through the partial-block state, hashing the
-    /// ciphertext, chunk by chunk, so that each is hashed while it is still in the L1 cache.
-    fn crypt_bytes(&mut self, data: &mut [u8], encrypt: bool) {
-        for chunk in data.chunks_mut(CHUNK) {
+        // Chunk by chunk, so that each is hashed while it is still in the L1 cache.
+        for chunk in in_out.chunks_mut(CHUNK) {
             if !encrypt {
                 self.absorb(chunk);
             }
@@ -148,6 +125,7 @@ impl Stream {
                 self.absorb(chunk);
             }
         }
+        Ok(())
     }
 
     /// XORs the next `data.len()` bytes of GCTR keystream into `data`.
