@@ -228,6 +228,69 @@ fn random_chunks_match_one_shot_and_rustcrypto() {
     assert_eq!(checked, 24 * pairs, "{checked}");
 }
 
+/// An odd first piece (1..=300 bytes), then a long run of whole blocks and more (63 to 161
+/// blocks: one, two and more 32-block batches of the wide backends, which also start off the
+/// stream's first block boundary), then odd pieces: sealed and opened in place, in other odd
+/// pieces, the result equals RustCrypto's `AesGcm<sm4::Sm4, U12>` on every backend and GHASH
+/// implementation.
+#[test]
+fn odd_pieces_around_long_runs() {
+    let mut rng = StdRng::seed_from_u64(0x57e4_0002);
+    let key: [u8; 16] = rng.random();
+    let reference = AesGcm::<sm4::Sm4, U12, U16>::new(GenericArray::from_slice(&key));
+    let implementations = every_implementation(&key);
+    let mut checked = 0;
+    for (round, head) in [1usize, 3, 15, 17, 33, 101, 255, 299]
+        .into_iter()
+        .enumerate()
+    {
+        for blocks in [63usize, 64, 65, 96, 97, 161] {
+            let len = head + 16 * blocks + [0, 7, 16, 29][(round + blocks) % 4];
+            let nonce = random_bytes(&mut rng, 12);
+            let aad = random_bytes(&mut rng, (round * 7) % 40);
+            let plaintext = random_bytes(&mut rng, len);
+            let mut expected = plaintext.clone();
+            let expected_tag = reference
+                .encrypt_in_place_detached(GenericArray::from_slice(&nonce), &aad, &mut expected)
+                .unwrap();
+            // The long run whole, then 5-byte pieces; to open, 13-byte pieces and the rest.
+            let run = 16 * blocks + 9;
+            let mut seal_split = vec![head, run.min(len - head)];
+            let mut left = len - head - seal_split[1];
+            while left > 0 {
+                seal_split.push(left.min(5));
+                left -= left.min(5);
+            }
+            let open_split = [13, 13, len - 26];
+            for (name, gcm) in &implementations {
+                let context = format!("{name}, {len} bytes, split {seal_split:?}");
+                let mut data = plaintext.clone();
+                let tag = seal_in_chunks(
+                    gcm.encryptor(&nonce).unwrap(),
+                    &aad,
+                    &[aad.len()],
+                    &mut data,
+                    &seal_split,
+                );
+                assert!(data == expected, "{context}: ciphertext");
+                assert_eq!(&tag[..], &expected_tag[..], "{context}: tag");
+                open_in_chunks(
+                    gcm.decryptor(&nonce).unwrap(),
+                    &aad,
+                    &[aad.len()],
+                    &mut data,
+                    &open_split,
+                    &tag,
+                )
+                .unwrap_or_else(|e| panic!("{context}: open: {e}"));
+                assert!(data == plaintext, "{context}: plaintext");
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 8 * 6 * implementations.len());
+}
+
 /// Truncated tags of the lengths SP 800-38D allows verify; others are refused by length; a
 /// flipped bit in the tag, the AAD or the ciphertext fails.
 #[test]
