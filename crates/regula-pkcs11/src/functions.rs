@@ -11,482 +11,79 @@ use cryptoki_sys::*;
 
 use crate::*;
 
-unsafe extern "C" fn C_GetOperationState(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+/// Entry points that answer `$rv` and nothing else, each with its exact C signature.
+macro_rules! answer_only {
+    ($rv:ident: $($name:ident($($arg:ty),* $(,)?);)*) => {
+        $(
+            unsafe extern "C" fn $name($(_: $arg),*) -> CK_RV {
+                not_implemented($rv)
+            }
+        )*
+    };
 }
 
-unsafe extern "C" fn C_SetOperationState(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: CK_OBJECT_HANDLE,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+answer_only! {
+    CKR_FUNCTION_NOT_SUPPORTED:
+    C_GetOperationState(CK_SESSION_HANDLE, *mut CK_BYTE, *mut CK_ULONG);
+    C_SetOperationState(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, CK_OBJECT_HANDLE, CK_OBJECT_HANDLE);
+    C_CopyObject(CK_SESSION_HANDLE, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
+    C_GetObjectSize(CK_SESSION_HANDLE, CK_OBJECT_HANDLE, *mut CK_ULONG);
+    C_DigestKey(CK_SESSION_HANDLE, CK_OBJECT_HANDLE);
+    C_SignRecoverInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_SignRecover(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_VerifyRecoverInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_VerifyRecover(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_DigestEncryptUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_DecryptDigestUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_SignEncryptUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_DecryptVerifyUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_WrapKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, CK_OBJECT_HANDLE, *mut CK_BYTE, *mut CK_ULONG);
+    C_UnwrapKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
+    C_DeriveKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
+    C_WaitForSlotEvent(CK_FLAGS, *mut CK_SLOT_ID, *mut std::os::raw::c_void);
+    C_LoginUser(CK_SESSION_HANDLE, CK_USER_TYPE, *mut CK_UTF8CHAR, CK_ULONG, *mut CK_UTF8CHAR, CK_ULONG);
+    C_MessageEncryptInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_EncryptMessage(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_EncryptMessageBegin(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG);
+    C_EncryptMessageNext(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG, CK_FLAGS);
+    C_MessageEncryptFinal(CK_SESSION_HANDLE);
+    C_MessageDecryptInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_DecryptMessage(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_DecryptMessageBegin(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG);
+    C_DecryptMessageNext(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG, CK_FLAGS);
+    C_MessageDecryptFinal(CK_SESSION_HANDLE);
+    C_MessageSignInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_SignMessage(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_SignMessageBegin(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG);
+    C_SignMessageNext(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_MessageSignFinal(CK_SESSION_HANDLE);
+    C_MessageVerifyInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE);
+    C_VerifyMessage(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, CK_ULONG);
+    C_VerifyMessageBegin(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG);
+    C_VerifyMessageNext(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, CK_ULONG);
+    C_MessageVerifyFinal(CK_SESSION_HANDLE);
+    C_EncapsulateKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG, *mut CK_OBJECT_HANDLE);
+    C_DecapsulateKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
+    C_VerifySignatureInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_BYTE, CK_ULONG);
+    C_VerifySignature(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG);
+    C_VerifySignatureUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG);
+    C_VerifySignatureFinal(CK_SESSION_HANDLE);
+    C_AsyncComplete(CK_SESSION_HANDLE, *mut CK_UTF8CHAR, *mut CK_ASYNC_DATA);
+    C_AsyncGetID(CK_SESSION_HANDLE, *mut CK_UTF8CHAR, *mut CK_ULONG);
+    C_AsyncJoin(CK_SESSION_HANDLE, *mut CK_UTF8CHAR, CK_ULONG, *mut CK_BYTE, CK_ULONG);
+    C_WrapKeyAuthenticated(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, CK_OBJECT_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG);
+    C_UnwrapKeyAuthenticated(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_BYTE, CK_ULONG, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
 }
 
-unsafe extern "C" fn C_CopyObject(
-    _: CK_SESSION_HANDLE,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+answer_only! {
+    CKR_RANDOM_SEED_NOT_SUPPORTED:
+    C_SeedRandom(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG);
 }
 
-unsafe extern "C" fn C_GetObjectSize(
-    _: CK_SESSION_HANDLE,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DigestKey(_: CK_SESSION_HANDLE, _: CK_OBJECT_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignRecoverInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignRecover(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifyRecoverInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifyRecover(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DigestEncryptUpdate(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecryptDigestUpdate(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignEncryptUpdate(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecryptVerifyUpdate(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_WrapKey(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_UnwrapKey(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DeriveKey(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SeedRandom(_: CK_SESSION_HANDLE, _: *mut CK_BYTE, _: CK_ULONG) -> CK_RV {
-    not_implemented(CKR_RANDOM_SEED_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_GetFunctionStatus(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_PARALLEL)
-}
-
-unsafe extern "C" fn C_CancelFunction(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_PARALLEL)
-}
-
-unsafe extern "C" fn C_WaitForSlotEvent(
-    _: CK_FLAGS,
-    _: *mut CK_SLOT_ID,
-    _: *mut std::os::raw::c_void,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_LoginUser(
-    _: CK_SESSION_HANDLE,
-    _: CK_USER_TYPE,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageEncryptInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_EncryptMessage(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_EncryptMessageBegin(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_EncryptMessageNext(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-    _: CK_FLAGS,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageEncryptFinal(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageDecryptInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecryptMessage(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecryptMessageBegin(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecryptMessageNext(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-    _: CK_FLAGS,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageDecryptFinal(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageSignInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignMessage(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignMessageBegin(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_SignMessageNext(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageSignFinal(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageVerifyInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifyMessage(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifyMessageBegin(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifyMessageNext(
-    _: CK_SESSION_HANDLE,
-    _: *mut std::os::raw::c_void,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_MessageVerifyFinal(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_EncapsulateKey(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_DecapsulateKey(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifySignatureInit(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifySignature(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifySignatureUpdate(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_VerifySignatureFinal(_: CK_SESSION_HANDLE) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_AsyncComplete(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_UTF8CHAR,
-    _: *mut CK_ASYNC_DATA,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_AsyncGetID(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_UTF8CHAR,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_AsyncJoin(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_UTF8CHAR,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_WrapKeyAuthenticated(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: *mut CK_ULONG,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
-}
-
-unsafe extern "C" fn C_UnwrapKeyAuthenticated(
-    _: CK_SESSION_HANDLE,
-    _: *mut CK_MECHANISM,
-    _: CK_OBJECT_HANDLE,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_ATTRIBUTE,
-    _: CK_ULONG,
-    _: *mut CK_BYTE,
-    _: CK_ULONG,
-    _: *mut CK_OBJECT_HANDLE,
-) -> CK_RV {
-    not_implemented(CKR_FUNCTION_NOT_SUPPORTED)
+answer_only! {
+    CKR_FUNCTION_NOT_PARALLEL:
+    C_GetFunctionStatus(CK_SESSION_HANDLE);
+    C_CancelFunction(CK_SESSION_HANDLE);
 }
 
 /// A function list of type `$list` for version `$major.$minor`: the 2.40 entries every
