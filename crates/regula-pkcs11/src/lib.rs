@@ -225,6 +225,18 @@ struct Interface(CK_INTERFACE);
 // SAFETY: the pointers are to immutable statics.
 unsafe impl Sync for Interface {}
 
+/// The interfaces `C_GetInterface` hands out, in writable memory: some proxies write into the
+/// `CK_INTERFACE` a module returns (OpenSC's pkcs11-spy before 0.26 puts its own function list
+/// there), which would crash on a read-only static. The entries are never read back.
+struct HandedOut([std::cell::UnsafeCell<CK_INTERFACE>; 2]);
+// SAFETY: Regula only takes pointers to the entries; only the caller writes through them.
+unsafe impl Sync for HandedOut {}
+
+static HANDED_OUT: HandedOut = HandedOut([
+    std::cell::UnsafeCell::new(INTERFACES[0].0),
+    std::cell::UnsafeCell::new(INTERFACES[1].0),
+]);
+
 static INTERFACES: [Interface; 2] = [
     Interface(CK_INTERFACE {
         pInterfaceName: INTERFACE_NAME.as_ptr().cast_mut(),
@@ -281,7 +293,7 @@ pub unsafe extern "C" fn C_GetInterface(
         }
         // SAFETY: NULL or the caller's version.
         let wanted = unsafe { version.as_ref() };
-        let found = INTERFACES.iter().find(|candidate| {
+        let found = INTERFACES.iter().position(|candidate| {
             // SAFETY: each list starts with its CK_VERSION.
             let list_version = unsafe { *candidate.0.pFunctionList.cast::<CK_VERSION>() };
             wanted.is_none_or(|wanted| {
@@ -289,7 +301,7 @@ pub unsafe extern "C" fn C_GetInterface(
             }) && candidate.0.flags & flags == flags
         });
         let found = found.ok_or(CKR_ARGUMENTS_BAD)?;
-        *interface = (&raw const found.0).cast_mut();
+        *interface = HANDED_OUT.0[found].get();
         Ok(())
     })
 }
