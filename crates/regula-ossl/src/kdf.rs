@@ -82,19 +82,13 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
                 Kind::Tls13 => "TLS13-KDF".to_owned(),
                 _ => first.openssl.as_ref()?.names.to_owned(),
             };
-            Some(Offer {
+            Some(Offer::for_rows(
+                policy,
+                &rows,
                 names,
-                approved: rows.iter().any(|row| policy.approves(row.algorithm)),
-                dispatch: &TABLES.0[kind as usize],
-                description: format!(
-                    "Regula {} ({})",
-                    kind.label(),
-                    rows.iter()
-                        .map(|row| row.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })
+                kind.label(),
+                &TABLES.0[kind as usize],
+            ))
         })
         .collect()
 }

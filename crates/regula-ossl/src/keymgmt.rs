@@ -174,19 +174,13 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
                 .filter(|row| kind.serves(row))
                 .collect();
             let first = rows.first()?;
-            Some(Offer {
-                names: openssl_param(first, "keymgmt")?.to_owned(),
-                approved: rows.iter().any(|row| policy.approves(row.algorithm)),
-                dispatch: &TABLES.0[kind as usize],
-                description: format!(
-                    "Regula {} key management ({})",
-                    kind.label(),
-                    rows.iter()
-                        .map(|row| row.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })
+            Some(Offer::for_rows(
+                policy,
+                &rows,
+                openssl_param(first, "keymgmt")?.to_owned(),
+                format!("{} key management", kind.label()),
+                &TABLES.0[kind as usize],
+            ))
         })
         .collect()
 }

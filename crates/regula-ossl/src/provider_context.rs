@@ -52,6 +52,31 @@ pub struct Offer {
     pub description: String,
 }
 
+impl Offer {
+    /// One offer that serves `rows` (not empty) under `names`: approved when the policy approves
+    /// any of them, and described as `what` with the rows' names.
+    pub fn for_rows(
+        policy: &regula::Policy,
+        rows: &[&registry::Entry],
+        names: String,
+        what: impl std::fmt::Display,
+        dispatch: &'static [Dispatch],
+    ) -> Offer {
+        Offer {
+            names,
+            approved: rows.iter().any(|row| policy.approves(row.algorithm)),
+            dispatch,
+            description: format!(
+                "Regula {what} ({})",
+                rows.iter()
+                    .map(|row| row.name)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
 impl Tables {
     pub(crate) fn for_operation(&self, operation: c_int) -> *const ffi::Algorithm {
         self.operations

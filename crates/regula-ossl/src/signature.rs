@@ -35,19 +35,14 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
                 .filter(|row| kind.serves(row))
                 .collect();
             let first = rows.first()?;
-            Some(Offer {
-                names: first.openssl.as_ref()?.names.to_owned(),
-                approved: rows.iter().any(|row| policy.approves(row.algorithm)),
-                dispatch: &TABLES.0[index],
-                description: format!(
-                    "Regula {} ({})",
-                    first.openssl.as_ref()?.canonical(),
-                    rows.iter()
-                        .map(|row| row.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            })
+            let openssl = first.openssl.as_ref()?;
+            Some(Offer::for_rows(
+                policy,
+                &rows,
+                openssl.names.to_owned(),
+                openssl.canonical(),
+                &TABLES.0[index],
+            ))
         })
         .collect()
 }
