@@ -74,9 +74,14 @@ unsafe fn out<'a, T>(pointer: *mut T) -> Result<&'a mut T, CK_RV> {
     unsafe { pointer.as_mut() }.ok_or(CKR_ARGUMENTS_BAD)
 }
 
-/// The output-length protocol: NULL `output` asks for the length; a buffer too small gives
-/// `CKR_BUFFER_TOO_SMALL` with the length needed. `Ok(true)`: the data was written.
-unsafe fn deliver(output: *mut u8, output_len: *mut CK_ULONG, data: &[u8]) -> Result<bool, CK_RV> {
+/// The output-length protocol, for bytes and for lists (slots, mechanisms, interfaces): NULL
+/// `output` asks for the length; a buffer too small gives `CKR_BUFFER_TOO_SMALL` with the
+/// length needed. `Ok(true)`: the data was written.
+unsafe fn deliver<T: Copy>(
+    output: *mut T,
+    output_len: *mut CK_ULONG,
+    data: &[T],
+) -> Result<bool, CK_RV> {
     // SAFETY: as for `out`.
     let len = unsafe { out(output_len) }?;
     let capacity = *len;
@@ -87,7 +92,7 @@ unsafe fn deliver(output: *mut u8, output_len: *mut CK_ULONG, data: &[u8]) -> Re
     if (capacity as u128) < data.len() as u128 {
         return Err(CKR_BUFFER_TOO_SMALL);
     }
-    // SAFETY: the caller's buffer holds `capacity` >= `data.len()` bytes.
+    // SAFETY: the caller's buffer holds `capacity` >= `data.len()` entries.
     unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), output, data.len()) };
     Ok(true)
 }
@@ -256,21 +261,10 @@ pub unsafe extern "C" fn C_GetInterfaceList(
     count: *mut CK_ULONG,
 ) -> CK_RV {
     guard(|| {
-        // SAFETY: the caller's count.
-        let count = unsafe { out(count) }?;
-        let capacity = *count;
-        *count = INTERFACES.len() as CK_ULONG;
-        if list.is_null() {
-            return Ok(());
-        }
-        if capacity < INTERFACES.len() as CK_ULONG {
-            return Err(CKR_BUFFER_TOO_SMALL);
-        }
-        for (index, interface) in INTERFACES.iter().enumerate() {
-            // SAFETY: the caller's array holds `capacity` entries.
-            unsafe { list.add(index).write(interface.0) };
-        }
-        Ok(())
+        let interfaces: Vec<CK_INTERFACE> =
+            INTERFACES.iter().map(|interface| interface.0).collect();
+        // SAFETY: the caller's array and count, as the standard defines them.
+        unsafe { deliver(list, count, &interfaces) }.map(|_| ())
     })
 }
 
@@ -316,22 +310,9 @@ pub unsafe extern "C" fn C_GetSlotList(
 ) -> CK_RV {
     guard(|| {
         state::with(|library| {
-            let slots = library.slots.len();
-            // SAFETY: the caller's count.
-            let count = unsafe { out(count) }?;
-            let capacity = *count;
-            *count = slots as CK_ULONG;
-            if list.is_null() {
-                return Ok(());
-            }
-            if capacity < slots as CK_ULONG {
-                return Err(CKR_BUFFER_TOO_SMALL);
-            }
-            for slot in 0..slots {
-                // SAFETY: the caller's array holds `capacity` entries.
-                unsafe { list.add(slot).write(slot as CK_SLOT_ID) };
-            }
-            Ok(())
+            let slots: Vec<CK_SLOT_ID> = (0..library.slots.len() as CK_SLOT_ID).collect();
+            // SAFETY: the caller's array and count, as the standard defines them.
+            unsafe { deliver(list, count, &slots) }.map(|_| ())
         })
     })
 }
@@ -452,22 +433,10 @@ pub unsafe extern "C" fn C_GetMechanismList(
 ) -> CK_RV {
     guard(|| {
         state::with(|library| {
-            let mechanisms = &library.slot(slot)?.mechanisms;
-            // SAFETY: the caller's count.
-            let count = unsafe { out(count) }?;
-            let capacity = *count;
-            *count = mechanisms.len() as CK_ULONG;
-            if list.is_null() {
-                return Ok(());
-            }
-            if capacity < mechanisms.len() as CK_ULONG {
-                return Err(CKR_BUFFER_TOO_SMALL);
-            }
-            for (index, mechanism) in mechanisms.keys().enumerate() {
-                // SAFETY: the caller's array holds `capacity` entries.
-                unsafe { list.add(index).write(*mechanism) };
-            }
-            Ok(())
+            let mechanisms: Vec<CK_MECHANISM_TYPE> =
+                library.slot(slot)?.mechanisms.keys().copied().collect();
+            // SAFETY: the caller's array and count, as the standard defines them.
+            unsafe { deliver(list, count, &mechanisms) }.map(|_| ())
         })
     })
 }
