@@ -30,6 +30,7 @@ const FALSE: CK_BBOOL = 0;
 
 /// Child processes find their token through these.
 const WORKER_DIR: &str = "REGULA_PKCS11_TEST_DIR";
+const CONFIG_FILE: &str = "pkcs11.toml";
 
 fn fresh_dir(what: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("regula-pkcs11-{what}-{}", std::process::id()));
@@ -52,7 +53,7 @@ fn configure(dir: &Path) {
             dir.display()
         );
     }
-    let path = dir.join("pkcs11.toml");
+    let path = dir.join(CONFIG_FILE);
     std::fs::write(&path, config).unwrap();
     // A test that failed before finalizing does not hold the next one up.
     // SAFETY: a NULL argument.
@@ -530,7 +531,10 @@ fn spawn_worker(name: &str, dir: &Path) -> std::process::Child {
 /// A worker's set-up: the token in `REGULA_PKCS11_TEST_DIR`, initialized, logged in.
 fn worker_session() -> Option<CK_SESSION_HANDLE> {
     let dir = PathBuf::from(std::env::var_os(WORKER_DIR)?);
-    configure(&dir);
+    // The parent wrote the configuration; workers only read it. (Four workers rewriting one
+    // file let a reader see it truncated.)
+    // SAFETY: set before any thread of this worker starts.
+    unsafe { std::env::set_var(config::CONF_ENV, dir.join(CONFIG_FILE)) };
     initialize();
     let session = session(DEFAULT);
     let rv = login(session, CKU_USER, PIN);
