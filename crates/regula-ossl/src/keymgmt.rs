@@ -874,6 +874,7 @@ static EC_GETTABLE: params::ParamList = crate::param_list![
     ("point-format", params::UTF8),
     ("encoding", params::UTF8),
     ("default-digest", params::UTF8),
+    ("decoded-from-explicit", params::INT),
 ];
 static ED25519_GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
@@ -900,9 +901,11 @@ unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *
 }
 
 /// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), the EC `group`, point
-/// format, encoding and default digest (the ECDSA row's), and Ed25519's mandatory digest (none:
-/// "", as ecx_kmgmt.c answers); what the key does not have yet is not answered, as OpenSSL's
-/// key managers do.
+/// format, encoding and default digest (the ECDSA row's), `decoded-from-explicit` (always 0:
+/// a key is imported by its named `group` only, so never from explicit curve parameters;
+/// certificate verification asks it of every EC key in a chain and fails the chain unanswered),
+/// and Ed25519's mandatory digest (none: "", as ecx_kmgmt.c answers); what the key does not have
+/// yet is not answered, as OpenSSL's key managers do.
 unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
     error::entry(|| {
         // SAFETY: a key of this key manager and a terminated array.
@@ -926,6 +929,7 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
                 }
                 "point-format" if key.kind == KeyType::Ec => param.set_utf8("uncompressed")?,
                 "encoding" if key.kind == KeyType::Ec => param.set_utf8("named_curve")?,
+                "decoded-from-explicit" if key.kind == KeyType::Ec => param.set_i64(0)?,
                 "default-digest" if key.kind == KeyType::Ec => {
                     let digest = signature_row(key.kind, group)
                         .and_then(|row| registry::entry(row).hash)

@@ -171,10 +171,11 @@ unsafe extern "C" fn teardown(provctx: *mut c_void) {
         }
         // SAFETY: the pointer OSSL_provider_init made from a Box; OpenSSL tears down once.
         let context = unsafe { Box::from_raw(provctx as *mut ProviderContext) };
-        if let Some(path) = &context.cbom {
+        if let Some(template) = &context.cbom {
+            let path = cbom_path(template, std::process::id());
             let document = context.module.cbom();
             let text = serde_json::to_string_pretty(&document).unwrap_or_default();
-            if let Err(problem) = std::fs::write(path, text + "\n") {
+            if let Err(problem) = std::fs::write(&path, text + "\n") {
                 error::raise(
                     Reason::InvalidInput,
                     &format!("cannot write the CBOM to {}: {problem}", path.display()),
@@ -182,6 +183,24 @@ unsafe extern "C" fn teardown(provctx: *mut c_void) {
             }
         }
     })
+}
+
+/// The file the CBOM goes to: the configured path with each `%p` replaced by the process id.
+/// A program that forks workers after loading the provider (nginx's master and its workers)
+/// unloads it in every process, each with its own counters; with `%p` each writes its own file
+/// instead of the last to exit overwriting the others'.
+fn cbom_path(template: &std::path::Path, pid: u32) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let bytes = template.as_os_str().as_bytes();
+    let mut path = Vec::with_capacity(bytes.len() + 8);
+    let mut rest = bytes;
+    while let Some(at) = rest.windows(2).position(|pair| pair == b"%p") {
+        path.extend_from_slice(&rest[..at]);
+        path.extend_from_slice(pid.to_string().as_bytes());
+        rest = &rest[at + 2..];
+    }
+    path.extend_from_slice(rest);
+    PathBuf::from(std::ffi::OsString::from_vec(path))
 }
 
 static PROVIDER_PARAMS: params::ParamList = crate::param_list![
@@ -351,4 +370,21 @@ fn build_tables(module: &Module) -> Tables {
 
 fn cstring(text: &str) -> CString {
     CString::new(text.replace('\0', " ")).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cbom_path_puts_the_process_id_for_each_percent_p() {
+        let path = |template: &str| cbom_path(std::path::Path::new(template), 4242);
+        assert_eq!(path("/tmp/cbom.json"), PathBuf::from("/tmp/cbom.json"));
+        assert_eq!(
+            path("/tmp/cbom-%p.json"),
+            PathBuf::from("/tmp/cbom-4242.json")
+        );
+        assert_eq!(path("/%p/cbom-%p"), PathBuf::from("/4242/cbom-4242"));
+        assert_eq!(path("/tmp/100%.json"), PathBuf::from("/tmp/100%.json"));
+    }
 }
