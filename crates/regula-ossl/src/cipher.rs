@@ -475,9 +475,10 @@ impl Context {
                 self.keyed = None;
                 self.tls13 = Tls13Nonces::Unstarted;
             }
-            // A key needs a TLS record sealer of its own; the fixed IV stays (libssl gives
-            // CCM's before the key, GCM's after it).
-            self.tls.rekey();
+            // A new key needs a TLS record sealer of its own (the same key bytes keep theirs,
+            // whose count goes on); the fixed IV stays (libssl gives CCM's before the key,
+            // GCM's after it).
+            self.tls.rekey(!same);
         }
         if let Some(iv) = iv {
             if iv.len() != self.iv_len {
@@ -744,7 +745,13 @@ impl Context {
                 let (algorithm, encrypt, tag_len) = (self.algorithm, self.encrypt, self.tag_len);
                 self.tls.set(param, algorithm, encrypt, tag_len)?;
             }
-            "tlsivinv" if crate::tls_record::is_gcm(self.algorithm) => {
+            "tlsivinv" if !crate::tls_record::is_gcm(self.algorithm) => {
+                return Err(fail(
+                    Reason::NotApproved,
+                    format!("{}: tlsivinv is served for GCM only", self.algorithm),
+                ));
+            }
+            "tlsivinv" => {
                 if self.encrypt {
                     return Err(fail(
                         Reason::OutOfOrder,

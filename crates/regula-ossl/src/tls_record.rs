@@ -113,11 +113,13 @@ impl TlsRecord {
         }
     }
 
-    /// A key was given: records under it need a sealer of their own (the fixed field, which
-    /// libssl gives CCM before the key, stays); no record is announced.
-    pub fn rekey(&mut self) {
+    /// A key was given (`new_key`: other bytes than the context had): records under a new key
+    /// need a sealer of their own, while the same key keeps its sealer and count (a fresh one
+    /// would start from another random point, which could meet the old count). The fixed
+    /// field, which libssl gives CCM before the key, stays; no record is announced.
+    pub fn rekey(&mut self, new_key: bool) {
         self.aad = None;
-        if let Some(Fixed::Seal(_, sealer)) = &mut self.fixed {
+        if let (true, Some(Fixed::Seal(_, sealer))) = (new_key, &mut self.fixed) {
             *sealer = None;
         }
     }
@@ -243,7 +245,14 @@ impl TlsRecord {
                 )
             })?;
             if encrypt {
-                Fixed::Seal(fixed, None)
+                // The same fixed field again under the same key (libssl sets it up anew with
+                // the key for CCM) keeps the sealer's count going.
+                match self.fixed.take() {
+                    Some(Fixed::Seal(current, sealer)) if current == fixed => {
+                        Fixed::Seal(fixed, sealer)
+                    }
+                    _ => Fixed::Seal(fixed, None),
+                }
             } else {
                 Fixed::Open(fixed)
             }

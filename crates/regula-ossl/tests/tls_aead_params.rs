@@ -538,6 +538,41 @@ fn aes_256_ccm_8_records_match_openssl() {
     check_ccm("AES-256-CCM", 32, 8);
 }
 
+/// A context set up again with the same key and fixed IV (as libssl does for CCM: fixed IV,
+/// then the key) goes on counting: its next explicit nonce is the one after the last, not a new
+/// random start that could meet the old count; a new key starts afresh.
+#[test]
+fn the_same_key_keeps_counting() {
+    let libctx = crypto().libctx as Ptr;
+    let key = random(16);
+    let fixed = [4u8, 3, 2, 1];
+    let ctx = ccm_records(libctx, Peer::Regula, "AES-128-CCM", &key, &fixed, 8, true).unwrap();
+    let first = ccm_record(&ctx, true, 8, 1, b"one", false).unwrap();
+    ctx.ok_ctrl(
+        "tlsivfixed",
+        EVP_CTRL_AEAD_SET_IV_FIXED,
+        4,
+        fixed.as_ptr() as *mut c_void,
+    );
+    ctx.key(Some(&key), None);
+    let second = ccm_record(&ctx, true, 8, 2, b"two", false).unwrap();
+    let count = |record: &[u8]| u64::from_be_bytes(record[..8].try_into().unwrap());
+    assert_eq!(count(&second), count(&first).wrapping_add(1));
+    let other_key = random(16);
+    ctx.key(Some(&other_key), None);
+    let third = ccm_record(&ctx, true, 8, 3, b"three", false).unwrap();
+    let nonce = [&fixed[..], &third[..8]].concat();
+    let expected = default_ccm_seal(
+        "AES-128-CCM",
+        &other_key,
+        8,
+        &nonce,
+        &tls_aad(3, 5),
+        b"three",
+    );
+    assert_eq!(hex(&third[8..]), hex(&expected), "sealed under the new key");
+}
+
 /// SM4-CCM's TLS form (no TLS 1.2 suite uses it, and OpenSSL's default provider has no SM4-CCM
 /// to compare with): each record Regula seals is the provider's plain SM4-CCM (checked against
 /// RFC 8998 and Tongsuo in regula-sm's tests) under `fixed ‖ explicit` and the TLS AAD; a record
