@@ -475,8 +475,10 @@ impl Context {
                 self.keyed = None;
                 self.tls13 = Tls13Nonces::Unstarted;
             }
-            // A key starts the TLS record state afresh (its fixed IV comes after it).
-            self.tls = Default::default();
+            // A new key needs a TLS record sealer of its own (the same key bytes keep theirs,
+            // whose count goes on); the fixed IV stays (libssl gives CCM's before the key,
+            // GCM's after it).
+            self.tls.rekey(!same);
         }
         if let Some(iv) = iv {
             if iv.len() != self.iv_len {
@@ -740,9 +742,37 @@ impl Context {
                 }
             }
             "tlsivfixed" | "tlsaad" if matches!(self.kind(), Kind::Aead | Kind::Ccm) => {
-                let key = self.key.as_deref().map(Vec::as_slice);
-                let (module, algorithm, encrypt) = (&self.module, self.algorithm, self.encrypt);
-                self.tls.set(param, module, algorithm, encrypt, key)?;
+                let (algorithm, encrypt, tag_len) = (self.algorithm, self.encrypt, self.tag_len);
+                self.tls.set(param, algorithm, encrypt, tag_len)?;
+            }
+            "tlsivinv" if !crate::tls_record::is_gcm(self.algorithm) => {
+                return Err(fail(
+                    Reason::NotApproved,
+                    format!("{}: tlsivinv is served for GCM only", self.algorithm),
+                ));
+            }
+            "tlsivinv" => {
+                if self.encrypt {
+                    return Err(fail(
+                        Reason::OutOfOrder,
+                        "tlsivinv is for decryption (encryption takes tlsivgen)",
+                    ));
+                }
+                let nonce = self.tls.nonce_for(param.get_octets()?)?;
+                if self.iv_len != nonce.len() {
+                    return Err(fail(
+                        Reason::InvalidInput,
+                        format!(
+                            "{}: the TLS invocation IV is {} bytes, the context's IV {}",
+                            self.algorithm,
+                            nonce.len(),
+                            self.iv_len
+                        ),
+                    ));
+                }
+                // The next message opens under `fixed ‖ invocation`.
+                self.reset();
+                self.iv = Some(nonce.to_vec());
             }
             "num" if param.get_usize()? != 0 => {
                 return Err(fail(Reason::InvalidInput, "num must be 0"));
@@ -972,6 +1002,10 @@ impl Context {
         len: usize,
     ) -> Result<usize, Failure> {
         self.keyed()?;
+        if self.encrypt && self.tls.needs_sealer() {
+            let key = self.aead_key()?;
+            self.tls.start_sealer(key)?;
+        }
         let Some((_, _, Keyed::Aead(key))) = &self.keyed else {
             return Err(fail(Reason::Internal, "not an AEAD"));
         };
@@ -1004,6 +1038,40 @@ impl Context {
                 Err(refused)
             }
         }
+    }
+
+    /// `tlsivgen` (GCM encryption after `tlsivfixed`): starts the next message under the
+    /// module's `fixed ‖ count` nonce and returns that nonce (OpenSSL's `EVP_CTRL_GCM_IV_GEN`).
+    fn next_tls_message(&mut self) -> Result<[u8; 12], Failure> {
+        if !self.encrypt || !crate::tls_record::is_gcm(self.algorithm) {
+            return Err(fail(
+                Reason::OutOfOrder,
+                format!(
+                    "{}: tlsivgen is for GCM encryption (decryption takes tlsivinv)",
+                    self.algorithm
+                ),
+            ));
+        }
+        if self.iv_len != 12 {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!("{}: tlsivgen needs a 12-byte IV", self.algorithm),
+            ));
+        }
+        self.keyed()?;
+        if self.tls.needs_sealer() {
+            let key = self.aead_key()?;
+            self.tls.start_sealer(key)?;
+        }
+        self.reset();
+        let spare = self.spare_aead.take();
+        let (nonce, stream) = self.tls.stream_next(spare)?;
+        if !stream.approval().is_approved() {
+            indicator::permit_unapproved(self.algorithm, "encrypt")?;
+        }
+        self.iv = Some(nonce.to_vec());
+        self.running = Some(Running::Aead(stream));
+        Ok(nonce)
     }
 
     /// CCM as OpenSSL drives it: `update(NULL, NULL, len)` announces the message length,
@@ -1291,6 +1359,7 @@ static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("regula-approved", params::INT),
     ("fips-indicator", params::INT),
     ("tlsaadpad", params::UINT),
+    ("tlsivgen", params::OCTETS),
 ];
 
 unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
@@ -1362,6 +1431,13 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 }
                 "taglen" => param.set_usize(context.tag_len)?,
                 "tlsaadpad" => param.set_usize(context.tls.aad_pad())?,
+                "tlsivgen" => {
+                    let nonce = context.next_tls_message()?;
+                    // As OpenSSL's: the IV's last bytes, as many as the buffer holds (all of
+                    // it for a larger one).
+                    let wanted = param.data_size().min(nonce.len());
+                    param.set_octets(&nonce[nonce.len() - wanted..])?
+                }
                 "tag" => {
                     let tag = match (&context.tag, context.encrypt) {
                         (tag, true) if !tag.is_empty() => tag,
@@ -1400,6 +1476,7 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("cts_mode", params::UTF8),
     ("tlsaad", params::OCTETS),
     ("tlsivfixed", params::OCTETS),
+    ("tlsivinv", params::OCTETS),
 ];
 
 unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {

@@ -5,6 +5,10 @@
 //! from a value its generator draws and refusing to go on once every value has been used under
 //! the key. No caller chooses the nonce, so sealing has the approval of a module-generated IV,
 //! where [`AeadKey::seal_with_nonce`] with the same bytes would be a caller's nonce.
+//!
+//! AES-CCM's TLS 1.2 suites (RFC 6655 §3, RFC 7251) build their nonce the same way (`salt(4) ‖
+//! nonce_explicit(8)`, the explicit part distinct per record), with a 16- or 8-byte tag: the
+//! same sealer serves them.
 
 use zeroize::Zeroize;
 
@@ -12,6 +16,7 @@ use crate::algorithm::{Algorithm, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::service::aead::{AeadKey, NONCE_LEN};
+use crate::service::aead_stream::AeadStream;
 
 /// The fixed field of a TLS 1.2 GCM nonce (RFC 5288 §3: `salt`).
 pub const TLS12_FIXED_LEN: usize = 4;
@@ -42,7 +47,8 @@ impl std::fmt::Debug for Tls12GcmSealer {
 
 impl AeadKey {
     /// Turns this key into a TLS 1.2 record sealer with the handshake's 4-byte fixed IV.
-    /// GCM keys only (AES-128/256-GCM, SM4-GCM) with their full 16-byte tag.
+    /// GCM keys (AES-128/256-GCM, SM4-GCM) with their full 16-byte tag, and CCM keys
+    /// (AES-128/256-CCM, SM4-CCM) with a 16- or 8-byte tag (RFC 6655's CCM and CCM_8).
     pub fn into_tls12_gcm_sealer(self, fixed: &[u8]) -> Result<Tls12GcmSealer> {
         let mut start = [0u8; TLS12_EXPLICIT_LEN];
         self.module.internal_random(&mut start)?;
@@ -53,17 +59,25 @@ impl AeadKey {
 impl Tls12GcmSealer {
     fn new(key: AeadKey, fixed: &[u8], next: u64, remaining: u64) -> Result<Tls12GcmSealer> {
         let algorithm = key.algorithm();
-        if !matches!(
+        let ccm = matches!(
             algorithm,
-            Algorithm::Aes128Gcm | Algorithm::Aes256Gcm | Algorithm::Sm4Gcm
-        ) {
+            Algorithm::Aes128Ccm | Algorithm::Aes256Ccm | Algorithm::Sm4Ccm
+        );
+        if !ccm
+            && !matches!(
+                algorithm,
+                Algorithm::Aes128Gcm | Algorithm::Aes256Gcm | Algorithm::Sm4Gcm
+            )
+        {
             return Err(Error::invalid_input(format!(
-                "{algorithm}: the TLS 1.2 record nonce construction is for GCM only"
+                "{algorithm}: the TLS 1.2 record nonce construction is for GCM and CCM only"
             )));
         }
-        if key.tag_len() != 16 {
+        // RFC 5288 and RFC 6655: a 16-byte tag; RFC 6655's CCM_8 suites an 8-byte one.
+        if !(key.tag_len() == 16 || ccm && key.tag_len() == 8) {
             return Err(Error::invalid_input(format!(
-                "{algorithm}: TLS 1.2 records carry a 16-byte tag"
+                "{algorithm}: TLS 1.2 records carry a 16-byte tag (CCM: 16 or 8), not {}",
+                key.tag_len()
             )));
         }
         let fixed: [u8; TLS12_FIXED_LEN] = fixed.try_into().map_err(|_| {
@@ -107,29 +121,71 @@ impl Tls12GcmSealer {
         result
     }
 
+    /// Starts encrypting one message in a stream under the next nonce (`fixed ‖ count`), and
+    /// returns the invocation field with it: OpenSSL's `EVP_CTRL_GCM_IV_GEN` (`tlsivgen`),
+    /// with the approval of a module-built nonce as [`Tls12GcmSealer::seal`]. `spare`, a
+    /// finished encryption stream this sealer's key started, is restarted rather than
+    /// rebuilt. GCM only (CCM needs the whole message at once). Refuses, as `seal` does,
+    /// once the key has sealed 2^64 − 1 messages.
+    pub fn encrypt_stream(
+        &mut self,
+        spare: Option<AeadStream>,
+    ) -> Result<([u8; TLS12_EXPLICIT_LEN], AeadStream)> {
+        let key = &self.key;
+        key.module.ensure_operational()?;
+        if !matches!(
+            key.algorithm(),
+            Algorithm::Aes128Gcm | Algorithm::Aes256Gcm | Algorithm::Sm4Gcm
+        ) {
+            return Err(Error::invalid_input(format!(
+                "{}: a streamed TLS 1.2 message is served for GCM only",
+                key.algorithm()
+            )));
+        }
+        let nonce = self.take_nonce()?;
+        let mut explicit = [0u8; TLS12_EXPLICIT_LEN];
+        explicit.copy_from_slice(&nonce[TLS12_FIXED_LEN..]);
+        let key = &self.key;
+        let mut stream = match spare {
+            Some(mut stream) if stream.is_encrypting() => {
+                key.restart_with_approval(&mut stream, &nonce, key.approval)?;
+                stream
+            }
+            _ => key.encrypt_stream_with_approval(&nonce, key.approval)?,
+        };
+        stream.module_nonce = true;
+        Ok((explicit, stream))
+    }
+
+    /// The next nonce; the counter moves first, so that a failure never leaves it to reuse.
+    fn take_nonce(&mut self) -> Result<[u8; NONCE_LEN]> {
+        if self.remaining == 0 {
+            return Err(Error::invalid_input(format!(
+                "{}: this key has sealed 2^64 - 1 TLS records; the invocation counter would \
+                 repeat (SP 800-38D §8.3): renegotiate a key",
+                self.key.algorithm()
+            )));
+        }
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce[..TLS12_FIXED_LEN].copy_from_slice(&self.fixed);
+        nonce[TLS12_FIXED_LEN..].copy_from_slice(&self.next.to_be_bytes());
+        self.remaining -= 1;
+        self.next = self.next.wrapping_add(1);
+        Ok(nonce)
+    }
+
     fn seal_inner(
         &mut self,
         aad: &[u8],
         in_out: &mut [u8],
         tag: &mut [u8],
     ) -> Result<Served<[u8; TLS12_EXPLICIT_LEN]>> {
+        self.key.module.ensure_operational()?;
+        self.key.check_tag_slot(tag.len())?;
+        let nonce = self.take_nonce()?;
+        let mut explicit = [0u8; TLS12_EXPLICIT_LEN];
+        explicit.copy_from_slice(&nonce[TLS12_FIXED_LEN..]);
         let key = &self.key;
-        key.module.ensure_operational()?;
-        key.check_tag_slot(tag.len())?;
-        if self.remaining == 0 {
-            return Err(Error::invalid_input(format!(
-                "{}: this key has sealed 2^64 - 1 TLS records; the invocation counter would \
-                 repeat (SP 800-38D §8.3): renegotiate a key",
-                key.algorithm()
-            )));
-        }
-        let explicit = self.next.to_be_bytes();
-        let mut nonce = [0u8; NONCE_LEN];
-        nonce[..TLS12_FIXED_LEN].copy_from_slice(&self.fixed);
-        nonce[TLS12_FIXED_LEN..].copy_from_slice(&explicit);
-        // The counter moves before the seal: a failed seal never leaves a nonce to reuse.
-        self.remaining -= 1;
-        self.next = self.next.wrapping_add(1);
         key.backend.seal_detached(&nonce, aad, in_out, tag)?;
         Ok(key
             .module
@@ -237,6 +293,88 @@ mod tests {
         );
     }
 
+    /// SP 800-38C Appendix C, Example 3 (AES-128-CCM, 12-byte nonce, 8-byte tag): nonce
+    /// `10111213 ‖ 1415161718191a1b` is a TLS 1.2 CCM_8 nonce (RFC 6655 §3) with fixed field
+    /// `10111213` and explicit part `1415161718191a1b`.
+    #[test]
+    fn reproduces_sp_800_38c_example_3_as_a_ccm_8_record() {
+        let module = Module::load(Policy::builtin(Profile::Default));
+        let key = module
+            .aead_key_with_tag_len(
+                Algorithm::Aes128Ccm,
+                &hex!("404142434445464748494a4b4c4d4e4f"),
+                8,
+            )
+            .unwrap();
+        let mut sealer =
+            Tls12GcmSealer::new(key, &hex!("10111213"), 0x1415161718191a1b, u64::MAX).unwrap();
+        let mut in_out = hex!("202122232425262728292a2b2c2d2e2f3031323334353637");
+        let mut tag = [0u8; 8];
+        let explicit = sealer
+            .seal(
+                &hex!("000102030405060708090a0b0c0d0e0f10111213"),
+                &mut in_out,
+                &mut tag,
+            )
+            .unwrap();
+        assert_eq!(*explicit, hex!("1415161718191a1b"));
+        assert_eq!(
+            in_out,
+            hex!("e3b201a9f5b71a7a9b1ceaeccd97e70b6176aad9a4428aa5")
+        );
+        assert_eq!(tag, hex!("484392fbc1b09951"));
+    }
+
+    /// A streamed message takes the next count, as `EVP_CTRL_GCM_IV_GEN` would: GCM test case
+    /// 4's record again, sealed in two pieces, then the following count; approved under
+    /// fips-140-3 as a module-built nonce. CCM, which cannot stream, is refused.
+    #[test]
+    fn streams_gcm_test_case_4_under_the_next_count() {
+        let module = Module::load(Policy::builtin(Profile::Fips1403));
+        let key = module
+            .aead_key(
+                Algorithm::Aes128Gcm,
+                &hex!("feffe9928665731c6d6a8f9467308308"),
+            )
+            .unwrap();
+        let mut sealer =
+            Tls12GcmSealer::new(key, &hex!("cafebabe"), 0xfacedbaddecaf888, u64::MAX).unwrap();
+        let (explicit, mut stream) = sealer.encrypt_stream(None).unwrap();
+        assert_eq!(explicit, hex!("facedbaddecaf888"));
+        assert!(stream.approval().is_approved());
+        stream
+            .aad(&hex!("feedfacedeadbeeffeedfacedeadbeefabaddad2"))
+            .unwrap();
+        let mut text = hex!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        );
+        let (first, second) = text.split_at_mut(17);
+        stream.update_in_place(first).unwrap();
+        stream.update_in_place(second).unwrap();
+        let tag = stream.finish_encrypt().unwrap();
+        assert!(tag.indicator().is_approved());
+        assert_eq!(
+            text,
+            hex!(
+                "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
+                "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+            )
+        );
+        assert_eq!(tag.as_ref(), hex!("5bc94fbc3221a5db94fae95ae7121a47"));
+        let (next, _) = sealer.encrypt_stream(Some(stream)).unwrap();
+        assert_eq!(next, hex!("facedbaddecaf889"));
+
+        let ccm = Module::load(Policy::builtin(Profile::Default))
+            .aead_key(Algorithm::Aes256Ccm, &[7; 32])
+            .unwrap();
+        let mut sealer = ccm.into_tls12_gcm_sealer(&[0; 4]).unwrap();
+        assert!(matches!(
+            sealer.encrypt_stream(None),
+            Err(Error::InvalidInput { .. })
+        ));
+    }
+
     #[test]
     fn refuses_other_aeads_and_fixed_lengths() {
         let module = Module::load(Policy::builtin(Profile::Default));
@@ -245,6 +383,13 @@ mod tests {
             .unwrap();
         assert!(matches!(
             chacha.into_tls12_gcm_sealer(&[0; 4]),
+            Err(Error::InvalidInput { .. })
+        ));
+        let ccm_12 = module
+            .aead_key_with_tag_len(Algorithm::Aes128Ccm, &[7; 16], 12)
+            .unwrap();
+        assert!(matches!(
+            ccm_12.into_tls12_gcm_sealer(&[0; 4]),
             Err(Error::InvalidInput { .. })
         ));
         let gcm = module.aead_key(Algorithm::Aes128Gcm, &[7; 16]).unwrap();
