@@ -12,6 +12,7 @@
 //! | [`Format::Cavp`] | `KEY = value` records with a `# CAVS` banner (NIST `.rsp`) |
 //! | [`Format::NistText`] | the same records without the banner (cryptography-vectors RFC files) |
 //! | [`Format::SignInput`] | four `:`-separated hex fields per line (Ed25519 `sign.input`) |
+//! | [`Format::GmtAppendix`] | first statement is `Example =` (the GM/T standards' appendix examples) |
 //!
 //! Every vector ends up passed, failed or skipped. A vector that must be rejected (CAVP `FAIL`,
 //! `Result = F`, Wycheproof `invalid`, evp_test `Result = …`) passes only when Regula rejects
@@ -35,6 +36,7 @@
 
 pub mod acvp;
 mod evp;
+mod gmt;
 mod kv;
 mod nist;
 mod ops;
@@ -71,6 +73,9 @@ pub enum Format {
     NotVectors,
     /// A NIST ACVP vector set with its expected answers (see [`acvp`]).
     Acvp,
+    /// The worked examples of the GM/T standards' appendices (GB/T 32905 SM3, GB/T 32907 SM4,
+    /// GB/T 32918.5 SM2 on curveSM2): `Example = …` stanzas, see `tests/data/gmt/`.
+    GmtAppendix,
 }
 
 impl Format {
@@ -83,6 +88,7 @@ impl Format {
             Format::SignInput => "sign-input",
             Format::NotVectors => "not-vectors",
             Format::Acvp => "acvp",
+            Format::GmtAppendix => "gmt-appendix",
         }
     }
 }
@@ -305,6 +311,7 @@ pub fn run_source(module: &Module, label: &str, text: &str) -> Result<FileReport
         Some(Format::Wycheproof) => wyche::run_json(module, label, text),
         Some(Format::EvpTest) => evp::run(module, label, text),
         Some(Format::SignInput) => signinput::run(module, label, text),
+        Some(Format::GmtAppendix) => gmt::run(module, label, text),
         Some(format @ (Format::Cavp | Format::NistText)) => nist::run(module, label, text, format),
         Some(Format::NotVectors) => {
             let mut report = FileReport::new(label, Format::NotVectors);
@@ -397,6 +404,12 @@ fn detect(text: &str) -> Option<Format> {
     {
         return Some(Format::EvpTest);
     }
+    if first
+        .split_once('=')
+        .is_some_and(|(key, _)| key.trim() == gmt::OPENING_KEY)
+    {
+        return Some(Format::GmtAppendix);
+    }
     let key_value = first.starts_with('[') || first.contains('=');
     if !key_value {
         return None;
@@ -450,6 +463,10 @@ mod tests {
         assert_eq!(
             detect("[L = 32]\nCOUNT = 0\n\ti = 3\n\tMDi = 00\n"),
             Some(Format::NotVectors)
+        );
+        assert_eq!(
+            detect("# GM/T\nExample = GB/T 32905-2016 A.1\nAlgorithm = sm3\n"),
+            Some(Format::GmtAppendix)
         );
         assert_eq!(detect("hello world\n"), None);
         assert_eq!(detect("{\"not\": \"wycheproof\"}"), None);
