@@ -11,7 +11,8 @@ use crate::input;
 
 pub const AFTER_HELP: &str = "\
 Formats are detected from content: NIST CAVP .rsp, the cryptography-vectors text files (CMAC,
-HKDF, ChaCha20-Poly1305, SM3, SM4, RFC 8998), OpenSSL/Tongsuo evp_test files and Wycheproof JSON.
+HKDF, ChaCha20-Poly1305, SM3, SM4, RFC 8998), OpenSSL/Tongsuo evp_test files, Wycheproof JSON and
+the GM/T standards' appendix examples (crates/regula-vectors/tests/data/gmt).
 Directories are walked recursively (.rsp, .txt, .json, .input files).
 
 A vector that must be rejected (CAVP FAIL, Result = F, Wycheproof invalid) passes only when
@@ -21,6 +22,7 @@ approved by the policy, algorithm not offered, unsupported parameter).
 Examples:
   regula vectors --policy fips-140-3 \"$(python3 -c 'import cryptography_vectors,os;print(os.path.dirname(cryptography_vectors.__file__))')/ciphers/AES/GCM\"
   regula vectors --suite wycheproof --json
+  regula vectors --policy gm crates/regula-vectors/tests/data/gmt
 
 Exit codes: 0 nothing failed, 1 a vector failed, 2 a file could not be read or parsed
 (the message names file and line), 4 module in error state.";
