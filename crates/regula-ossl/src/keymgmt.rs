@@ -33,9 +33,19 @@ pub enum KeyType {
     X25519 = 1,
     Ed25519 = 2,
     Rsa = 3,
+    /// RSASSA-PSS keys (RFC 4055 id-RSASSA-PSS): offered so that libssl enables the TLS 1.3
+    /// `rsa_pss_rsae_*` schemes (it fetches this key manager to decide); such keys themselves
+    /// are refused (sign with an rsaEncryption key and `pad-mode` pss).
+    RsaPss = 4,
 }
 
-pub const KEY_TYPES: [KeyType; 4] = [KeyType::Ec, KeyType::X25519, KeyType::Ed25519, KeyType::Rsa];
+pub const KEY_TYPES: [KeyType; 5] = [
+    KeyType::Ec,
+    KeyType::X25519,
+    KeyType::Ed25519,
+    KeyType::Rsa,
+    KeyType::RsaPss,
+];
 
 impl KeyType {
     pub fn from_index(index: usize) -> Option<KeyType> {
@@ -46,12 +56,13 @@ impl KeyType {
     /// `keymgmt` parameter gives it.
     /// An RSA key serves the rows OpenSSL names "RSA" (RSA-PSS and PKCS#1 v1.5 signatures).
     pub fn serves(self, row: &registry::Entry) -> bool {
-        if self == KeyType::Rsa {
+        if matches!(self, KeyType::Rsa | KeyType::RsaPss) {
             return row.family == Family::Signature
                 && row
                     .openssl
                     .as_ref()
-                    .is_some_and(|name| name.canonical() == "RSA");
+                    .is_some_and(|name| name.canonical() == "RSA")
+                && (self == KeyType::Rsa || openssl_param(row, "pad-mode") == Some("pss"));
         }
         let name = openssl_param(row, "keymgmt").and_then(|names| names.split(':').next());
         name == Some(self.label())
@@ -62,6 +73,7 @@ impl KeyType {
     fn keymgmt_names(self, row: &registry::Entry) -> Option<&'static str> {
         match self {
             KeyType::Rsa => row.openssl.as_ref().map(|name| name.names),
+            KeyType::RsaPss => Some("RSA-PSS:RSASSA-PSS:1.2.840.113549.1.1.10"),
             _ => openssl_param(row, "keymgmt"),
         }
     }
@@ -72,6 +84,7 @@ impl KeyType {
             KeyType::X25519 => "X25519",
             KeyType::Ed25519 => "ED25519",
             KeyType::Rsa => "RSA",
+            KeyType::RsaPss => "RSA-PSS",
         }
     }
 }
@@ -100,7 +113,7 @@ fn rows_in(kind: KeyType, family: Family) -> impl Iterator<Item = Algorithm> {
 /// the key-agreement row's), or Ed25519.
 pub fn signature_row(kind: KeyType, group: Algorithm) -> Option<Algorithm> {
     match kind {
-        KeyType::X25519 | KeyType::Rsa => None,
+        KeyType::X25519 | KeyType::Rsa | KeyType::RsaPss => None,
         KeyType::Ed25519 => Some(Algorithm::Ed25519),
         KeyType::Ec => {
             let curve = openssl_param(registry::entry(group), "group")?;
@@ -120,7 +133,7 @@ pub fn group_named(kind: KeyType, name: &str) -> Option<Algorithm> {
                 openssl_param(row, "group"),
                 openssl_param(row, "group-aliases"),
             ],
-            KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa => {
+            KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                 [row.openssl.as_ref().map(|name| name.names), None]
             }
         };
@@ -369,9 +382,15 @@ pub(crate) unsafe fn key<'a>(keydata: *mut c_void) -> Result<&'a mut Key, Failur
     unsafe { crate::context::borrow(keydata, "key") }
 }
 
-type Tables = ffi::SyncTable<[[Dispatch; 22]; 4]>;
+type Tables = ffi::SyncTable<[[Dispatch; 22]; 5]>;
 
-static TABLES: Tables = ffi::SyncTable([table::<0>(), table::<1>(), table::<2>(), table::<3>()]);
+static TABLES: Tables = ffi::SyncTable([
+    table::<0>(),
+    table::<1>(),
+    table::<2>(),
+    table::<3>(),
+    table::<4>(),
+]);
 
 const fn table<const K: usize>() -> [Dispatch; 22] {
     [
@@ -448,6 +467,9 @@ unsafe extern "C" fn gen_init<const K: usize>(
 ) -> *mut c_void {
     construct(|| {
         let kind = KeyType::from_index(K).ok_or_else(|| fail(Reason::Internal, "key type"))?;
+        if kind == KeyType::RsaPss {
+            return Err(rsa_pss_refused());
+        }
         // SAFETY: OpenSSL passes the provctx it was given and a terminated array (or null).
         let (module, params) = unsafe { (module_of(provctx)?, Params::new(params)) };
         let mut context = GenContext {
@@ -469,7 +491,7 @@ fn initial_group(kind: KeyType) -> Option<Algorithm> {
         KeyType::Ec => None,
         KeyType::X25519 => Some(Algorithm::X25519),
         KeyType::Ed25519 => Some(Algorithm::Ed25519),
-        KeyType::Rsa => None,
+        KeyType::Rsa | KeyType::RsaPss => None,
     }
 }
 
@@ -564,7 +586,7 @@ unsafe extern "C" fn gen_settable_params<const K: usize>(
     _provctx: *mut c_void,
 ) -> *const Param {
     match KeyType::from_index(K) {
-        Some(KeyType::Rsa) => RSA_GEN_SETTABLE.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GEN_SETTABLE.as_ptr(),
         _ => GEN_SETTABLE.as_ptr(),
     }
 }
@@ -735,6 +757,9 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
         if key.kind == KeyType::Rsa {
             return import_rsa(key, selection, &params);
         }
+        if key.kind == KeyType::RsaPss {
+            return Err(rsa_pss_refused());
+        }
         if key.kind == KeyType::Ec
             && let Some(param) = params.locate("group")
         {
@@ -756,7 +781,7 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                 let field = facts(group).field;
                 let bytes = match key.kind {
                     KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
-                    KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa => {
+                    KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                         let bytes = param.get_octets()?;
                         if bytes.len() != field {
                             return Err(fail(
@@ -841,7 +866,7 @@ static X25519_TYPES: params::ParamList =
 unsafe extern "C" fn key_types<const K: usize>(_selection: c_int) -> *const Param {
     match KeyType::from_index(K) {
         Some(KeyType::Ec) => EC_TYPES.as_ptr(),
-        Some(KeyType::Rsa) => RSA_TYPES.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_TYPES.as_ptr(),
         _ => X25519_TYPES.as_ptr(),
     }
 }
@@ -915,7 +940,9 @@ unsafe extern "C" fn export(
                     }
                     ffi::PARAM_UNSIGNED_INTEGER
                 }
-                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa => ffi::PARAM_OCTET_STRING,
+                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
+                    ffi::PARAM_OCTET_STRING
+                }
             };
             private_bytes = Some((bytes, data_type));
         }
@@ -967,7 +994,7 @@ unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *
     match KeyType::from_index(K) {
         Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
         Some(KeyType::Ed25519) => ED25519_GETTABLE.as_ptr(),
-        Some(KeyType::Rsa) => RSA_GETTABLE.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GETTABLE.as_ptr(),
         _ => X25519_GETTABLE.as_ptr(),
     }
 }
@@ -1120,6 +1147,16 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
 // from the core's `generate_signing_key` and is read back from its PKCS#8. The public key is
 // given to the core's `verify` as an RFC 5280 SubjectPublicKeyInfo.
 // ---------------------------------------------------------------------------------------------
+
+/// Why an RSASSA-PSS key (RFC 4055 id-RSASSA-PSS, possibly restricted to one digest and salt)
+/// is neither imported nor generated.
+fn rsa_pss_refused() -> Failure {
+    fail(
+        Reason::NotApproved,
+        "RSASSA-PSS keys (id-RSASSA-PSS) are not offered by the Regula provider: use an RSA \
+         (rsaEncryption) key with pad-mode pss",
+    )
+}
 
 /// The modulus size OpenSSL generates when `bits` is not given.
 const RSA_DEFAULT_BITS: u32 = 2048;
