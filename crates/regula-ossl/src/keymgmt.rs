@@ -1315,7 +1315,12 @@ fn der_read(input: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
 /// RFC 5208 PrivateKeyInfo { 0, rsaEncryption, RSAPrivateKey { 0, n, e, d, p, q, dp, dq,
 /// qinv } }; wiped on drop.
 fn rsa_pkcs8(public: &RsaPublic, parts: &[Zeroizing<Vec<u8>>]) -> Zeroizing<Vec<u8>> {
-    let mut body = Zeroizing::new(der_uint(&[0]));
+    // Every buffer holding secret bytes is allocated once at its final size: a Vec that grew
+    // would leave unwiped copies behind.
+    let integers: usize = parts.iter().map(|part| part.len() + 7).sum();
+    let capacity = 3 + public.n.len() + public.e.len() + 14 + integers;
+    let mut body = Zeroizing::new(Vec::with_capacity(capacity));
+    body.extend(der_uint(&[0]));
     body.extend(der_uint(&public.n));
     body.extend(der_uint(&public.e));
     for part in parts {
@@ -1323,16 +1328,18 @@ fn rsa_pkcs8(public: &RsaPublic, parts: &[Zeroizing<Vec<u8>>]) -> Zeroizing<Vec<
     }
     let private_key = Zeroizing::new(der(0x30, &body));
     let octets = Zeroizing::new(der(0x04, &private_key));
-    let mut info = Zeroizing::new(der_uint(&[0]));
+    let mut info = Zeroizing::new(Vec::with_capacity(3 + RSA_ALGORITHM.len() + octets.len()));
+    info.extend(der_uint(&[0]));
     info.extend_from_slice(&RSA_ALGORITHM);
     info.extend_from_slice(&octets);
     Zeroizing::new(der(0x30, &info))
 }
 
+/// An RSA private key's integers after n and e (as [`RSA_PRIVATE_NAMES`]), each wiped on drop.
+type PrivateParts = Vec<Zeroizing<Vec<u8>>>;
+
 /// The key in an RSA PKCS#8 PrivateKeyInfo (as the core writes it).
-fn rsa_from_pkcs8(
-    pkcs8: Zeroizing<Vec<u8>>,
-) -> Result<(RsaPublic, Vec<Zeroizing<Vec<u8>>>), Failure> {
+fn rsa_from_pkcs8(pkcs8: Zeroizing<Vec<u8>>) -> Result<(RsaPublic, PrivateParts), Failure> {
     let malformed = || fail(Reason::Internal, "unexpected RSA private key encoding");
     let (info, _) = der_read(&pkcs8, 0x30).ok_or_else(malformed)?;
     let (_, rest) = der_read(info, 0x02).ok_or_else(malformed)?;

@@ -435,8 +435,7 @@ fn what_regula_does_not_offer_is_refused_with_its_reason() {
     };
     let error = regula
         .sign(max_salt, MESSAGE)
-        .err()
-        .expect("max salt refused");
+        .expect_err("max salt refused");
     assert!(error.contains("salt as long as the digest"), "{error}");
     let error = regula
         .init(true, scheme(c"SHA256", NO_PADDING))
@@ -446,7 +445,6 @@ fn what_regula_does_not_offer_is_refused_with_its_reason() {
     // SHA-1 signatures are verified only, never made.
     let error = regula
         .sign(scheme(c"SHA1", PKCS1), MESSAGE)
-        .err()
-        .expect("SHA-1 signing refused");
+        .expect_err("SHA-1 signing refused");
     assert!(error.contains("rsa-pkcs1-sha1"), "{error}");
 }

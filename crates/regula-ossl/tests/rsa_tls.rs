@@ -8,7 +8,6 @@
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 mod common;
 
@@ -115,6 +114,7 @@ fn tls13_with_an_rsa_certificate_is_approved_under_fips_140_3() {
             "s_client",
             "-brief",
             "-tls1_3",
+            "-ign_eof",
             "-verify_return_error",
         ])
         .args(["-connect", &format!("127.0.0.1:{port}")])
