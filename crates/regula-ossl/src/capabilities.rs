@@ -46,7 +46,7 @@ pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
                     keymgmt::group_short_name(row.algorithm),
                     keymgmt::openssl_param(row, "group")?,
                 ),
-                KeyType::X25519 | KeyType::Ed25519 => {
+                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                     let canonical = row.openssl.as_ref()?.canonical();
                     (canonical, canonical)
                 }

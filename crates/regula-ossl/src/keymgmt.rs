@@ -32,9 +32,20 @@ pub enum KeyType {
     Ec = 0,
     X25519 = 1,
     Ed25519 = 2,
+    Rsa = 3,
+    /// RSASSA-PSS keys (RFC 4055 id-RSASSA-PSS): offered so that libssl enables the TLS 1.3
+    /// `rsa_pss_rsae_*` schemes (it fetches this key manager to decide); such keys themselves
+    /// are refused (sign with an rsaEncryption key and `pad-mode` pss).
+    RsaPss = 4,
 }
 
-pub const KEY_TYPES: [KeyType; 3] = [KeyType::Ec, KeyType::X25519, KeyType::Ed25519];
+pub const KEY_TYPES: [KeyType; 5] = [
+    KeyType::Ec,
+    KeyType::X25519,
+    KeyType::Ed25519,
+    KeyType::Rsa,
+    KeyType::RsaPss,
+];
 
 impl KeyType {
     pub fn from_index(index: usize) -> Option<KeyType> {
@@ -43,9 +54,28 @@ impl KeyType {
 
     /// The key manager's canonical OpenSSL name ("EC", "X25519", "ED25519"), as the rows'
     /// `keymgmt` parameter gives it.
+    /// An RSA key serves the rows OpenSSL names "RSA" (RSA-PSS and PKCS#1 v1.5 signatures).
     pub fn serves(self, row: &registry::Entry) -> bool {
+        if matches!(self, KeyType::Rsa | KeyType::RsaPss) {
+            return row.family == Family::Signature
+                && row
+                    .openssl
+                    .as_ref()
+                    .is_some_and(|name| name.canonical() == "RSA")
+                && (self == KeyType::Rsa || openssl_param(row, "pad-mode") == Some("pss"));
+        }
         let name = openssl_param(row, "keymgmt").and_then(|names| names.split(':').next());
         name == Some(self.label())
+    }
+
+    /// The key manager's OpenSSL names: the rows' `keymgmt` parameter, or for RSA the rows'
+    /// own names ("RSA:rsaEncryption:1.2.840.113549.1.1.1", as OpenSSL's default provider).
+    fn keymgmt_names(self, row: &registry::Entry) -> Option<&'static str> {
+        match self {
+            KeyType::Rsa => row.openssl.as_ref().map(|name| name.names),
+            KeyType::RsaPss => Some("RSA-PSS:RSASSA-PSS:1.2.840.113549.1.1.10"),
+            _ => openssl_param(row, "keymgmt"),
+        }
     }
 
     pub fn label(self) -> &'static str {
@@ -53,6 +83,8 @@ impl KeyType {
             KeyType::Ec => "EC",
             KeyType::X25519 => "X25519",
             KeyType::Ed25519 => "ED25519",
+            KeyType::Rsa => "RSA",
+            KeyType::RsaPss => "RSA-PSS",
         }
     }
 }
@@ -81,7 +113,7 @@ fn rows_in(kind: KeyType, family: Family) -> impl Iterator<Item = Algorithm> {
 /// the key-agreement row's), or Ed25519.
 pub fn signature_row(kind: KeyType, group: Algorithm) -> Option<Algorithm> {
     match kind {
-        KeyType::X25519 => None,
+        KeyType::X25519 | KeyType::Rsa | KeyType::RsaPss => None,
         KeyType::Ed25519 => Some(Algorithm::Ed25519),
         KeyType::Ec => {
             let curve = openssl_param(registry::entry(group), "group")?;
@@ -101,7 +133,7 @@ pub fn group_named(kind: KeyType, name: &str) -> Option<Algorithm> {
                 openssl_param(row, "group"),
                 openssl_param(row, "group-aliases"),
             ],
-            KeyType::X25519 | KeyType::Ed25519 => {
+            KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                 [row.openssl.as_ref().map(|name| name.names), None]
             }
         };
@@ -177,7 +209,7 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
             Some(Offer::for_rows(
                 policy,
                 &rows,
-                openssl_param(first, "keymgmt")?.to_owned(),
+                kind.keymgmt_names(first)?.to_owned(),
                 format!("{} key management", kind.label()),
                 &TABLES.0[kind as usize],
             ))
@@ -198,6 +230,8 @@ pub struct Key {
     pub(crate) signing: OnceLock<Arc<SigningKey>>,
     /// The encoded public key: an uncompressed point (EC) or 32 bytes (X25519, Ed25519).
     pub(crate) public: Option<Vec<u8>>,
+    /// An RSA key's public and (when held) private halves.
+    pub(crate) rsa: Option<RsaKey>,
 }
 
 impl Key {
@@ -209,6 +243,7 @@ impl Key {
             private: None,
             signing: OnceLock::new(),
             public: None,
+            rsa: None,
         }
     }
 
@@ -222,7 +257,9 @@ impl Key {
     }
 
     fn has_private(&self) -> bool {
-        self.private.is_some() || self.signing.get().is_some()
+        self.private.is_some()
+            || self.signing.get().is_some()
+            || self.rsa.as_ref().is_some_and(|rsa| rsa.private.is_some())
     }
 
     /// The key's signing key, made from an EC key's scalar the first time (counted by the
@@ -345,9 +382,15 @@ pub(crate) unsafe fn key<'a>(keydata: *mut c_void) -> Result<&'a mut Key, Failur
     unsafe { crate::context::borrow(keydata, "key") }
 }
 
-type Tables = ffi::SyncTable<[[Dispatch; 22]; 3]>;
+type Tables = ffi::SyncTable<[[Dispatch; 22]; 5]>;
 
-static TABLES: Tables = ffi::SyncTable([table::<0>(), table::<1>(), table::<2>()]);
+static TABLES: Tables = ffi::SyncTable([
+    table::<0>(),
+    table::<1>(),
+    table::<2>(),
+    table::<3>(),
+    table::<4>(),
+]);
 
 const fn table<const K: usize>() -> [Dispatch; 22] {
     [
@@ -355,7 +398,7 @@ const fn table<const K: usize>() -> [Dispatch; 22] {
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
         crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
@@ -413,6 +456,8 @@ struct GenContext {
     kind: KeyType,
     selection: c_int,
     group: Option<Algorithm>,
+    /// An RSA key's modulus size (OpenSSL's default, 2048, unless `bits` says otherwise).
+    rsa_bits: u32,
 }
 
 unsafe extern "C" fn gen_init<const K: usize>(
@@ -422,6 +467,9 @@ unsafe extern "C" fn gen_init<const K: usize>(
 ) -> *mut c_void {
     construct(|| {
         let kind = KeyType::from_index(K).ok_or_else(|| fail(Reason::Internal, "key type"))?;
+        if kind == KeyType::RsaPss {
+            return Err(rsa_pss_refused());
+        }
         // SAFETY: OpenSSL passes the provctx it was given and a terminated array (or null).
         let (module, params) = unsafe { (module_of(provctx)?, Params::new(params)) };
         let mut context = GenContext {
@@ -429,6 +477,7 @@ unsafe extern "C" fn gen_init<const K: usize>(
             kind,
             selection,
             group: initial_group(kind),
+            rsa_bits: RSA_DEFAULT_BITS,
         };
         apply_gen_params(&mut context, &params)?;
         Ok(context)
@@ -442,6 +491,7 @@ fn initial_group(kind: KeyType) -> Option<Algorithm> {
         KeyType::Ec => None,
         KeyType::X25519 => Some(Algorithm::X25519),
         KeyType::Ed25519 => Some(Algorithm::Ed25519),
+        KeyType::Rsa | KeyType::RsaPss => None,
     }
 }
 
@@ -453,6 +503,9 @@ unsafe fn gen_context<'a>(genctx: *mut c_void) -> Result<&'a mut GenContext, Fai
 }
 
 fn apply_gen_params(context: &mut GenContext, params: &Params) -> Result<(), Failure> {
+    if context.kind == KeyType::Rsa {
+        return apply_rsa_gen_params(context, params);
+    }
     for param in params.iter() {
         match param.key {
             "group" => {
@@ -522,12 +575,20 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 }
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
+static RSA_GEN_SETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::UINT),
+    ("primes", params::UINT),
+    ("e", params::UINT),
+];
 
-unsafe extern "C" fn gen_settable_params(
+unsafe extern "C" fn gen_settable_params<const K: usize>(
     _genctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const Param {
-    GEN_SETTABLE.as_ptr()
+    match KeyType::from_index(K) {
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GEN_SETTABLE.as_ptr(),
+        _ => GEN_SETTABLE.as_ptr(),
+    }
 }
 
 /// `gen`: a key pair under the policy (the core runs its pairwise consistency test), or, when
@@ -540,6 +601,16 @@ unsafe extern "C" fn generate(
     construct(|| {
         // SAFETY: a live generation context.
         let context = unsafe { gen_context(genctx) }?;
+        if context.kind == KeyType::Rsa {
+            let mut key = Key::new(context.module.clone(), KeyType::Rsa);
+            if selects(
+                context.selection,
+                ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY,
+            ) {
+                key.rsa = Some(generate_rsa(&context.module, context.rsa_bits)?);
+            }
+            return Ok(key);
+        }
         let group = context.group.ok_or_else(|| {
             fail(
                 Reason::OutOfOrder,
@@ -573,6 +644,11 @@ fn selects(selection: c_int, bits: c_int) -> bool {
 
 /// Whether the key holds what `selection` names (OpenSSL's `has`).
 fn holds(key: &Key, selection: c_int) -> bool {
+    if key.kind == KeyType::Rsa {
+        // An RSA key has no domain parameters: only its halves are asked about.
+        return (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.has_private())
+            && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.rsa.is_some());
+    }
     (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.has_private())
         && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
         && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || key.group.is_some())
@@ -605,6 +681,16 @@ unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_in
             return 0;
         };
         let mut same = a.kind == b.kind;
+        if a.kind == KeyType::Rsa {
+            // The modulus and exponent decide (a private key comes with its public half).
+            if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+                same &= match (&a.rsa, &b.rsa) {
+                    (Some(a), Some(b)) => a.public.n == b.public.n && a.public.e == b.public.e,
+                    _ => false,
+                };
+            }
+            return c_int::from(same);
+        }
         if selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) {
             same &= a.group.is_some() && a.group == b.group;
         }
@@ -668,6 +754,12 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
     error::entry(|| {
         // SAFETY: a key of this key manager and a terminated array (or null).
         let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if key.kind == KeyType::Rsa {
+            return import_rsa(key, selection, &params);
+        }
+        if key.kind == KeyType::RsaPss {
+            return Err(rsa_pss_refused());
+        }
         if key.kind == KeyType::Ec
             && let Some(param) = params.locate("group")
         {
@@ -689,7 +781,7 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                 let field = facts(group).field;
                 let bytes = match key.kind {
                     KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
-                    KeyType::X25519 | KeyType::Ed25519 => {
+                    KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                         let bytes = param.get_octets()?;
                         if bytes.len() != field {
                             return Err(fail(
@@ -774,6 +866,7 @@ static X25519_TYPES: params::ParamList =
 unsafe extern "C" fn key_types<const K: usize>(_selection: c_int) -> *const Param {
     match KeyType::from_index(K) {
         Some(KeyType::Ec) => EC_TYPES.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_TYPES.as_ptr(),
         _ => X25519_TYPES.as_ptr(),
     }
 }
@@ -801,6 +894,9 @@ unsafe extern "C" fn export(
         // SAFETY: a key of this key manager.
         let key = unsafe { key(keydata)? };
         let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
+        if key.kind == KeyType::Rsa {
+            return export_rsa(key, selection, callback, argument);
+        }
         let mut array = Vec::new();
         let group_name = key.group.map(|group| cstring(group_short_name(group)));
         if key.kind == KeyType::Ec
@@ -844,7 +940,9 @@ unsafe extern "C" fn export(
                     }
                     ffi::PARAM_UNSIGNED_INTEGER
                 }
-                KeyType::X25519 | KeyType::Ed25519 => ffi::PARAM_OCTET_STRING,
+                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
+                    ffi::PARAM_OCTET_STRING
+                }
             };
             private_bytes = Some((bytes, data_type));
         }
@@ -896,6 +994,7 @@ unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *
     match KeyType::from_index(K) {
         Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
         Some(KeyType::Ed25519) => ED25519_GETTABLE.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GETTABLE.as_ptr(),
         _ => X25519_GETTABLE.as_ptr(),
     }
 }
@@ -910,6 +1009,9 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
     error::entry(|| {
         // SAFETY: a key of this key manager and a terminated array.
         let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if key.kind == KeyType::Rsa {
+            return rsa_get_params(key, &params);
+        }
         let Some(group) = key.group else {
             return Ok(());
         };
@@ -1010,6 +1112,18 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
         let source = unsafe { key(keydata as *mut c_void) }?;
         let mut copy = Key::new(source.module.clone(), source.kind);
         copy.group = source.group;
+        if let Some(rsa) = &source.rsa
+            && selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
+        {
+            copy.rsa = Some(RsaKey {
+                public: Arc::clone(&rsa.public),
+                private: rsa
+                    .private
+                    .as_ref()
+                    .filter(|_| selects(selection, ffi::SELECT_PRIVATE_KEY))
+                    .map(Arc::clone),
+            });
+        }
         if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
             copy.public = source.public.clone();
         }
@@ -1021,4 +1135,483 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
         }
         Ok(copy)
     })
+}
+
+// ---------------------------------------------------------------------------------------------
+// RSA keys ("RSA", alias rsaEncryption), as OpenSSL's providers/implementations/keymgmt/
+// rsa_kmgmt.c offers them: n and e, and the private exponent with the two-prime CRT values
+// (`rsa-factor1/2`, `rsa-exponent1/2`, `rsa-coefficient1`), imported and exported as unsigned
+// integers. The core takes an RSA private key as PKCS#8, so the integers go into an RFC 8017
+// RSAPrivateKey inside an RFC 5208 PrivateKeyInfo (wiped on drop) and through
+// `signing_key_from_pkcs8`, once per signature row the key signs with; a generated key comes
+// from the core's `generate_signing_key` and is read back from its PKCS#8. The public key is
+// given to the core's `verify` as an RFC 5280 SubjectPublicKeyInfo.
+// ---------------------------------------------------------------------------------------------
+
+/// Why an RSASSA-PSS key (RFC 4055 id-RSASSA-PSS, possibly restricted to one digest and salt)
+/// is neither imported nor generated.
+fn rsa_pss_refused() -> Failure {
+    fail(
+        Reason::NotApproved,
+        "RSASSA-PSS keys (id-RSASSA-PSS) are not offered by the Regula provider: use an RSA \
+         (rsaEncryption) key with pad-mode pss",
+    )
+}
+
+/// The modulus size OpenSSL generates when `bits` is not given.
+const RSA_DEFAULT_BITS: u32 = 2048;
+
+/// An RSA key's halves; the private half is shared by the copies OpenSSL makes of the key.
+#[derive(Clone)]
+pub(crate) struct RsaKey {
+    pub(crate) public: Arc<RsaPublic>,
+    pub(crate) private: Option<Arc<RsaPrivate>>,
+}
+
+/// n and e (big-endian, no leading zeros), the modulus size, and the SubjectPublicKeyInfo.
+pub(crate) struct RsaPublic {
+    n: Vec<u8>,
+    e: Vec<u8>,
+    pub(crate) bits: u32,
+    pub(crate) spki: Vec<u8>,
+}
+
+impl RsaPublic {
+    fn new(n: Vec<u8>, e: Vec<u8>) -> Result<RsaPublic, Failure> {
+        let n = strip_zeros(&n).to_vec();
+        let e = strip_zeros(&e).to_vec();
+        if n.is_empty() || e.is_empty() {
+            return Err(fail(
+                Reason::InvalidInput,
+                "an RSA key needs a nonzero modulus \"n\" and exponent \"e\"",
+            ));
+        }
+        let bits =
+            u32::try_from((n.len() - 1) * 8).unwrap_or(u32::MAX) + (8 - n[0].leading_zeros());
+        let public_key = der(0x30, &[der_uint(&n), der_uint(&e)].concat());
+        let mut bit_string = vec![0u8];
+        bit_string.extend_from_slice(&public_key);
+        let spki = der(
+            0x30,
+            &[RSA_ALGORITHM.to_vec(), der(0x03, &bit_string)].concat(),
+        );
+        Ok(RsaPublic { n, e, bits, spki })
+    }
+
+    /// The signature size: the modulus in bytes.
+    pub(crate) fn size(&self) -> usize {
+        self.n.len()
+    }
+}
+
+/// The private integers d, p, q, dp, dq, qinv (as [`RSA_PRIVATE_NAMES`]), the PKCS#8 made of
+/// them, and the core's signing key for each row it has signed with. All wiped on drop (the
+/// core's keys by AWS-LC).
+pub(crate) struct RsaPrivate {
+    parts: Vec<Zeroizing<Vec<u8>>>,
+    pkcs8: Zeroizing<Vec<u8>>,
+    signing: std::sync::Mutex<Vec<(Algorithm, Arc<SigningKey>)>>,
+}
+
+impl RsaPrivate {
+    /// The core's signing key for `row` (one key import under the policy per row).
+    pub(crate) fn signing_key(
+        &self,
+        module: &Module,
+        row: Algorithm,
+    ) -> Result<Arc<SigningKey>, Failure> {
+        let mut keys = self
+            .signing
+            .lock()
+            .map_err(|_| fail(Reason::Internal, "RSA key lock poisoned"))?;
+        if let Some((_, key)) = keys.iter().find(|(r, _)| *r == row) {
+            return Ok(Arc::clone(key));
+        }
+        let key = Arc::new(
+            module
+                .signing_key_from_pkcs8(row, &self.pkcs8)?
+                .into_value(),
+        );
+        keys.push((row, Arc::clone(&key)));
+        Ok(key)
+    }
+}
+
+/// OpenSSL's names for the private integers, in RSAPrivateKey's order after n and e.
+const RSA_PRIVATE_NAMES: [&CStr; 6] = [
+    c"d",
+    c"rsa-factor1",
+    c"rsa-factor2",
+    c"rsa-exponent1",
+    c"rsa-exponent2",
+    c"rsa-coefficient1",
+];
+
+/// AlgorithmIdentifier { rsaEncryption (1.2.840.113549.1.1.1), NULL } (RFC 8017 §A.1).
+const RSA_ALGORITHM: [u8; 15] = [
+    0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01, 0x05, 0x00,
+];
+
+fn strip_zeros(value: &[u8]) -> &[u8] {
+    let start = value.iter().position(|&b| b != 0).unwrap_or(value.len());
+    &value[start..]
+}
+
+/// A DER tag-length-value.
+fn der(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 6);
+    out.push(tag);
+    let len = body.len();
+    if len < 0x80 {
+        out.push(len as u8);
+    } else {
+        let bytes = len.to_be_bytes();
+        let skip = bytes
+            .iter()
+            .position(|&b| b != 0)
+            .unwrap_or(bytes.len() - 1);
+        out.push(0x80 | (bytes.len() - skip) as u8);
+        out.extend_from_slice(&bytes[skip..]);
+    }
+    out.extend_from_slice(body);
+    out
+}
+
+/// A DER INTEGER of an unsigned big-endian value (the TLV wiped by the caller when secret).
+fn der_uint(value: &[u8]) -> Vec<u8> {
+    let value = strip_zeros(value);
+    let mut body = Vec::with_capacity(value.len() + 1);
+    if value.first().is_none_or(|&b| b & 0x80 != 0) {
+        body.push(0);
+    }
+    body.extend_from_slice(value);
+    let out = der(0x02, &body);
+    zeroize::Zeroize::zeroize(&mut body);
+    out
+}
+
+/// Reads one DER element of `tag`: its body and what follows.
+fn der_read(input: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
+    let (&first, rest) = input.split_first()?;
+    if first != tag {
+        return None;
+    }
+    let (&len_byte, rest) = rest.split_first()?;
+    let (len, rest) = if len_byte < 0x80 {
+        (usize::from(len_byte), rest)
+    } else {
+        let count = usize::from(len_byte & 0x7f);
+        if count == 0 || count > 4 || rest.len() < count {
+            return None;
+        }
+        let len = rest[..count]
+            .iter()
+            .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+        (len, &rest[count..])
+    };
+    (rest.len() >= len).then(|| rest.split_at(len))
+}
+
+/// RFC 5208 PrivateKeyInfo { 0, rsaEncryption, RSAPrivateKey { 0, n, e, d, p, q, dp, dq,
+/// qinv } }; wiped on drop.
+fn rsa_pkcs8(public: &RsaPublic, parts: &[Zeroizing<Vec<u8>>]) -> Zeroizing<Vec<u8>> {
+    // Every buffer holding secret bytes is allocated once at its final size: a Vec that grew
+    // would leave unwiped copies behind.
+    let integers: usize = parts.iter().map(|part| part.len() + 7).sum();
+    let capacity = 3 + public.n.len() + public.e.len() + 14 + integers;
+    let mut body = Zeroizing::new(Vec::with_capacity(capacity));
+    body.extend(der_uint(&[0]));
+    body.extend(der_uint(&public.n));
+    body.extend(der_uint(&public.e));
+    for part in parts {
+        body.extend_from_slice(&Zeroizing::new(der_uint(part)));
+    }
+    let private_key = Zeroizing::new(der(0x30, &body));
+    let octets = Zeroizing::new(der(0x04, &private_key));
+    let mut info = Zeroizing::new(Vec::with_capacity(3 + RSA_ALGORITHM.len() + octets.len()));
+    info.extend(der_uint(&[0]));
+    info.extend_from_slice(&RSA_ALGORITHM);
+    info.extend_from_slice(&octets);
+    Zeroizing::new(der(0x30, &info))
+}
+
+/// An RSA private key's integers after n and e (as [`RSA_PRIVATE_NAMES`]), each wiped on drop.
+type PrivateParts = Vec<Zeroizing<Vec<u8>>>;
+
+/// The key in an RSA PKCS#8 PrivateKeyInfo (as the core writes it).
+fn rsa_from_pkcs8(pkcs8: Zeroizing<Vec<u8>>) -> Result<(RsaPublic, PrivateParts), Failure> {
+    let malformed = || fail(Reason::Internal, "unexpected RSA private key encoding");
+    let (info, _) = der_read(&pkcs8, 0x30).ok_or_else(malformed)?;
+    let (_, rest) = der_read(info, 0x02).ok_or_else(malformed)?;
+    let (_, rest) = der_read(rest, 0x30).ok_or_else(malformed)?;
+    let (octets, _) = der_read(rest, 0x04).ok_or_else(malformed)?;
+    let (private_key, _) = der_read(octets, 0x30).ok_or_else(malformed)?;
+    let (_, mut rest) = der_read(private_key, 0x02).ok_or_else(malformed)?;
+    let mut integers = Vec::with_capacity(8);
+    for _ in 0..8 {
+        let (value, next) = der_read(rest, 0x02).ok_or_else(malformed)?;
+        integers.push(Zeroizing::new(strip_zeros(value).to_vec()));
+        rest = next;
+    }
+    let parts = integers.split_off(2);
+    let public = RsaPublic::new(integers[0].to_vec(), integers[1].to_vec())?;
+    Ok((public, parts))
+}
+
+/// The RSA rows a key of `bits` may be used with under the policy (`signing`: to sign, which
+/// leaves out the rows that only verify), or the policy's refusal of the first row served.
+fn rsa_rows_for(module: &Module, bits: u32, signing: bool) -> Result<Vec<Algorithm>, Failure> {
+    let usage = regula::policy::Usage {
+        key_bits: Some(bits),
+        signing,
+        ..regula::policy::Usage::default()
+    };
+    let policy = module.policy();
+    let mut allowed = Vec::new();
+    let mut refusal = None;
+    for row in rows_in(KeyType::Rsa, Family::Signature) {
+        if !policy.serves(row) || (signing && row == Algorithm::RsaPkcs1Sha1) {
+            continue;
+        }
+        match policy.evaluate(row, &usage) {
+            Ok(_) => allowed.push(row),
+            Err(error) => {
+                refusal.get_or_insert(error);
+            }
+        }
+    }
+    if !allowed.is_empty() {
+        return Ok(allowed);
+    }
+    Err(match refusal {
+        Some(error) => Failure::from(error),
+        None => fail(
+            Reason::NotApproved,
+            format!(
+                "no RSA signature is served under the Regula policy {}",
+                policy.name()
+            ),
+        ),
+    })
+}
+
+fn generate_rsa(module: &Module, bits: u32) -> Result<RsaKey, Failure> {
+    let row = rsa_rows_for(module, bits, true)?[0];
+    let signing = module.generate_signing_key(row, Some(bits))?.into_value();
+    let (public, parts) = rsa_from_pkcs8(signing.to_pkcs8_der()?)?;
+    let pkcs8 = rsa_pkcs8(&public, &parts);
+    Ok(RsaKey {
+        public: Arc::new(public),
+        private: Some(Arc::new(RsaPrivate {
+            parts,
+            pkcs8,
+            signing: std::sync::Mutex::new(vec![(row, Arc::new(signing))]),
+        })),
+    })
+}
+
+/// `bits` (2048, 3072, 4096 or 8192: what the core generates), `primes` (2 only) and `e`
+/// (65537 only: the exponent the core uses); other values are refused, not ignored.
+fn apply_rsa_gen_params(context: &mut GenContext, params: &Params) -> Result<(), Failure> {
+    for param in params.iter() {
+        match param.key {
+            "bits" => {
+                let bits = param.get_usize()?;
+                context.rsa_bits = u32::try_from(bits).map_err(|_| {
+                    fail(
+                        Reason::BadParameter,
+                        format!("\"bits\" {bits} is too large"),
+                    )
+                })?;
+                // The policy's reason (e.g. too small under fips-140-3) before any work.
+                rsa_rows_for(&context.module, context.rsa_bits, true)?;
+            }
+            "primes" => {
+                let primes = param.get_usize()?;
+                if primes != 2 {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        format!(
+                            "\"primes\" {primes}: the Regula provider makes two-prime RSA keys \
+                             only (FIPS 186-5 §A.1)"
+                        ),
+                    ));
+                }
+            }
+            "e" => {
+                let e = param.get_unsigned_be()?;
+                if strip_zeros(&e) != [0x01, 0x00, 0x01] {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        "\"e\": the Regula provider generates RSA keys with the public exponent \
+                         65537 only",
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn import_rsa(key: &mut Key, selection: c_int, params: &Params) -> Result<(), Failure> {
+    if !selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+        return Ok(());
+    }
+    let integer = |name: &str| -> Result<Option<Zeroizing<Vec<u8>>>, Failure> {
+        params
+            .locate(name)
+            .map(|param| param.get_unsigned_be())
+            .transpose()
+            .map_err(Failure::from)
+    };
+    let (Some(n), Some(e)) = (integer("n")?, integer("e")?) else {
+        return Err(fail(
+            Reason::InvalidInput,
+            "an RSA key needs its modulus \"n\" and public exponent \"e\"",
+        ));
+    };
+    let public = RsaPublic::new(n.to_vec(), e.to_vec())?;
+    if params.locate("rsa-factor3").is_some() {
+        return Err(fail(
+            Reason::NotApproved,
+            "multi-prime RSA keys are not offered by the Regula provider (two primes only)",
+        ));
+    }
+    let private = if selects(selection, ffi::SELECT_PRIVATE_KEY) && params.locate("d").is_some() {
+        let rows = rsa_rows_for(&key.module, public.bits, true)?;
+        let mut parts = Vec::with_capacity(RSA_PRIVATE_NAMES.len());
+        for name in RSA_PRIVATE_NAMES {
+            let name = name.to_str().unwrap_or_default();
+            parts.push(integer(name)?.ok_or_else(|| {
+                fail(
+                    Reason::InvalidInput,
+                    format!(
+                        "an RSA private key is imported with its CRT values (rsa-factor1/2, \
+                         rsa-exponent1/2, rsa-coefficient1); \"{name}\" is missing"
+                    ),
+                )
+            })?);
+        }
+        let pkcs8 = rsa_pkcs8(&public, &parts);
+        // The core checks the key as it takes it (and counts the import under the policy).
+        let signing = key
+            .module
+            .signing_key_from_pkcs8(rows[0], &pkcs8)?
+            .into_value();
+        Some(Arc::new(RsaPrivate {
+            parts,
+            pkcs8,
+            signing: std::sync::Mutex::new(vec![(rows[0], Arc::new(signing))]),
+        }))
+    } else {
+        rsa_rows_for(&key.module, public.bits, false)?;
+        None
+    };
+    key.rsa = Some(RsaKey {
+        public: Arc::new(public),
+        private,
+    });
+    Ok(())
+}
+
+static RSA_TYPES: params::ParamList = crate::param_list![
+    ("n", params::UINT),
+    ("e", params::UINT),
+    ("d", params::UINT),
+    ("rsa-factor1", params::UINT),
+    ("rsa-factor2", params::UINT),
+    ("rsa-exponent1", params::UINT),
+    ("rsa-exponent2", params::UINT),
+    ("rsa-coefficient1", params::UINT),
+];
+
+/// `export`: n and e, and the private integers when asked for and held, as unsigned integers
+/// in the machine's byte order (as OpenSSL writes a BIGNUM).
+fn export_rsa(
+    key: &Key,
+    selection: c_int,
+    callback: ffi::Callback,
+    argument: *mut c_void,
+) -> Result<(), Failure> {
+    let Some(rsa) = &key.rsa else {
+        return Err(fail(Reason::InvalidInput, "the RSA key holds no key yet"));
+    };
+    let native = |value: &[u8]| {
+        let mut bytes = Zeroizing::new(value.to_vec());
+        if cfg!(target_endian = "little") {
+            bytes.reverse();
+        }
+        bytes
+    };
+    let mut values: Vec<(&'static CStr, Zeroizing<Vec<u8>>)> = Vec::new();
+    if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
+        values.push((c"n", native(&rsa.public.n)));
+        values.push((c"e", native(&rsa.public.e)));
+    }
+    if selects(selection, ffi::SELECT_PRIVATE_KEY)
+        && let Some(private) = &rsa.private
+    {
+        for (name, part) in RSA_PRIVATE_NAMES.iter().zip(&private.parts) {
+            values.push((name, native(part)));
+        }
+    }
+    let mut array: Vec<Param> = values
+        .iter()
+        .map(|(name, bytes)| {
+            entry(
+                name,
+                ffi::PARAM_UNSIGNED_INTEGER,
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        })
+        .collect();
+    array.push(Param::END);
+    // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
+    if unsafe { callback(array.as_ptr(), argument) } == 0 {
+        return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
+    }
+    Ok(())
+}
+
+static RSA_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("default-digest", params::UTF8),
+];
+
+/// The security strength of an RSA modulus: SP 800-56B Rev. 2 Appendix D's values for the
+/// sizes listed there, SP 800-57 Part 1 Rev. 5 Table 2's steps between them.
+fn rsa_security_bits(bits: u32) -> u32 {
+    match bits {
+        15360.. => 256,
+        8192.. => 200,
+        7680.. => 192,
+        6144.. => 176,
+        4096.. => 152,
+        3072.. => 128,
+        2048.. => 112,
+        1024.. => 80,
+        _ => 0,
+    }
+}
+
+/// `bits`, `security-bits`, `max-size` (the modulus in bytes) and `default-digest` (SHA256,
+/// as rsa_kmgmt.c answers); nothing for a key that holds none yet.
+fn rsa_get_params(key: &Key, params: &Params) -> Result<(), Failure> {
+    let Some(rsa) = &key.rsa else {
+        return Ok(());
+    };
+    for mut param in params.iter() {
+        match param.key {
+            "bits" => param.set_usize(rsa.public.bits as usize)?,
+            "security-bits" => param.set_usize(rsa_security_bits(rsa.public.bits) as usize)?,
+            "max-size" => param.set_usize(rsa.public.size())?,
+            "default-digest" => param.set_utf8("SHA256")?,
+            _ => {}
+        }
+    }
+    Ok(())
 }

@@ -24,7 +24,7 @@ use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
 
 /// The key types that sign, in the order of [`TABLES`].
-const SIGNING_KEY_TYPES: [KeyType; 2] = [KeyType::Ec, KeyType::Ed25519];
+const SIGNING_KEY_TYPES: [KeyType; 3] = [KeyType::Ec, KeyType::Ed25519, KeyType::Rsa];
 
 pub fn offers(policy: &Policy) -> Vec<Offer> {
     SIGNING_KEY_TYPES
@@ -73,6 +73,41 @@ struct Context {
     /// The message so far of a digest-sign or digest-verify.
     message: Zeroizing<Vec<u8>>,
     last: LastOperation,
+    /// An RSA signature's key, and the choices that pick its row when it signs or verifies.
+    rsa: Option<keymgmt::RsaKey>,
+    rsa_choice: RsaChoice,
+}
+
+/// An RSA signature's parameters: `pad-mode`, `digest`, `mgf1-digest` and `saltlen`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RsaChoice {
+    pss: bool,
+    /// The message digest (SHA2-256 unless named, as OpenSSL's default for RSA keys).
+    digest: Option<Algorithm>,
+    mgf1: Option<Algorithm>,
+    salt: Salt,
+}
+
+impl Default for RsaChoice {
+    fn default() -> RsaChoice {
+        RsaChoice {
+            pss: false,
+            digest: None,
+            mgf1: None,
+            salt: Salt::AutoDigestMax,
+        }
+    }
+}
+
+/// RSA-PSS salt lengths as OpenSSL names them (`saltlen`: "digest" or -1, "auto" or -2, "max"
+/// or -3, "auto-digestmax" or -4, or a number of bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Salt {
+    Digest,
+    Auto,
+    Max,
+    AutoDigestMax,
+    Bytes(i64),
 }
 
 impl crate::context::Duplicate for Context {
@@ -83,11 +118,12 @@ impl crate::context::Duplicate for Context {
     }
 }
 
-type Tables = ffi::SyncTable<[[Dispatch; 20]; 2]>;
+type Tables = ffi::SyncTable<[[Dispatch; 20]; 3]>;
 
 static TABLES: Tables = ffi::SyncTable([
     table::<{ KeyType::Ec as usize }>(),
     table::<{ KeyType::Ed25519 as usize }>(),
+    table::<{ KeyType::Rsa as usize }>(),
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 20] {
@@ -140,6 +176,8 @@ unsafe extern "C" fn newctx<const K: usize>(
             public: None,
             message: Zeroizing::new(Vec::new()),
             last: LastOperation::default(),
+            rsa: None,
+            rsa_choice: RsaChoice::default(),
         })
     })
 }
@@ -215,11 +253,16 @@ unsafe fn init(
     let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
     context.message = Zeroizing::new(Vec::new());
     context.mode = Mode::None;
-    if context.kind == KeyType::Ec && matches!(mode, Mode::Sign | Mode::Verify) {
+    if matches!(context.kind, KeyType::Ec | KeyType::Rsa)
+        && matches!(mode, Mode::Sign | Mode::Verify)
+    {
         return Err(fail(
             Reason::NotApproved,
-            "ECDSA over a digest computed by the caller is not offered by the Regula provider: \
-             the module hashes the message itself; use EVP_DigestSign/EVP_DigestVerify",
+            format!(
+                "{} over a digest computed by the caller is not offered by the Regula provider: \
+                 the module hashes the message itself; use EVP_DigestSign/EVP_DigestVerify",
+                kind_label(context.kind)
+            ),
         ));
     }
     if !provkey.is_null() {
@@ -230,14 +273,14 @@ unsafe fn init(
                 Reason::InvalidInput,
                 format!(
                     "a {} signature needs an {} key, not an {} key",
-                    match context.kind {
-                        KeyType::Ec => "ECDSA",
-                        _ => "ED25519",
-                    },
+                    kind_label(context.kind),
                     context.kind.label(),
                     key.kind.label()
                 ),
             ));
+        }
+        if key.kind == KeyType::Rsa {
+            return init_rsa(context, key, digest, mode, &params);
         }
         let group = key
             .group
@@ -269,6 +312,17 @@ unsafe fn init(
             return Err(fail(Reason::InvalidInput, "the key has no public key"));
         }
     }
+    if context.kind == KeyType::Rsa {
+        // Restarted with the key of the last init.
+        let key = context.rsa.take();
+        return match key {
+            Some(key) => init_rsa_key(context, key, digest, mode, &params),
+            None => Err(fail(
+                Reason::OutOfOrder,
+                "no key: initialise with a key first",
+            )),
+        };
+    }
     if context.row.is_none() {
         return Err(fail(
             Reason::OutOfOrder,
@@ -287,6 +341,207 @@ unsafe fn init(
     apply(context, &params)?;
     context.mode = mode;
     Ok(())
+}
+
+/// The algorithm as an error message names it.
+fn kind_label(kind: KeyType) -> &'static str {
+    match kind {
+        KeyType::Ec => "ECDSA",
+        KeyType::Rsa => "RSA",
+        _ => "ED25519",
+    }
+}
+
+/// Every RSA signature row, whether or not the policy serves it.
+fn rsa_rows() -> impl Iterator<Item = Algorithm> {
+    Algorithm::ALL
+        .into_iter()
+        .filter(|&algorithm| KeyType::Rsa.serves(registry::entry(algorithm)))
+}
+
+/// The digest row an RSA caller names; one no RSA row hashes with is refused.
+fn rsa_digest(name: &str) -> Result<Algorithm, Failure> {
+    let digest = crate::names::row_named_in(Family::Digest, name);
+    match digest {
+        Some(digest) if rsa_rows().any(|row| registry::entry(row).hash == Some(digest)) => {
+            Ok(digest)
+        }
+        _ => Err(fail(
+            Reason::NotApproved,
+            format!(
+                "\"{name}\" is not a digest of the Regula provider's RSA signatures (SHA2-256, \
+                 SHA2-384, SHA2-512; SHA1 to verify only)"
+            ),
+        )),
+    }
+}
+
+fn init_rsa(
+    context: &mut Context,
+    key: &keymgmt::Key,
+    digest: Option<&str>,
+    mode: Mode,
+    params: &Params,
+) -> Result<(), Failure> {
+    let rsa = key
+        .rsa
+        .clone()
+        .ok_or_else(|| fail(Reason::InvalidInput, "the RSA key holds no key yet"))?;
+    init_rsa_key(context, rsa, digest, mode, params)
+}
+
+/// An RSA init: the key, the digest (the caller's, else SHA2-256 as OpenSSL's default for RSA
+/// keys), PKCS#1 v1.5 padding until `pad-mode` says otherwise, and the parameters.
+fn init_rsa_key(
+    context: &mut Context,
+    rsa: keymgmt::RsaKey,
+    digest: Option<&str>,
+    mode: Mode,
+    params: &Params,
+) -> Result<(), Failure> {
+    if matches!(mode, Mode::Sign | Mode::DigestSign) && rsa.private.is_none() {
+        return Err(fail(
+            Reason::InvalidInput,
+            "signing needs a private key; this context's key has none",
+        ));
+    }
+    context.public = Some(rsa.public.spki.clone());
+    context.signing = None;
+    context.row = None;
+    context.rsa = Some(rsa);
+    context.rsa_choice = RsaChoice::default();
+    if let Some(digest) = digest.filter(|digest| !digest.is_empty()) {
+        context.rsa_choice.digest = Some(rsa_digest(digest)?);
+    }
+    apply(context, params)?;
+    context.mode = mode;
+    Ok(())
+}
+
+/// The RSA row the context's choices name (e.g. `pss` + SHA2-256 is rsa-pss-sha256), served
+/// by the policy. RSA-PSS is the core's: MGF1 with the message digest and a salt as long as the
+/// digest (FIPS 186-5 §5.4 (g)), which is what TLS 1.3 asks (RFC 8446 §4.2.3); other salt
+/// lengths and MGF1 digests are refused rather than signed or verified otherwise.
+fn rsa_row(context: &Context, signing: bool) -> Result<Algorithm, Failure> {
+    let choice = context.rsa_choice;
+    let digest = choice.digest.unwrap_or(Algorithm::Sha256);
+    let pad = if choice.pss { "pss" } else { "pkcs1" };
+    let row = rsa_rows()
+        .find(|&row| {
+            let entry = registry::entry(row);
+            entry.hash == Some(digest) && keymgmt::openssl_param(entry, "pad-mode") == Some(pad)
+        })
+        .ok_or_else(|| {
+            fail(
+                Reason::NotApproved,
+                format!(
+                    "RSA {pad} with {} is not offered by the Regula provider",
+                    digest_name(digest)
+                ),
+            )
+        })?;
+    if choice.pss {
+        if let Some(mgf1) = choice.mgf1.filter(|&mgf1| mgf1 != digest) {
+            return Err(fail(
+                Reason::NotApproved,
+                format!(
+                    "RSA-PSS with MGF1-{} over a {} digest is not offered: the Regula \
+                     provider's MGF1 uses the message digest",
+                    digest_name(mgf1),
+                    digest_name(digest)
+                ),
+            ));
+        }
+        let hash_len = registry::entry(digest).sizes.output.unwrap_or(0) as i64;
+        let fits = match choice.salt {
+            Salt::Digest | Salt::AutoDigestMax => true,
+            Salt::Bytes(bytes) => bytes == hash_len,
+            // To verify, "auto" takes the salt from the signature: one as long as the digest
+            // verifies, another does not.
+            Salt::Auto => !signing,
+            Salt::Max => false,
+        };
+        if !fits {
+            return Err(fail(
+                Reason::NotApproved,
+                format!(
+                    "RSA-PSS salt length {:?}: the Regula provider {} with a salt as long as the \
+                     digest ({hash_len} bytes) only (saltlen \"digest\")",
+                    choice.salt,
+                    if signing { "signs" } else { "verifies" }
+                ),
+            ));
+        }
+    }
+    if !context.module.policy().serves(row) {
+        return Err(fail(
+            Reason::NotApproved,
+            format!(
+                "{row} is not served under the Regula policy {}",
+                context.module.policy().name()
+            ),
+        ));
+    }
+    Ok(row)
+}
+
+/// `pad-mode` as a name or OpenSSL's number: PKCS#1 v1.5 (1) and PSS (6) sign; none (3),
+/// OAEP (4) and X9.31 (5) are refused.
+fn rsa_pad(param: &params::ParamRef<'_>) -> Result<bool, Failure> {
+    let name = match param.get_utf8() {
+        Ok(name) => name,
+        Err(_) => match param.get_i64()? {
+            1 => "pkcs1".to_owned(),
+            6 => "pss".to_owned(),
+            3 => "none".to_owned(),
+            4 => "oaep".to_owned(),
+            5 => "x931".to_owned(),
+            other => other.to_string(),
+        },
+    };
+    match name.to_ascii_lowercase().as_str() {
+        "pkcs1" => Ok(false),
+        "pss" => Ok(true),
+        _ => Err(fail(
+            Reason::NotApproved,
+            format!(
+                "\"pad-mode\" {name}: the Regula provider signs RSA with PKCS#1 v1.5 (pkcs1) or \
+                 PSS (pss) padding only; raw RSA, OAEP and X9.31 signatures are not offered"
+            ),
+        )),
+    }
+}
+
+/// `saltlen` as a name or OpenSSL's number.
+fn rsa_salt(param: &params::ParamRef<'_>) -> Result<Salt, Failure> {
+    let number = match param.get_utf8() {
+        Ok(name) => match name.as_str() {
+            "digest" => return Ok(Salt::Digest),
+            "auto" => return Ok(Salt::Auto),
+            "max" => return Ok(Salt::Max),
+            "auto-digestmax" => return Ok(Salt::AutoDigestMax),
+            _ => name.parse::<i64>().map_err(|_| {
+                fail(
+                    Reason::BadParameter,
+                    format!("\"saltlen\" {name} is not a salt length"),
+                )
+            })?,
+        },
+        Err(_) => param.get_i64()?,
+    };
+    Ok(match number {
+        -1 => Salt::Digest,
+        -2 => Salt::Auto,
+        -3 => Salt::Max,
+        -4 => Salt::AutoDigestMax,
+        bytes if bytes >= 0 => Salt::Bytes(bytes),
+        other => {
+            return Err(fail(
+                Reason::BadParameter,
+                format!("\"saltlen\" {other} is not a salt length"),
+            ));
+        }
+    })
 }
 
 /// The C string OpenSSL passes as a digest name, or `None` for a null pointer.
@@ -375,18 +630,36 @@ unsafe fn emit(
     length: *mut usize,
     size: usize,
 ) -> Result<(), Failure> {
-    let (Some(row), Some(signing)) = (context.row, &context.signing) else {
-        return Err(fail(Reason::OutOfOrder, "sign before init"));
-    };
     if length.is_null() {
         return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
     }
+    let longest = match (&context.rsa, context.row) {
+        (Some(rsa), _) => rsa.public.size(),
+        (None, Some(row)) => registry::entry(row).sizes.signature.unwrap_or(0),
+        (None, None) => return Err(fail(Reason::OutOfOrder, "sign before init")),
+    };
     if signature.is_null() {
-        let longest = registry::entry(row).sizes.signature.unwrap_or(0);
         // SAFETY: OpenSSL's out-pointer.
         unsafe { *length = longest };
         return Ok(());
     }
+    let signing = match &context.rsa {
+        Some(rsa) => {
+            let row = rsa_row(context, true)?;
+            let private = rsa.private.as_ref().ok_or_else(|| {
+                fail(
+                    Reason::InvalidInput,
+                    "signing needs a private key; this context's key has none",
+                )
+            })?;
+            context.row = Some(row);
+            private.signing_key(&context.module, row)?
+        }
+        None => context
+            .signing
+            .clone()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?,
+    };
     let (made, indicator) = signing.sign(message)?.into_parts();
     if made.len() > size {
         return Err(fail(
@@ -410,6 +683,9 @@ unsafe fn emit(
 /// Verifies `signature` over `message` with the context's public key: Ok only when it
 /// verifies (the core's error names why not).
 fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
+    if context.rsa.is_some() {
+        context.row = Some(rsa_row(context, false)?);
+    }
     let (Some(row), Some(public)) = (context.row, &context.public) else {
         return Err(fail(Reason::OutOfOrder, "verify before init"));
     };
@@ -565,9 +841,17 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match (context.kind, param.key) {
             (KeyType::Ec, "digest") => check_digest(context.kind, context.row, &param.get_utf8()?)?,
-            (KeyType::Ec, "properties") => {
+            (KeyType::Ec | KeyType::Rsa, "properties") | (KeyType::Rsa, "mgf1-properties") => {
                 param.get_utf8()?;
             }
+            (KeyType::Rsa, "digest") => {
+                context.rsa_choice.digest = Some(rsa_digest(&param.get_utf8()?)?);
+            }
+            (KeyType::Rsa, "mgf1-digest") => {
+                context.rsa_choice.mgf1 = Some(rsa_digest(&param.get_utf8()?)?);
+            }
+            (KeyType::Rsa, "pad-mode") => context.rsa_choice.pss = rsa_pad(&param)?,
+            (KeyType::Rsa, "saltlen") => context.rsa_choice.salt = rsa_salt(&param)?,
             (KeyType::Ec, "nonce-type") => {
                 let nonce = param.get_i64()?;
                 if nonce != 0 {
@@ -614,14 +898,23 @@ static ED25519_SETTABLE: params::ParamList = crate::param_list![
     ("context-string", params::OCTETS),
 ];
 
+static RSA_SETTABLE: params::ParamList = crate::param_list![
+    ("digest", params::UTF8),
+    ("properties", params::UTF8),
+    ("pad-mode", params::UTF8),
+    ("saltlen", params::UTF8),
+    ("mgf1-digest", params::UTF8),
+    ("mgf1-properties", params::UTF8),
+];
+
 unsafe extern "C" fn settable_ctx_params<const K: usize>(
     _ctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const Param {
-    if K == KeyType::Ec as usize {
-        ECDSA_SETTABLE.as_ptr()
-    } else {
-        ED25519_SETTABLE.as_ptr()
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => ECDSA_SETTABLE.as_ptr(),
+        Some(KeyType::Rsa) => RSA_SETTABLE.as_ptr(),
+        _ => ED25519_SETTABLE.as_ptr(),
     }
 }
 
@@ -640,14 +933,24 @@ static ED25519_GETTABLE: params::ParamList = crate::param_list![
     ("fips-indicator", params::INT),
 ];
 
+static RSA_GETTABLE: params::ParamList = crate::param_list![
+    ("algorithm-id", params::OCTETS),
+    ("digest", params::UTF8),
+    ("pad-mode", params::UTF8),
+    ("saltlen", params::UTF8),
+    ("mgf1-digest", params::UTF8),
+    ("regula-approved", params::INT),
+    ("fips-indicator", params::INT),
+];
+
 unsafe extern "C" fn gettable_ctx_params<const K: usize>(
     _ctx: *mut c_void,
     _provctx: *mut c_void,
 ) -> *const Param {
-    if K == KeyType::Ec as usize {
-        ECDSA_GETTABLE.as_ptr()
-    } else {
-        ED25519_GETTABLE.as_ptr()
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => ECDSA_GETTABLE.as_ptr(),
+        Some(KeyType::Rsa) => RSA_GETTABLE.as_ptr(),
+        _ => ED25519_GETTABLE.as_ptr(),
     }
 }
 
@@ -683,6 +986,9 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
     error::entry(|| {
         // SAFETY: a live context and a terminated array.
         let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        if context.kind == KeyType::Rsa {
+            return rsa_get_ctx_params(context, &params);
+        }
         let row = context.row.map(registry::entry);
         let digest = row.and_then(|row| row.hash);
         for mut param in params.iter() {
@@ -711,6 +1017,52 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
         }
         Ok(())
     })
+}
+
+/// An RSA context's `algorithm-id` (PKCS#1 v1.5 only: `sha256WithRSAEncryption` and its
+/// kin with NULL parameters, RFC 4055 §5; RSASSA-PSS parameters are not answered), `digest`,
+/// `pad-mode`, `saltlen`, `mgf1-digest`, and the indicator.
+fn rsa_get_ctx_params(context: &Context, params: &Params) -> Result<(), Failure> {
+    let choice = context.rsa_choice;
+    let digest = choice.digest.unwrap_or(Algorithm::Sha256);
+    for mut param in params.iter() {
+        match param.key {
+            "algorithm-id" if !choice.pss => {
+                let oid = rsa_row(context, false)
+                    .ok()
+                    .and_then(|row| registry::entry(row).oid);
+                if let Some(absent) = oid.and_then(algorithm_identifier) {
+                    // The same SEQUENCE with NULL parameters added (short lengths throughout).
+                    let mut der = absent;
+                    der[1] += 2;
+                    der.extend_from_slice(&[0x05, 0x00]);
+                    param.set_octets(&der)?;
+                }
+            }
+            "digest" => param.set_utf8(digest_name(digest))?,
+            "mgf1-digest" => param.set_utf8(digest_name(choice.mgf1.unwrap_or(digest)))?,
+            "pad-mode" => {
+                let (name, number) = if choice.pss { ("pss", 6) } else { ("pkcs1", 1) };
+                if param.set_utf8(name).is_err() {
+                    param.set_i64(number)?;
+                }
+            }
+            "saltlen" => {
+                let (name, number) = match choice.salt {
+                    Salt::Digest => ("digest".to_owned(), -1),
+                    Salt::Auto => ("auto".to_owned(), -2),
+                    Salt::Max => ("max".to_owned(), -3),
+                    Salt::AutoDigestMax => ("auto-digestmax".to_owned(), -4),
+                    Salt::Bytes(bytes) => (bytes.to_string(), bytes),
+                };
+                if param.set_utf8(&name).is_err() {
+                    param.set_i64(number)?;
+                }
+            }
+            _ => indicator::answer_param(context.last, &mut param)?,
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

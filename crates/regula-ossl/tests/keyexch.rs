@@ -508,13 +508,20 @@ fn each_policy_offers_its_groups() {
                 ("EC", regula("yes")),
                 ("X25519", regula("yes")),
                 ("ED25519", regula("yes")),
+                ("RSA", regula("yes")),
+                ("RSA-PSS", regula("yes")),
             ],
             vec![("ECDH", regula("yes")), ("X25519", regula("yes"))],
         ),
         (
             "fips-140-3",
             // ED25519's key manager is the signature's (tests/signature.rs).
-            vec![("EC", regula("yes")), ("ED25519", regula("yes"))],
+            vec![
+                ("EC", regula("yes")),
+                ("ED25519", regula("yes")),
+                ("RSA", regula("yes")),
+                ("RSA-PSS", regula("yes")),
+            ],
             vec![("ECDH", regula("yes"))],
         ),
         ("gm", vec![], vec![]),

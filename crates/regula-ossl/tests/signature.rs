@@ -881,7 +881,11 @@ fn each_policy_offers_its_signatures() {
     for policy in ["default", "fips-140-3"] {
         assert_eq!(
             offered(policy),
-            [approved("ECDSA"), approved("ED25519:1.3.101.112")],
+            [
+                approved("ECDSA"),
+                approved("ED25519:1.3.101.112"),
+                approved("RSA:rsaEncryption:1.2.840.113549.1.1.1")
+            ],
             "{policy}"
         );
     }
