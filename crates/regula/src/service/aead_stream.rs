@@ -108,6 +108,7 @@ impl AeadKey {
     /// (a TLS record, OpenSSL's `EVP_CipherInit_ex` with a new IV), AES-GCM and
     /// ChaCha20-Poly1305 keep AWS-LC's keyed context instead of building a new one (key
     /// schedule, GHASH table) per message. On failure the stream is finished.
+    #[inline]
     pub fn restart_stream(&self, stream: &mut AeadStream, nonce: &[u8]) -> Result<()> {
         // The same request as the stream's last message: its decision stands unless the rule
         // is dated or the last nonce was the module's (the module's error state is checked all
@@ -210,11 +211,13 @@ impl AeadStream {
 
     /// The policy's decision on this operation, made when the stream started; the indicator
     /// reports it when the operation finishes.
+    #[inline]
     pub fn approval(&self) -> Approval {
         self.approval
     }
 
     /// Whether this stream encrypts (else it decrypts).
+    #[inline]
     pub fn is_encrypting(&self) -> bool {
         self.encrypt
     }
@@ -225,6 +228,7 @@ impl AeadStream {
     }
 
     /// The live backend, or why there is none; refuses once the module is in its error state.
+    #[inline]
     fn live(&mut self) -> Result<&mut AeadStreamBackend> {
         self.module.ensure_operational()?;
         match &mut self.backend {
@@ -234,6 +238,7 @@ impl AeadStream {
     }
 
     /// Adds associated data: any number of calls, all before the first data call.
+    #[inline]
     pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
         self.live()?;
         if self.text_started {
@@ -247,6 +252,7 @@ impl AeadStream {
     }
 
     /// Checks that `len` more bytes of text stay within the algorithm's limit, and counts them.
+    #[inline]
     fn count_text(&mut self, len: usize) -> Result<()> {
         let total = self.text_len.saturating_add(len as u64);
         let max = max_text_len(self.algorithm);
@@ -264,6 +270,7 @@ impl AeadStream {
     /// Encrypts or decrypts `input` into the first `input.len()` bytes of `output` (which must
     /// be at least that long) and returns `input.len()`: a streamed AEAD writes all its output
     /// here, none at finish. On failure the output is wiped and the stream is done.
+    #[inline]
     pub fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize> {
         self.live()?;
         let Some(output) = output.get_mut(..input.len()) else {
@@ -283,6 +290,7 @@ impl AeadStream {
     }
 
     /// [`AeadStream::update`] in place. On failure `in_out` is wiped and the stream is done.
+    #[inline]
     pub fn update_in_place(&mut self, in_out: &mut [u8]) -> Result<()> {
         self.live()?;
         self.count_text(in_out.len())?;
@@ -295,6 +303,7 @@ impl AeadStream {
 
     /// Ends an encryption and returns the full 16-byte tag (a protocol that sends a shorter
     /// tag sends its first bytes). A second finish is an error.
+    #[inline]
     pub fn finish_encrypt(&mut self) -> Result<Served<Tag>> {
         if !self.encrypt {
             return Err(Error::invalid_input(format!(
@@ -316,6 +325,7 @@ impl AeadStream {
     /// [`Error::AuthenticationFailed`] when it does not match, and then every byte this stream
     /// released must be discarded. A tag of the wrong length is refused before anything ends;
     /// any other second finish is an error.
+    #[inline]
     pub fn finish_decrypt(&mut self, tag: &[u8]) -> Result<Served<()>> {
         if self.encrypt {
             return Err(Error::invalid_input(format!(
@@ -363,6 +373,7 @@ impl AeadStream {
     }
 
     /// A backend failure leaves the state unknown: the stream is done (its state wiped).
+    #[inline]
     fn fail_on_error(&mut self, result: Result<()>) -> Result<()> {
         if result.is_err() {
             self.backend = None;
