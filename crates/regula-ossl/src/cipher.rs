@@ -204,9 +204,10 @@ pub struct Context {
     /// (OpenSSL re-initialises a context with a new IV for every TLS record and every
     /// `speed` call); rebuilt when any of the three changes.
     keyed: Option<(Algorithm, usize, Keyed)>,
-    /// The AEAD stream of the last message (ended or abandoned), in which the key object
-    /// starts the next one (`AeadKey::restart_stream`, which keeps the keyed AWS-LC state).
-    spare_aead: Option<AeadStream>,
+    /// `running` holds the AEAD stream of an earlier message (ended or abandoned), which the
+    /// next use restarts in place (`AeadKey::restart_stream`, which keeps the keyed AWS-LC
+    /// state; nothing is moved per message). Only ever set with an AEAD stream in `running`.
+    stale: bool,
     last: LastOperation,
     /// libssl's TLS 1.2 record form (tls_record.rs).
     tls: crate::tls_record::TlsRecord,
@@ -380,7 +381,7 @@ unsafe extern "C" fn newctx<const A: usize>(provctx: *mut c_void) -> *mut c_void
             ccm_aad: Vec::new(),
             chain: Chain::default(),
             keyed: None,
-            spare_aead: None,
+            stale: false,
             last: LastOperation::default(),
             tls: Default::default(),
             tls13: Tls13Nonces::Unstarted,
@@ -407,7 +408,11 @@ impl crate::context::Duplicate for Context {
             iv: self.iv.clone(),
             iv_len: self.iv_len,
             padding: self.padding,
-            running: self.running.as_ref().map(Running::try_clone).transpose()?,
+            // A stale stream has no message to copy.
+            running: match self.stale {
+                true => None,
+                false => self.running.as_ref().map(Running::try_clone).transpose()?,
+            },
             tag: self.tag.clone(),
             tag_len: self.tag_len,
             ccm_len: self.ccm_len,
@@ -415,7 +420,7 @@ impl crate::context::Duplicate for Context {
             chain: self.chain.clone(),
             // The copy keys its own object from the key bytes when it first needs one.
             keyed: None,
-            spare_aead: None,
+            stale: false,
             last: self.last,
             tls: self.tls.duplicate(),
             // A copy counting the same sequence would repeat the original's nonces.
@@ -431,8 +436,11 @@ impl Context {
 
     /// Forgets the operation in progress (a new key, IV or direction starts a new one).
     fn reset(&mut self) {
-        if let Some(Running::Aead(stream)) = self.running.take() {
-            self.spare_aead = Some(stream);
+        // An AEAD stream stays where it is, for the next message to restart in place.
+        if matches!(self.running, Some(Running::Aead(_))) {
+            self.stale = true;
+        } else {
+            self.running = None;
         }
         self.chain = Chain::default();
         self.ccm_len = None;
@@ -562,7 +570,10 @@ impl Context {
                 self.tls13 = Tls13Nonces::Off;
             }
             self.keyed = Some((self.algorithm, self.tag_len, keyed));
-            self.spare_aead = None;
+            if self.stale {
+                self.running = None;
+                self.stale = false;
+            }
         }
         match &self.keyed {
             Some((_, _, keyed)) => Ok(keyed),
@@ -570,23 +581,32 @@ impl Context {
         }
     }
 
-    /// The running operation, started on first use.
+    /// The running operation, started on first use (and an AEAD stream restarted in place for
+    /// each message).
     fn running(&mut self) -> Result<&mut Running, Failure> {
-        if self.running.is_none() {
+        if self.running.is_none() || self.stale {
             // Taken out of the context while the stream starts (and put back whatever the
             // outcome), rather than copied for every message.
             let iv = self.iv.take();
             let started = self.start_running(iv.as_deref());
             self.iv = iv;
-            self.running = Some(started?);
+            if let Err(failure) = started {
+                // What is left is at most an AEAD stream, which gives nothing more until a
+                // later start restarts it.
+                self.stale = matches!(self.running, Some(Running::Aead(_)));
+                if !self.stale {
+                    self.running = None;
+                }
+                return Err(failure);
+            }
         }
         self.running
             .as_mut()
             .ok_or_else(|| fail(Reason::Internal, "no running operation"))
     }
 
-    /// Starts the operation for [`Self::running`] under `iv`.
-    fn start_running(&mut self, iv: Option<&[u8]>) -> Result<Running, Failure> {
+    /// Starts the operation for [`Self::running`] under `iv`, into `running`.
+    fn start_running(&mut self, iv: Option<&[u8]>) -> Result<(), Failure> {
         let iv = match iv {
             _ if self.iv_len == 0 => &[][..],
             Some(iv) => iv,
@@ -594,49 +614,64 @@ impl Context {
         };
         let (direction, encrypt, padding) = (self.direction(), self.encrypt, self.padding);
         let padded_mode = block_size(self.algorithm) > 1;
-        // Keying first: a new key object drops the spare stream of the previous one.
+        // Keying first: a new key object drops the stale stream of the previous one.
         self.keyed()?;
-        let spare = self.spare_aead.take();
         let Some((_, _, keyed)) = &self.keyed else {
             return Err(fail(Reason::Internal, "no key object"));
         };
-        let running = match keyed {
+        match keyed {
             Keyed::Cipher(key) => {
+                self.running = None;
                 let mut stream = key.stream(direction, iv)?;
                 if padded_mode {
                     stream.set_padding(padding)?;
                 }
-                Running::Cipher(stream)
+                self.running = Some(Running::Cipher(stream));
             }
-            Keyed::Aead(key) => Running::Aead(match spare {
-                _ if encrypt && self.tls13.follows(key, iv) => {
-                    let Tls13Nonces::Counting(sequence) = &mut self.tls13 else {
-                        return Err(fail(Reason::Internal, "no TLS 1.3 nonce sequence"));
+            Keyed::Aead(key) if encrypt && self.tls13.follows(key, iv) => {
+                let spare = match self.running.take() {
+                    Some(Running::Aead(stream)) => Some(stream),
+                    _ => None,
+                };
+                self.stale = false;
+                let Tls13Nonces::Counting(sequence) = &mut self.tls13 else {
+                    return Err(fail(Reason::Internal, "no TLS 1.3 nonce sequence"));
+                };
+                self.running = Some(Running::Aead(key.encrypt_stream_tls13(sequence, spare)?));
+            }
+            Keyed::Aead(key) => match &mut self.running {
+                // The earlier message's stream, in place.
+                Some(Running::Aead(stream)) if stream.is_encrypting() == encrypt => {
+                    key.restart_stream(stream, iv)?
+                }
+                _ => {
+                    self.running = None;
+                    self.stale = false;
+                    let stream = if encrypt {
+                        key.encrypt_stream(iv)?
+                    } else {
+                        key.decrypt_stream(iv)?
                     };
-                    key.encrypt_stream_tls13(sequence, spare)?
+                    self.running = Some(Running::Aead(stream));
                 }
-                Some(mut stream) if stream.is_encrypting() == encrypt => {
-                    key.restart_stream(&mut stream, iv)?;
-                    stream
-                }
-                _ if encrypt => key.encrypt_stream(iv)?,
-                _ => key.decrypt_stream(iv)?,
-            }),
-        };
+            },
+        }
+        self.stale = false;
         if matches!(self.kind(), Kind::Ccm | Kind::OneCall) {
             return Err(fail(Reason::Internal, "no stream for a one-call mode"));
         }
         // A stream gives output from its first update: a non-approved one is put to the
         // application's indicator callback before it starts.
-        let approval = match &running {
-            Running::Cipher(stream) => stream.approval(),
-            Running::Aead(stream) => stream.approval(),
+        let approval = match &self.running {
+            Some(Running::Cipher(stream)) => stream.approval(),
+            Some(Running::Aead(stream)) => stream.approval(),
+            None => return Err(fail(Reason::Internal, "no running operation")),
         };
         if !approval.is_approved() {
             let service = if encrypt { "encrypt" } else { "decrypt" };
             indicator::permit_unapproved(self.algorithm, service)?;
         }
-        Ok(running)
+        Ok(())
     }
 
     fn apply(&mut self, params: &Params) -> Result<(), Failure> {
@@ -790,7 +825,7 @@ impl Context {
                 format!("{}: a {len}-byte tag is not served", self.algorithm),
             ));
         }
-        if self.running.is_some() && len != self.tag_len {
+        if self.running.is_some() && !self.stale && len != self.tag_len {
             // The tag length keys the core's AEAD: a stream under way keeps its own.
             if let Some(Running::Aead(_)) = self.running {
                 return Err(fail(

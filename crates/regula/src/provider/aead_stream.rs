@@ -133,64 +133,72 @@ impl AeadStreamBackend {
         }
     }
 
-    /// Ends an encryption with the full 16-byte tag; also gives back AWS-LC's keyed context,
-    /// which [`AeadStreamBackend::restart`] can start the next message in.
-    pub(crate) fn finish_encrypt(self) -> Result<([u8; 16], Option<AeadStreamCtx>)> {
-        match self {
-            AeadStreamBackend::AwsLc(mut ctx) => {
-                let mut tag = [0u8; 16];
-                ctx.finish_encrypt(&mut tag)
-                    .map_err(|_| Error::CryptoFailure)?;
-                Ok((tag, Some(ctx)))
-            }
-            AeadStreamBackend::Sm4GcmEncrypt(stream) => Ok((stream.finish(), None)),
-            AeadStreamBackend::Sm4GcmDecrypt(_) => Err(Error::CryptoFailure),
+    /// Ends the encryption in `slot` with the full 16-byte tag. AWS-LC's keyed context stays in
+    /// the slot, where [`AeadStreamBackend::restart`] starts the next message (no key schedule
+    /// or GHASH table again, and nothing moved); an SM4-GCM stream, and any stream that fails,
+    /// leaves the slot empty (its state wiped).
+    pub(crate) fn finish_encrypt(slot: &mut Option<AeadStreamBackend>) -> Result<[u8; 16]> {
+        let mut tag = [0u8; 16];
+        let kept = match slot {
+            Some(AeadStreamBackend::AwsLc(ctx)) => ctx.finish_encrypt(&mut tag).is_ok(),
+            _ => false,
+        };
+        if kept {
+            return Ok(tag);
+        }
+        match slot.take() {
+            Some(AeadStreamBackend::Sm4GcmEncrypt(stream)) => Ok(stream.finish()),
+            _ => Err(Error::CryptoFailure),
         }
     }
 
-    /// Ends a decryption: a tag that does not verify is [`Error::AuthenticationFailed`]. A
-    /// verified message gives back AWS-LC's keyed context, as [`Self::finish_encrypt`].
-    pub(crate) fn finish_decrypt(self, tag: &[u8]) -> Result<Option<AeadStreamCtx>> {
-        match self {
-            AeadStreamBackend::AwsLc(mut ctx) => {
-                ctx.finish_decrypt(tag)
-                    .map_err(|_| Error::AuthenticationFailed)?;
-                Ok(Some(ctx))
+    /// Ends the decryption in `slot`: a tag that does not verify is
+    /// [`Error::AuthenticationFailed`]. A verified AWS-LC message keeps its keyed context in the
+    /// slot, as [`Self::finish_encrypt`]; anything else leaves the slot empty.
+    pub(crate) fn finish_decrypt(slot: &mut Option<AeadStreamBackend>, tag: &[u8]) -> Result<()> {
+        let verified = match slot {
+            Some(AeadStreamBackend::AwsLc(ctx)) => Some(ctx.finish_decrypt(tag).is_ok()),
+            _ => None,
+        };
+        match verified {
+            Some(true) => Ok(()),
+            Some(false) => {
+                *slot = None;
+                Err(Error::AuthenticationFailed)
             }
-            AeadStreamBackend::Sm4GcmDecrypt(stream) => {
-                stream.finish(tag).map_err(sm_error)?;
-                Ok(None)
-            }
-            AeadStreamBackend::Sm4GcmEncrypt(_) => Err(Error::CryptoFailure),
+            None => match slot.take() {
+                Some(AeadStreamBackend::Sm4GcmDecrypt(stream)) => {
+                    stream.finish(tag).map_err(sm_error)
+                }
+                _ => Err(Error::CryptoFailure),
+            },
         }
     }
 
-    /// Starts a new message under `nonce` (its length checked by the caller): in `reusable`,
-    /// an AWS-LC context keyed with `backend`'s key in this direction, when there is one (no
-    /// key schedule or GHASH table again); else as [`AeadStreamBackend::start`].
+    /// Starts a new message under `nonce` (its length checked by the caller) in `slot`: in
+    /// place when the slot holds an AWS-LC context keyed with `backend`'s key in this direction
+    /// (the message in it, finished or not, is abandoned); else as
+    /// [`AeadStreamBackend::start`]. On failure the slot is empty.
     pub(crate) fn restart(
-        reusable: Option<AeadStreamCtx>,
+        slot: &mut Option<AeadStreamBackend>,
         backend: &AeadBackend,
         algorithm: Algorithm,
         nonce: &[u8],
         encrypt: bool,
-    ) -> Result<AeadStreamBackend> {
-        match reusable {
-            Some(mut ctx) => {
-                ctx.restart(nonce).map_err(|_| Error::CryptoFailure)?;
-                Ok(AeadStreamBackend::AwsLc(ctx))
+    ) -> Result<()> {
+        if let Some(AeadStreamBackend::AwsLc(ctx)) = slot {
+            if ctx.restart(nonce).is_ok() {
+                return Ok(());
             }
-            None => AeadStreamBackend::start(backend, algorithm, nonce, encrypt),
+            *slot = None;
+            return Err(Error::CryptoFailure);
         }
-    }
-
-    /// The keyed AWS-LC context of a message abandoned unfinished, for
-    /// [`AeadStreamBackend::restart`].
-    pub(crate) fn into_reusable(self) -> Option<AeadStreamCtx> {
-        match self {
-            AeadStreamBackend::AwsLc(ctx) => Some(ctx),
-            AeadStreamBackend::Sm4GcmEncrypt(_) | AeadStreamBackend::Sm4GcmDecrypt(_) => None,
-        }
+        // Whatever was there (an SM4-GCM message) is dropped, and with it its state.
+        *slot = None;
+        *slot = Some(AeadStreamBackend::start(
+            backend, algorithm, nonce, encrypt,
+        )?);
+        Ok(())
     }
 
     pub(crate) fn try_clone(&self) -> Result<AeadStreamBackend> {

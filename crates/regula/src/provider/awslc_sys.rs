@@ -737,6 +737,9 @@ const AEAD_STREAM_PIECE: usize = 1 << 30;
 pub(crate) struct AeadStreamCtx {
     ctx: NonNull<sys::EVP_CIPHER_CTX>,
     encrypt: bool,
+    /// The IV length last set by the IV-length control (0 before any): a restart under a
+    /// nonce of the same length skips the control.
+    iv_len: c_int,
 }
 
 // SAFETY: the context is owned exclusively and mutated only through `&mut self`; `&self` only
@@ -749,7 +752,11 @@ impl AeadStreamCtx {
     fn empty(encrypt: bool) -> Result<AeadStreamCtx, Failed> {
         // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
         let ctx = NonNull::new(unsafe { sys::EVP_CIPHER_CTX_new() }).ok_or(Failed)?;
-        Ok(AeadStreamCtx { ctx, encrypt })
+        Ok(AeadStreamCtx {
+            ctx,
+            encrypt,
+            iv_len: 0,
+        })
     }
 
     /// Keys `aead` with `key` (its key length) and `nonce` (a length the cipher takes).
@@ -799,16 +806,17 @@ impl AeadStreamCtx {
             return Err(Failed);
         }
         let ctx = self.ctx.as_ptr();
-        // SAFETY: the context is live and holds an AEAD cipher; the IV-length control takes no
-        // data pointer.
-        check(unsafe {
-            sys::EVP_CIPHER_CTX_ctrl(
-                ctx,
-                sys::EVP_CTRL_AEAD_SET_IVLEN,
-                c_len(nonce.len())?,
-                ptr::null_mut(),
-            )
-        })?;
+        let iv_len = c_len(nonce.len())?;
+        if iv_len != self.iv_len {
+            // Forgotten first: a failed control leaves the length unknown.
+            self.iv_len = 0;
+            // SAFETY: the context is live and holds an AEAD cipher; the IV-length control
+            // takes no data pointer.
+            check(unsafe {
+                sys::EVP_CIPHER_CTX_ctrl(ctx, sys::EVP_CTRL_AEAD_SET_IVLEN, iv_len, ptr::null_mut())
+            })?;
+            self.iv_len = iv_len;
+        }
         // SAFETY: the context is live and keyed; with no cipher and no key AWS-LC only sets
         // the IV (of the length just set), which it copies.
         check(unsafe {
@@ -945,10 +953,12 @@ impl AeadStreamCtx {
 
     /// A copy of the message in progress (`EVP_CIPHER_CTX_copy`), which goes on independently.
     pub(crate) fn try_clone(&self) -> Result<AeadStreamCtx, Failed> {
-        let copy = AeadStreamCtx::empty(self.encrypt)?;
+        let mut copy = AeadStreamCtx::empty(self.encrypt)?;
         // SAFETY: both contexts are live; the source is keyed and only read; AWS-LC's GCM and
         // ChaCha20-Poly1305 copy their state through their copy controls.
         check(unsafe { sys::EVP_CIPHER_CTX_copy(copy.ctx.as_ptr(), self.ctx.as_ptr()) })?;
+        // The copy has the source's IV length.
+        copy.iv_len = self.iv_len;
         Ok(copy)
     }
 }

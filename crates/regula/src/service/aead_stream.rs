@@ -16,7 +16,6 @@ use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
 use crate::provider::aead_stream::AeadStreamBackend;
-use crate::provider::awslc_sys::AeadStreamCtx;
 use crate::service::aead::AeadKey;
 
 /// A full 16-byte AEAD tag (public data: nothing to wipe).
@@ -37,8 +36,9 @@ fn max_text_len(algorithm: Algorithm) -> u64 {
 /// A decrypting stream hands out plaintext before the tag is checked, as OpenSSL's does: the
 /// caller must discard all of it unless [`AeadStream::finish_decrypt`] succeeds.
 ///
-/// The backend state (key schedule, hash state, keystream) is wiped when the stream is dropped
-/// or finished.
+/// The backend state (key schedule, hash state, keystream) is wiped when the stream is dropped;
+/// a finished AES-GCM or ChaCha20-Poly1305 message leaves AWS-LC's keyed context in the stream
+/// for [`AeadKey::restart_stream`] (a failed one does not), an SM4-GCM message nothing.
 pub struct AeadStream {
     module: Module,
     algorithm: Algorithm,
@@ -49,10 +49,12 @@ pub struct AeadStream {
     pub(super) module_nonce: bool,
     encrypt: bool,
     tag_len: usize,
-    /// `None` once finished, or after a backend failure.
+    /// The backend of the message; after a message finished, AWS-LC's keyed context, where
+    /// [`AeadKey::restart_stream`] starts the next one. `None` after a backend failure, and
+    /// once an SM4-GCM message finished.
     backend: Option<AeadStreamBackend>,
-    /// After a message finished: AWS-LC's keyed context, for [`AeadKey::restart_stream`].
-    reusable: Option<AeadStreamCtx>,
+    /// Whether a message is in progress in `backend` (false once finished or failed).
+    live: bool,
     /// The [`AeadKey`] that started this stream.
     key_identity: u64,
     text_started: bool,
@@ -106,6 +108,7 @@ impl AeadKey {
     /// (a TLS record, OpenSSL's `EVP_CipherInit_ex` with a new IV), AES-GCM and
     /// ChaCha20-Poly1305 keep AWS-LC's keyed context instead of building a new one (key
     /// schedule, GHASH table) per message. On failure the stream is finished.
+    #[inline]
     pub fn restart_stream(&self, stream: &mut AeadStream, nonce: &[u8]) -> Result<()> {
         // The same request as the stream's last message: its decision stands unless the rule
         // is dated or the last nonce was the module's (the module's error state is checked all
@@ -121,7 +124,7 @@ impl AeadKey {
             Ok(approval) => self.restart_with_approval(stream, nonce, approval),
             Err(error) => {
                 stream.backend = None;
-                stream.reusable = None;
+                stream.live = false;
                 Err(error)
             }
         }
@@ -141,15 +144,15 @@ impl AeadKey {
                 stream.algorithm
             )));
         }
-        let reusable = stream
-            .backend
-            .take()
-            .and_then(AeadStreamBackend::into_reusable)
-            .or_else(|| stream.reusable.take());
-        stream.reusable = None;
-        self.check_nonce(nonce)?;
-        let backend = AeadStreamBackend::restart(
-            reusable,
+        // The message in the stream ends here, whatever the outcome.
+        stream.live = false;
+        if let Err(error) = self.check_nonce(nonce) {
+            stream.backend = None;
+            return Err(error);
+        }
+        // In place: AWS-LC's keyed context is re-IVed where it is.
+        AeadStreamBackend::restart(
+            &mut stream.backend,
             &self.backend,
             self.algorithm(),
             nonce,
@@ -157,7 +160,7 @@ impl AeadKey {
         )?;
         stream.approval = approval;
         stream.module_nonce = false;
-        stream.backend = Some(backend);
+        stream.live = true;
         stream.text_started = false;
         stream.text_len = 0;
         Ok(())
@@ -193,7 +196,7 @@ impl AeadKey {
             encrypt,
             tag_len: self.tag_len(),
             backend: Some(backend),
-            reusable: None,
+            live: true,
             key_identity: self.identity,
             text_started: false,
             text_len: 0,
@@ -208,11 +211,13 @@ impl AeadStream {
 
     /// The policy's decision on this operation, made when the stream started; the indicator
     /// reports it when the operation finishes.
+    #[inline]
     pub fn approval(&self) -> Approval {
         self.approval
     }
 
     /// Whether this stream encrypts (else it decrypts).
+    #[inline]
     pub fn is_encrypting(&self) -> bool {
         self.encrypt
     }
@@ -223,12 +228,17 @@ impl AeadStream {
     }
 
     /// The live backend, or why there is none; refuses once the module is in its error state.
+    #[inline]
     fn live(&mut self) -> Result<&mut AeadStreamBackend> {
         self.module.ensure_operational()?;
-        self.backend.as_mut().ok_or_else(finished)
+        match &mut self.backend {
+            Some(backend) if self.live => Ok(backend),
+            _ => Err(finished()),
+        }
     }
 
     /// Adds associated data: any number of calls, all before the first data call.
+    #[inline]
     pub fn aad(&mut self, aad: &[u8]) -> Result<()> {
         self.live()?;
         if self.text_started {
@@ -242,6 +252,7 @@ impl AeadStream {
     }
 
     /// Checks that `len` more bytes of text stay within the algorithm's limit, and counts them.
+    #[inline]
     fn count_text(&mut self, len: usize) -> Result<()> {
         let total = self.text_len.saturating_add(len as u64);
         let max = max_text_len(self.algorithm);
@@ -259,6 +270,7 @@ impl AeadStream {
     /// Encrypts or decrypts `input` into the first `input.len()` bytes of `output` (which must
     /// be at least that long) and returns `input.len()`: a streamed AEAD writes all its output
     /// here, none at finish. On failure the output is wiped and the stream is done.
+    #[inline]
     pub fn update(&mut self, input: &[u8], output: &mut [u8]) -> Result<usize> {
         self.live()?;
         let Some(output) = output.get_mut(..input.len()) else {
@@ -278,6 +290,7 @@ impl AeadStream {
     }
 
     /// [`AeadStream::update`] in place. On failure `in_out` is wiped and the stream is done.
+    #[inline]
     pub fn update_in_place(&mut self, in_out: &mut [u8]) -> Result<()> {
         self.live()?;
         self.count_text(in_out.len())?;
@@ -290,6 +303,7 @@ impl AeadStream {
 
     /// Ends an encryption and returns the full 16-byte tag (a protocol that sends a shorter
     /// tag sends its first bytes). A second finish is an error.
+    #[inline]
     pub fn finish_encrypt(&mut self) -> Result<Served<Tag>> {
         if !self.encrypt {
             return Err(Error::invalid_input(format!(
@@ -298,9 +312,10 @@ impl AeadStream {
             )));
         }
         self.live()?;
-        let backend = self.backend.take().ok_or_else(finished)?;
-        let (tag, reusable) = backend.finish_encrypt()?;
-        self.reusable = reusable;
+        // The message ends here, whatever the outcome; AWS-LC's keyed context stays in
+        // `backend` for the next one.
+        self.live = false;
+        let tag = AeadStreamBackend::finish_encrypt(&mut self.backend)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Encrypt, self.approval, tag))
@@ -310,6 +325,7 @@ impl AeadStream {
     /// [`Error::AuthenticationFailed`] when it does not match, and then every byte this stream
     /// released must be discarded. A tag of the wrong length is refused before anything ends;
     /// any other second finish is an error.
+    #[inline]
     pub fn finish_decrypt(&mut self, tag: &[u8]) -> Result<Served<()>> {
         if self.encrypt {
             return Err(Error::invalid_input(format!(
@@ -326,8 +342,8 @@ impl AeadStream {
                 tag.len()
             )));
         }
-        let backend = self.backend.take().ok_or_else(finished)?;
-        self.reusable = backend.finish_decrypt(tag)?;
+        self.live = false;
+        AeadStreamBackend::finish_decrypt(&mut self.backend, tag)?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Decrypt, self.approval, ()))
@@ -337,7 +353,10 @@ impl AeadStream {
     /// independently of this one.
     pub fn try_clone(&self) -> Result<AeadStream> {
         self.module.ensure_operational()?;
-        let backend = self.backend.as_ref().ok_or_else(finished)?.try_clone()?;
+        let backend = match &self.backend {
+            Some(backend) if self.live => backend.try_clone()?,
+            _ => return Err(finished()),
+        };
         Ok(AeadStream {
             module: self.module.clone(),
             algorithm: self.algorithm,
@@ -346,8 +365,7 @@ impl AeadStream {
             encrypt: self.encrypt,
             tag_len: self.tag_len,
             backend: Some(backend),
-            // The copy starts its next message in a context of its own.
-            reusable: None,
+            live: true,
             key_identity: self.key_identity,
             text_started: self.text_started,
             text_len: self.text_len,
@@ -355,9 +373,11 @@ impl AeadStream {
     }
 
     /// A backend failure leaves the state unknown: the stream is done (its state wiped).
+    #[inline]
     fn fail_on_error(&mut self, result: Result<()>) -> Result<()> {
         if result.is_err() {
             self.backend = None;
+            self.live = false;
         }
         result
     }
