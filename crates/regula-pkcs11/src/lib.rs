@@ -968,6 +968,68 @@ fn create_public_key(
     keep(library, rw, object)
 }
 
+/// `C_CreateObject` of an EC or Ed25519 private key: `CKA_EC_PARAMS` a named curve, `CKA_VALUE`
+/// the private scalar (Ed25519: the 32-byte private key), checked by the module, which gives
+/// the public point.
+fn create_private_key(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    template: &[TemplateAttribute],
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let private = object::read_pair_template(template, CKO_PRIVATE_KEY, true)?;
+    let (Some(curve), Some(value)) = (private.curve, &private.value) else {
+        return Err(CKR_TEMPLATE_INCOMPLETE);
+    };
+    let pkcs8 = curve
+        .pkcs8_of_scalar(value)
+        .ok_or(CKR_ATTRIBUTE_VALUE_INVALID)?;
+    let (session_state, slot) = library.session_and_slot(session)?;
+    let (slot_index, rw) = (session_state.slot, session_state.rw);
+    if private.private.unwrap_or(true) && !slot.user() {
+        return Err(CKR_USER_NOT_LOGGED_IN);
+    }
+    let refused = |error: regula::Error| match ops::rv_of(&error, false) {
+        CKR_MECHANISM_INVALID => CKR_CURVE_NOT_SUPPORTED,
+        CKR_KEY_SIZE_RANGE => CKR_ATTRIBUTE_VALUE_INVALID,
+        rv => rv,
+    };
+    // The module checks the key (with the signature algorithm of its curve, or its ECDH where
+    // the policy signs with no key on it) and computes its public point.
+    let policy = slot.module.policy();
+    let point = match curve.ecdh() {
+        Some(ecdh) if !policy.serves(curve.ecdsa()) && policy.serves(ecdh) => {
+            let scalar = Zeroizing::new(value[..].to_vec());
+            slot.module
+                .agreement_key_from_private_bytes(ecdh, &scalar)
+                .map_err(refused)?
+                .into_value()
+                .public_key()
+                .map_err(refused)?
+        }
+        _ => {
+            let key = slot
+                .module
+                .signing_key_from_pkcs8(curve.ecdsa(), &pkcs8)
+                .map_err(refused)?
+                .into_value();
+            let spki = key.public_key_der().map_err(refused)?;
+            curve.point_of_spki(&spki).ok_or(CKR_FUNCTION_FAILED)?
+        }
+    };
+    let object = Object::ec_key(
+        slot_index,
+        session,
+        CKO_PRIVATE_KEY,
+        &private,
+        curve,
+        point,
+        pkcs8,
+        template,
+        false,
+    )?;
+    keep(library, rw, object)
+}
+
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn C_CreateObject(
     session: CK_SESSION_HANDLE,
@@ -985,11 +1047,18 @@ pub unsafe extern "C" fn C_CreateObject(
             let class = template
                 .iter()
                 .find(|attribute| attribute.kind == CKA_CLASS);
-            if let Some(class) = class
-                && object::parse_ulong(&class.value)? == CKO_PUBLIC_KEY
-            {
-                *object = create_public_key(library, session, &template)?;
-                return Ok(());
+            if let Some(class) = class {
+                match object::parse_ulong(&class.value)? {
+                    CKO_PUBLIC_KEY => {
+                        *object = create_public_key(library, session, &template)?;
+                        return Ok(());
+                    }
+                    CKO_PRIVATE_KEY => {
+                        *object = create_private_key(library, session, &template)?;
+                        return Ok(());
+                    }
+                    _ => {}
+                }
             }
             let key = object::read_template(&template, &Origin::Created)?;
             let (Some(key_type), Some(value)) = (key.key_type, key.value) else {
@@ -1115,6 +1184,16 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                 (None, _) => return Err(CKR_TEMPLATE_INCOMPLETE),
                 _ => return Err(CKR_TEMPLATE_INCONSISTENT),
             };
+            // CKM_EC_KEY_PAIR_GEN makes CKK_EC keys, CKM_EC_EDWARDS_KEY_PAIR_GEN CKK_EC_EDWARDS.
+            let key_types = [public.key_type, private.key_type];
+            if curve.generator() != mechanism.mechanism
+                || key_types
+                    .iter()
+                    .flatten()
+                    .any(|kind| *kind != curve.key_type())
+            {
+                return Err(CKR_TEMPLATE_INCONSISTENT);
+            }
             if !mech::generates_on(slot.module.policy(), curve) {
                 return Err(CKR_CURVE_NOT_SUPPORTED);
             }
@@ -1280,16 +1359,17 @@ pub unsafe extern "C" fn C_SetAttributeValue(
         state::with(|library| {
             // SAFETY: the caller's template.
             let template = unsafe { template(attributes, count) }?;
-            let rw = library.session(session)?.rw;
+            let (session_state, slot) = library.session_and_slot(session)?;
+            let (rw, so) = (session_state.rw, slot.login == Some(CKU_SO));
             let found = visible(library, session, object)?;
             let Some(row) = found.row else {
-                return found.set(&template);
+                return found.set(&template, so);
             };
             if !rw {
                 return Err(CKR_SESSION_READ_ONLY);
             }
             let mut changed = found.clone();
-            changed.set(&template)?;
+            changed.set(&template, so)?;
             let slot = changed.slot;
             if !library.slots[slot]
                 .store
@@ -1482,7 +1562,10 @@ unsafe fn crypt_init(
             mechanism.mechanism,
             Some((key_type, value.len())),
         )?;
-        if matches!(op, mech::Op::Digest | mech::Op::Hmac | mech::Op::Cmac) {
+        if matches!(
+            op,
+            mech::Op::Digest | mech::Op::Hmac | mech::Op::Cmac | mech::Op::Wrap { .. }
+        ) {
             return Err(CKR_MECHANISM_INVALID);
         }
         // SAFETY: the mechanism's parameter, as the caller describes it.
@@ -2121,4 +2204,307 @@ pub unsafe extern "C" fn C_VerifyFinal(
 ) -> CK_RV {
     // SAFETY: the caller's arguments, passed on.
     guard(|| unsafe { verify_final(session, signature, signature_len) })
+}
+
+// ---- Key derivation (ECDH) and key wrapping (AES-KW, AES-KWP) -------------------------------
+
+/// The peer's public point of `CK_ECDH1_DERIVE_PARAMS`, with the key derivation function
+/// `CKD_NULL` and no shared data (the secret's leftmost bytes are the key).
+unsafe fn ecdh_peer(mechanism: &CK_MECHANISM) -> Result<Vec<u8>, CK_RV> {
+    let raw = mechanism.pParameter;
+    if raw.is_null() || mechanism.ulParameterLen as usize != size_of::<CK_ECDH1_DERIVE_PARAMS>() {
+        return Err(CKR_MECHANISM_PARAM_INVALID);
+    }
+    // SAFETY: a CK_ECDH1_DERIVE_PARAMS of the checked size at a non-null pointer.
+    let params = unsafe { raw.cast::<CK_ECDH1_DERIVE_PARAMS>().read_unaligned() };
+    if params.kdf != CKD_NULL || params.ulSharedDataLen != 0 {
+        return Err(CKR_MECHANISM_PARAM_INVALID);
+    }
+    // SAFETY: the public data the parameters describe.
+    let peer = unsafe { input(params.pPublicData, params.ulPublicDataLen) }
+        .map_err(|_| CKR_MECHANISM_PARAM_INVALID)?;
+    Ok(peer.to_vec())
+}
+
+/// `C_DeriveKey` with `CKM_ECDH1_DERIVE`: the base key is an EC private key with `CKA_DERIVE`;
+/// the peer's point is raw (`04 ‖ x ‖ y`) or a DER OCTET STRING; the new secret key takes the
+/// leftmost `CKA_VALUE_LEN` bytes of the shared secret Z (all of it when not given).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_DeriveKey(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    base_key: CK_OBJECT_HANDLE,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    key: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism, template and handle slot.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let template = unsafe { template(attributes, count) }?;
+            // SAFETY: as above.
+            let key = unsafe { out(key) }?;
+            let (_, slot) = library.session_and_slot(session)?;
+            slot.mechanisms
+                .get(&mechanism.mechanism)
+                .filter(|info| info.flags & CKF_DERIVE != 0)
+                .ok_or(CKR_MECHANISM_INVALID)?;
+            // SAFETY: the mechanism's parameter, as the caller describes it.
+            let peer = unsafe { ecdh_peer(mechanism) }?;
+            let base = visible(library, session, base_key).map_err(|rv| {
+                if rv == CKR_OBJECT_HANDLE_INVALID {
+                    CKR_KEY_HANDLE_INVALID
+                } else {
+                    rv
+                }
+            })?;
+            let curve = base
+                .curve
+                .filter(|_| base.class == CKO_PRIVATE_KEY)
+                .ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
+            if !base.flag(CKA_DERIVE) {
+                return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
+            }
+            // A token key's PKCS#8 is open only while the user is logged in.
+            let pkcs8 = base.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?;
+            let origin = base.derived_origin();
+            let (_, slot) = library.session_and_slot(session)?;
+            let algorithm = mech::resolve_ecdh(slot.module.policy(), curve)?;
+            let point = curve
+                .point_of_ec_point(&peer)
+                .ok_or(CKR_MECHANISM_PARAM_INVALID)?;
+            let wanted = object::read_template(&template, &origin)?;
+            let key_type = wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
+            let scalar = curve.scalar_of_pkcs8(&pkcs8).ok_or(CKR_GENERAL_ERROR)?;
+            let agreement = slot
+                .module
+                .agreement_key_from_private_bytes(algorithm, &scalar)
+                .map_err(|error| ops::rv_of(&error, false))?
+                .into_value();
+            // A point off the curve is the caller's parameter at fault.
+            let served = agreement.agree(&point).map_err(|error| match error {
+                regula::Error::InvalidInput { .. } | regula::Error::KeyEncoding(_) => {
+                    CKR_MECHANISM_PARAM_INVALID
+                }
+                error => ops::rv_of(&error, false),
+            })?;
+            let approved = served.is_approved();
+            let secret = served.into_value();
+            let len = wanted.value_len.unwrap_or(secret.len());
+            if len == 0 || len > secret.len() {
+                return Err(CKR_TEMPLATE_INCONSISTENT);
+            }
+            let value = Zeroizing::new(secret[..len].to_vec());
+            *key = keep_key(
+                library,
+                session,
+                key_type,
+                value,
+                wanted.private,
+                wanted.token,
+                &template,
+                &origin,
+            )?;
+            library.session(session)?.validation = validation(approved);
+            Ok(())
+        })
+    })
+}
+
+/// A wrapping (`CKA_WRAP`) or unwrapping (`CKA_UNWRAP`) key, checked against `mechanism` and the
+/// slot's policy: the algorithm, whether it pads (KWP), the key and whether it is trusted.
+struct Kek {
+    algorithm: regula::Algorithm,
+    padded: bool,
+    value: Zeroizing<Vec<u8>>,
+    trusted: bool,
+}
+
+fn kek(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    mechanism: &CK_MECHANISM,
+    handle: CK_OBJECT_HANDLE,
+    wraps: bool,
+) -> Result<Kek, CK_RV> {
+    let (handle_invalid, type_inconsistent, size_range, usage) = if wraps {
+        (
+            CKR_WRAPPING_KEY_HANDLE_INVALID,
+            CKR_WRAPPING_KEY_TYPE_INCONSISTENT,
+            CKR_WRAPPING_KEY_SIZE_RANGE,
+            CKA_WRAP,
+        )
+    } else {
+        (
+            CKR_UNWRAPPING_KEY_HANDLE_INVALID,
+            CKR_UNWRAPPING_KEY_TYPE_INCONSISTENT,
+            CKR_UNWRAPPING_KEY_SIZE_RANGE,
+            CKA_UNWRAP,
+        )
+    };
+    let object = visible(library, session, handle).map_err(|rv| {
+        if rv == CKR_OBJECT_HANDLE_INVALID {
+            handle_invalid
+        } else {
+            rv
+        }
+    })?;
+    if object.class != CKO_SECRET_KEY {
+        return Err(type_inconsistent);
+    }
+    if !object.flag(usage) {
+        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
+    }
+    let (key_type, trusted) = (object.key_type, object.flag(CKA_TRUSTED));
+    let value = object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?;
+    let (_, slot) = library.session_and_slot(session)?;
+    let (algorithm, op) = mech::resolve(
+        slot.module.policy(),
+        mechanism.mechanism,
+        Some((key_type, value.len())),
+    )
+    .map_err(|rv| match rv {
+        CKR_KEY_TYPE_INCONSISTENT => type_inconsistent,
+        CKR_KEY_SIZE_RANGE => size_range,
+        rv => rv,
+    })?;
+    let mech::Op::Wrap { padded } = op else {
+        return Err(CKR_MECHANISM_INVALID);
+    };
+    // The standard's default IV only: no parameter.
+    if mechanism.ulParameterLen != 0 {
+        return Err(CKR_MECHANISM_PARAM_INVALID);
+    }
+    Ok(Kek {
+        algorithm,
+        padded,
+        value,
+        trusted,
+    })
+}
+
+/// `C_WrapKey` of a secret key with `CKM_AES_KEY_WRAP` (RFC 3394; keys of 16 bytes or more, a
+/// multiple of 8) or `CKM_AES_KEY_WRAP_KWP` / `CKM_AES_KEY_WRAP_PAD` (RFC 5649). The key must
+/// be extractable; one with `CKA_WRAP_WITH_TRUSTED` only under a key with `CKA_TRUSTED`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_WrapKey(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    wrapping_key: CK_OBJECT_HANDLE,
+    key: CK_OBJECT_HANDLE,
+    wrapped: *mut CK_BYTE,
+    wrapped_len: *mut CK_ULONG,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            let kek = kek(library, session, mechanism, wrapping_key, true)?;
+            let target = visible(library, session, key).map_err(|rv| {
+                if rv == CKR_OBJECT_HANDLE_INVALID {
+                    CKR_KEY_HANDLE_INVALID
+                } else {
+                    rv
+                }
+            })?;
+            if target.class != CKO_SECRET_KEY {
+                return Err(CKR_KEY_NOT_WRAPPABLE);
+            }
+            if !target.flag(CKA_EXTRACTABLE) {
+                return Err(CKR_KEY_UNEXTRACTABLE);
+            }
+            if target.flag(CKA_WRAP_WITH_TRUSTED) && !kek.trusted {
+                return Err(CKR_KEY_NOT_WRAPPABLE);
+            }
+            let value = target.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?;
+            let len = value.len();
+            let output_len = if kek.padded {
+                len.div_ceil(8) * 8 + 8
+            } else if len >= 16 && len.is_multiple_of(8) {
+                len + 8
+            } else {
+                return Err(CKR_KEY_SIZE_RANGE);
+            };
+            // SAFETY: the caller's output and its length.
+            if !unsafe { room(wrapped, wrapped_len, output_len) }? {
+                return Ok(());
+            }
+            let (_, slot) = library.session_and_slot(session)?;
+            let served = slot
+                .module
+                .cipher_key(kek.algorithm, &kek.value)
+                .and_then(|cipher| cipher.encrypt(None, &value))
+                .map_err(|error| ops::rv_of(&error, false))?;
+            let approved = served.is_approved();
+            let sealed = served.into_value().ciphertext;
+            // SAFETY: as above; the room was checked.
+            unsafe { deliver(wrapped, wrapped_len, &sealed) }?;
+            library.session(session)?.validation = validation(approved);
+            Ok(())
+        })
+    })
+}
+
+/// `C_UnwrapKey` into a new secret key (the template gives its class and type); a wrapped key
+/// that fails the integrity check is `CKR_WRAPPED_KEY_INVALID`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn C_UnwrapKey(
+    session: CK_SESSION_HANDLE,
+    mechanism: *mut CK_MECHANISM,
+    unwrapping_key: CK_OBJECT_HANDLE,
+    wrapped: *mut CK_BYTE,
+    wrapped_len: CK_ULONG,
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    key: *mut CK_OBJECT_HANDLE,
+) -> CK_RV {
+    guard(|| {
+        state::with(|library| {
+            // SAFETY: the caller's mechanism, wrapped key, template and handle slot.
+            let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
+            // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
+            let wrapped = unsafe { input(wrapped, wrapped_len) }?;
+            // SAFETY: as above.
+            let template = unsafe { template(attributes, count) }?;
+            // SAFETY: as above.
+            let key = unsafe { out(key) }?;
+            let kek = kek(library, session, mechanism, unwrapping_key, false)?;
+            let shortest = if kek.padded { 16 } else { 24 };
+            if wrapped.len() < shortest || !wrapped.len().is_multiple_of(8) {
+                return Err(CKR_WRAPPED_KEY_LEN_RANGE);
+            }
+            let origin = Origin::Unwrapped;
+            let wanted = object::read_template(&template, &origin)?;
+            let key_type = wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
+            let (_, slot) = library.session_and_slot(session)?;
+            let served = slot
+                .module
+                .cipher_key(kek.algorithm, &kek.value)
+                .and_then(|cipher| cipher.decrypt(&[], wrapped))
+                .map_err(|error| match error {
+                    regula::Error::AuthenticationFailed => CKR_WRAPPED_KEY_INVALID,
+                    regula::Error::InvalidInput { .. } => CKR_WRAPPED_KEY_LEN_RANGE,
+                    error => ops::rv_of(&error, true),
+                })?;
+            let approved = served.is_approved();
+            let value = Zeroizing::new(served.into_value());
+            if wanted.value_len.is_some_and(|len| len != value.len()) {
+                return Err(CKR_TEMPLATE_INCONSISTENT);
+            }
+            *key = keep_key(
+                library,
+                session,
+                key_type,
+                value,
+                wanted.private,
+                wanted.token,
+                &template,
+                &origin,
+            )?;
+            library.session(session)?.validation = validation(approved);
+            Ok(())
+        })
+    })
 }

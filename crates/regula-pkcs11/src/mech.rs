@@ -33,6 +33,11 @@ pub enum Op {
     Feedback,
     /// GCM with `CK_GCM_PARAMS`.
     Gcm,
+    /// SP 800-38F key wrap (`C_WrapKey`, `C_UnwrapKey`); `padded`: KWP (RFC 5649), else KW
+    /// (RFC 3394).
+    Wrap {
+        padded: bool,
+    },
 }
 
 /// What this token implements of an algorithm, if anything yet.
@@ -50,6 +55,8 @@ pub fn op_of(algorithm: Algorithm) -> Option<Op> {
         Sm4Ecb => Op::Ecb,
         Sm4Ofb | Sm4Cfb => Op::Feedback,
         Aes128Gcm | Aes256Gcm | Sm4Gcm => Op::Gcm,
+        Aes128Kw | Aes256Kw => Op::Wrap { padded: false },
+        Aes128Kwp | Aes256Kwp => Op::Wrap { padded: true },
         _ => return None,
     })
 }
@@ -65,7 +72,8 @@ pub fn key_type_of(algorithm: Algorithm) -> Option<CK_KEY_TYPE> {
 }
 
 /// The mechanism that performs `algorithm` here: the row's first; `CKM_AES_CBC` is the
-/// `CKM_AES_CBC_PAD` row without padding.
+/// `CKM_AES_CBC_PAD` row without padding, and `CKM_AES_KEY_WRAP_PAD` the older name of
+/// `CKM_AES_KEY_WRAP_KWP` (RFC 5649) that OpenSC and SoftHSM2 use.
 fn operation_mechanisms(entry: &registry::Entry) -> Vec<(CK_MECHANISM_TYPE, Op)> {
     let (Some(op), Some(first)) = (op_of(entry.algorithm), entry.pkcs11.first()) else {
         return Vec::new();
@@ -73,6 +81,9 @@ fn operation_mechanisms(entry: &registry::Entry) -> Vec<(CK_MECHANISM_TYPE, Op)>
     let mut mechanisms = vec![(CK_MECHANISM_TYPE::from(first.value), op)];
     if first.value == registry::pkcs11::CKM_AES_CBC_PAD.value {
         mechanisms.push((CKM_AES_CBC, Op::Cbc { pad: false }));
+    }
+    if first.value == registry::pkcs11::CKM_AES_KEY_WRAP_KWP.value {
+        mechanisms.push((CKM_AES_KEY_WRAP_PAD, op));
     }
     mechanisms
 }
@@ -109,6 +120,7 @@ fn flags_of(op: Op) -> CK_FLAGS {
     match op {
         Op::Digest => CKF_DIGEST,
         Op::Hmac | Op::Cmac => CKF_SIGN | CKF_VERIFY,
+        Op::Wrap { .. } => CKF_WRAP | CKF_UNWRAP,
         _ => CKF_ENCRYPT | CKF_DECRYPT,
     }
 }
@@ -126,8 +138,30 @@ fn key_sizes(entry: &registry::Entry) -> (CK_ULONG, CK_ULONG) {
 pub const GENERIC_SECRET_MAX: usize = 512;
 
 /// What an EC mechanism's information says of its curves: over prime fields, named, points
-/// uncompressed.
-const EC_FLAGS: CK_FLAGS = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;
+/// uncompressed (Edwards curves: named by OID or by name).
+fn ec_flags(curve: Curve) -> CK_FLAGS {
+    if curve.is_ecdsa() {
+        CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS
+    } else {
+        CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_CURVENAME
+    }
+}
+
+/// The ECDH algorithm `CKM_ECDH1_DERIVE` runs under `policy` with a key on `curve`.
+pub fn resolve_ecdh(policy: &Policy, curve: Curve) -> Result<Algorithm, CK_RV> {
+    let algorithm = curve.ecdh().ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
+    if policy.serves(algorithm) {
+        Ok(algorithm)
+    } else if Curve::ALL
+        .into_iter()
+        .filter_map(Curve::ecdh)
+        .any(|ecdh| policy.serves(ecdh))
+    {
+        Err(CKR_KEY_TYPE_INCONSISTENT)
+    } else {
+        Err(CKR_MECHANISM_INVALID)
+    }
+}
 
 /// The ECDSA algorithm `mechanism` runs under `policy` with a key on `curve`.
 pub fn resolve_ecdsa(
@@ -175,18 +209,28 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
         if !policy.serves(entry.algorithm) {
             continue;
         }
-        if let Some(curve) = Curve::of_ecdsa(entry.algorithm) {
-            // ECDSA with the row's hash, and the key-pair generator; sizes in bits.
+        if let Some(curve) = Curve::ALL
+            .into_iter()
+            .find(|curve| curve.ecdh() == Some(entry.algorithm))
+        {
+            // ECDH on the curves whose keys the token holds; sizes in bits.
             let bits = (curve.bits() as CK_ULONG, curve.bits() as CK_ULONG);
+            add(CKM_ECDH1_DERIVE, bits, CKF_DERIVE | ec_flags(curve));
+            continue;
+        }
+        if let Some(curve) = Curve::of_ecdsa(entry.algorithm) {
+            // ECDSA with the row's hash (or EdDSA), and the key-pair generator; sizes in bits.
+            let bits = (curve.bits() as CK_ULONG, curve.bits() as CK_ULONG);
+            let flags = ec_flags(curve);
             let mut pkcs11 = entry
                 .pkcs11
                 .iter()
                 .map(|m| CK_MECHANISM_TYPE::from(m.value));
             if let Some(ecdsa) = pkcs11.next() {
-                add(ecdsa, bits, CKF_SIGN | CKF_VERIFY | EC_FLAGS);
+                add(ecdsa, bits, CKF_SIGN | CKF_VERIFY | flags);
             }
             for generator in pkcs11 {
-                add(generator, bits, CKF_GENERATE_KEY_PAIR | EC_FLAGS);
+                add(generator, bits, CKF_GENERATE_KEY_PAIR | flags);
             }
             continue;
         }

@@ -16,7 +16,7 @@ pub const UNAVAILABLE: CK_ULONG = !0;
 
 /// The Boolean attributes a secret key has, with their defaults when a template does not give
 /// them, and whether `C_SetAttributeValue` may change them.
-const BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 12] = [
+const BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 14] = [
     (CKA_MODIFIABLE, true),
     (CKA_COPYABLE, true),
     (CKA_DESTROYABLE, true),
@@ -29,11 +29,13 @@ const BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 12] = [
     (CKA_WRAP, true),
     (CKA_UNWRAP, true),
     (CKA_DERIVE, false),
+    (CKA_WRAP_WITH_TRUSTED, false),
+    (CKA_TRUSTED, false),
 ];
 
 /// The Boolean attributes of an EC private key and their defaults: always sensitive (the token
 /// gives out no private key), extractable only if the template says so.
-const PRIVATE_BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 11] = [
+const PRIVATE_BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 12] = [
     (CKA_MODIFIABLE, true),
     (CKA_COPYABLE, true),
     (CKA_DESTROYABLE, true),
@@ -45,6 +47,7 @@ const PRIVATE_BOOLEANS: [(CK_ATTRIBUTE_TYPE, bool); 11] = [
     (CKA_UNWRAP, false),
     (CKA_DERIVE, false),
     (CKA_ALWAYS_AUTHENTICATE, false),
+    (CKA_WRAP_WITH_TRUSTED, false),
 ];
 
 /// The Boolean attributes of an EC public key and their defaults.
@@ -163,7 +166,16 @@ fn length_allowed(key_type: CK_KEY_TYPE, len: usize) -> bool {
 /// (`C_GenerateKey`, which gives the key type and length it derived from the template).
 pub enum Origin {
     Created,
-    Generated { mechanism: CK_MECHANISM_TYPE },
+    Generated {
+        mechanism: CK_MECHANISM_TYPE,
+    },
+    /// `C_DeriveKey` from a base key with these CKA_ALWAYS_SENSITIVE and CKA_NEVER_EXTRACTABLE.
+    Derived {
+        always_sensitive: bool,
+        never_extractable: bool,
+    },
+    /// `C_UnwrapKey`.
+    Unwrapped,
 }
 
 /// The parts of a secret-key template that decide what to make, checked: class, key type,
@@ -200,17 +212,19 @@ pub fn read_template(
             CKA_PRIVATE => key.private = Some(parse_bool(value)?),
             CKA_VALUE => match origin {
                 Origin::Created => key.value = Some(attribute.value.clone()),
-                Origin::Generated { .. } => return Err(CKR_TEMPLATE_INCONSISTENT),
+                _ => return Err(CKR_TEMPLATE_INCONSISTENT),
             },
             CKA_VALUE_LEN => match origin {
                 Origin::Created => return Err(CKR_ATTRIBUTE_READ_ONLY),
-                Origin::Generated { .. } => {
+                _ => {
                     key.value_len = Some(
                         usize::try_from(parse_ulong(value)?)
                             .map_err(|_| CKR_ATTRIBUTE_VALUE_INVALID)?,
                     )
                 }
             },
+            // Only the SO marks a key trusted (PKCS#11 3.0 §4.4.1).
+            CKA_TRUSTED if parse_bool(value)? => return Err(CKR_ATTRIBUTE_READ_ONLY),
             kind if READ_ONLY.contains(&kind) => return Err(CKR_ATTRIBUTE_READ_ONLY),
             CKA_LABEL | CKA_ID | CKA_START_DATE | CKA_END_DATE => {}
             kind if BOOLEANS.iter().any(|(known, _)| *known == kind) => {
@@ -239,6 +253,8 @@ impl Object {
             return Err(match origin {
                 Origin::Created => CKR_ATTRIBUTE_VALUE_INVALID,
                 Origin::Generated { .. } => CKR_KEY_SIZE_RANGE,
+                Origin::Derived { .. } => CKR_TEMPLATE_INCONSISTENT,
+                Origin::Unwrapped => CKR_WRAPPED_KEY_INVALID,
             });
         }
         let mut booleans: BTreeMap<_, _> = BOOLEANS.into_iter().collect();
@@ -261,8 +277,8 @@ impl Object {
             always_sensitive: false,
             never_extractable: false,
             key_gen_mechanism: match origin {
-                Origin::Created => UNAVAILABLE,
                 Origin::Generated { mechanism } => *mechanism,
+                _ => UNAVAILABLE,
             },
         };
         for attribute in template {
@@ -281,7 +297,23 @@ impl Object {
             object.always_sensitive = object.flag(CKA_SENSITIVE);
             object.never_extractable = !object.flag(CKA_EXTRACTABLE);
         }
+        if let Origin::Derived {
+            always_sensitive,
+            never_extractable,
+        } = *origin
+        {
+            object.always_sensitive = always_sensitive && object.flag(CKA_SENSITIVE);
+            object.never_extractable = never_extractable && !object.flag(CKA_EXTRACTABLE);
+        }
         Ok(object)
+    }
+
+    /// `CKA_ALWAYS_SENSITIVE` and `CKA_NEVER_EXTRACTABLE`, which a derived key inherits.
+    pub fn derived_origin(&self) -> Origin {
+        Origin::Derived {
+            always_sensitive: self.always_sensitive,
+            never_extractable: self.never_extractable,
+        }
     }
 
     pub fn flag(&self, kind: CK_ATTRIBUTE_TYPE) -> bool {
@@ -337,8 +369,9 @@ impl Object {
             })
     }
 
-    /// `C_SetAttributeValue`: checks every change first, then makes them all.
-    pub fn set(&mut self, template: &[TemplateAttribute]) -> Result<(), CK_RV> {
+    /// `C_SetAttributeValue`: checks every change first, then makes them all; `so`: the SO is
+    /// logged in, who alone may mark a key trusted.
+    pub fn set(&mut self, template: &[TemplateAttribute], so: bool) -> Result<(), CK_RV> {
         if !self.flag(CKA_MODIFIABLE) {
             return Err(CKR_ACTION_PROHIBITED);
         }
@@ -359,6 +392,15 @@ impl Object {
                 }
                 CKA_EXTRACTABLE => {
                     if parse_bool(&attribute.value)? && !self.flag(CKA_EXTRACTABLE) {
+                        return Err(CKR_ATTRIBUTE_READ_ONLY);
+                    }
+                }
+                CKA_TRUSTED if so && self.booleans.contains_key(&CKA_TRUSTED) => {
+                    parse_bool(&attribute.value)?;
+                }
+                // CKA_WRAP_WITH_TRUSTED may only become true.
+                CKA_WRAP_WITH_TRUSTED => {
+                    if !parse_bool(&attribute.value)? && self.flag(CKA_WRAP_WITH_TRUSTED) {
                         return Err(CKR_ATTRIBUTE_READ_ONLY);
                     }
                 }
@@ -393,6 +435,10 @@ impl Object {
 /// The parts of a key-pair template (`C_GenerateKeyPair`, one half) that decide what to make.
 pub struct PairTemplate {
     pub curve: Option<Curve>,
+    /// `CKA_KEY_TYPE`, if given: `CKK_EC` or `CKK_EC_EDWARDS`.
+    pub key_type: Option<CK_KEY_TYPE>,
+    /// `CKA_VALUE` of a private key the caller gives (`C_CreateObject`).
+    pub value: Option<Zeroizing<Vec<u8>>>,
     /// `CKA_EC_POINT` of a public key the caller gives (`C_CreateObject`).
     pub ec_point: Option<Vec<u8>>,
     pub private: Option<bool>,
@@ -400,8 +446,8 @@ pub struct PairTemplate {
 }
 
 /// Checks one half of a key-pair template for an object of `class` (`CKO_PUBLIC_KEY` or
-/// `CKO_PRIVATE_KEY`) of type `CKK_EC`; `imported`: a public key the caller gives, with its
-/// `CKA_EC_POINT`.
+/// `CKO_PRIVATE_KEY`) of type `CKK_EC` or `CKK_EC_EDWARDS`; `imported`: a key the caller
+/// gives, a public key with its `CKA_EC_POINT`, a private key with its `CKA_VALUE`.
 pub fn read_pair_template(
     template: &[TemplateAttribute],
     class: CK_OBJECT_CLASS,
@@ -410,6 +456,8 @@ pub fn read_pair_template(
     let booleans = booleans_of(class);
     let mut pair = PairTemplate {
         curve: None,
+        key_type: None,
+        value: None,
         ec_point: None,
         private: None,
         token: false,
@@ -423,9 +471,11 @@ pub fn read_pair_template(
                 }
             }
             CKA_KEY_TYPE => {
-                if parse_ulong(value)? != CKK_EC {
+                let key_type = parse_ulong(value)?;
+                if ![CKK_EC, CKK_EC_EDWARDS].contains(&key_type) {
                     return Err(CKR_TEMPLATE_INCONSISTENT);
                 }
+                pair.key_type = Some(key_type);
             }
             CKA_TOKEN => pair.token = parse_bool(value)?,
             CKA_PRIVATE => pair.private = Some(parse_bool(value)?),
@@ -436,7 +486,14 @@ pub fn read_pair_template(
             CKA_SENSITIVE if class == CKO_PRIVATE_KEY && !parse_bool(value)? => {
                 return Err(CKR_ATTRIBUTE_VALUE_INVALID);
             }
-            CKA_EC_POINT if imported => pair.ec_point = Some(value.to_vec()),
+            CKA_EC_POINT if imported && class == CKO_PUBLIC_KEY => {
+                pair.ec_point = Some(value.to_vec())
+            }
+            CKA_VALUE if imported && class == CKO_PRIVATE_KEY => {
+                pair.value = Some(attribute.value.clone())
+            }
+            // Only the SO marks a key trusted (PKCS#11 3.0 §4.4.1).
+            CKA_TRUSTED if parse_bool(value)? => return Err(CKR_ATTRIBUTE_READ_ONLY),
             CKA_VALUE | CKA_EC_POINT => return Err(CKR_TEMPLATE_INCONSISTENT),
             kind if READ_ONLY.contains(&kind) => return Err(CKR_ATTRIBUTE_READ_ONLY),
             CKA_LABEL | CKA_ID | CKA_START_DATE | CKA_END_DATE => {}
@@ -445,6 +502,11 @@ pub fn read_pair_template(
             }
             _ => return Err(CKR_ATTRIBUTE_TYPE_INVALID),
         }
+    }
+    if let (Some(key_type), Some(curve)) = (pair.key_type, pair.curve)
+        && key_type != curve.key_type()
+    {
+        return Err(CKR_TEMPLATE_INCONSISTENT);
     }
     Ok(pair)
 }
@@ -474,7 +536,7 @@ impl Object {
             private: pair.private.unwrap_or(class == CKO_PRIVATE_KEY),
             token: pair.token,
             row: None,
-            key_type: CKK_EC,
+            key_type: curve.key_type(),
             value_len: value.len(),
             value: Some(value),
             label: Vec::new(),
@@ -484,7 +546,7 @@ impl Object {
             always_sensitive: false,
             never_extractable: false,
             key_gen_mechanism: if generated {
-                CKM_EC_KEY_PAIR_GEN
+                curve.generator()
             } else {
                 UNAVAILABLE
             },
@@ -501,8 +563,9 @@ impl Object {
             }
         }
         if class == CKO_PRIVATE_KEY {
-            object.always_sensitive = object.flag(CKA_SENSITIVE);
-            object.never_extractable = !object.flag(CKA_EXTRACTABLE);
+            // A key the caller gave has been known outside the token.
+            object.always_sensitive = generated && object.flag(CKA_SENSITIVE);
+            object.never_extractable = generated && !object.flag(CKA_EXTRACTABLE);
         }
         Ok(object)
     }
@@ -662,7 +725,7 @@ impl Object {
         let sound = match (class, object.curve) {
             (CKO_SECRET_KEY, None) => length_allowed(object.key_type, object.value_len),
             (_, Some(curve)) => {
-                object.key_type == CKK_EC
+                object.key_type == curve.key_type()
                     && object.value_len > 0
                     && curve.point_of_ec_point(&object.point).as_deref()
                         == Some(object.point.as_slice())

@@ -1,5 +1,6 @@
 //! Operations in progress on a session, run through the module's public services only: digests,
-//! MACs (`C_Sign`/`C_Verify`), block-cipher modes and GCM (`C_Encrypt`/`C_Decrypt`).
+//! MACs, ECDSA and Ed25519 (`C_Sign`/`C_Verify`), block-cipher modes and GCM
+//! (`C_Encrypt`/`C_Decrypt`).
 
 use cryptoki_sys::*;
 use regula::policy::Usage;
@@ -196,7 +197,13 @@ impl SignOp {
                 };
                 let served = key.sign(&op.data).map_err(|error| rv_of(&error, false))?;
                 let approved = served.is_approved();
-                let raw = op.curve.raw_signature(&served.into_value())?;
+                let signature = served.into_value();
+                // Ed25519's signature is already the 64 bytes PKCS#11 gives.
+                let raw = if op.curve.is_ecdsa() {
+                    op.curve.raw_signature(&signature)?
+                } else {
+                    signature
+                };
                 Ok(Done {
                     output: Zeroizing::new(raw),
                     approved,
@@ -213,7 +220,13 @@ impl SignOp {
                 let EcdsaKey::Public(spki) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
                 };
-                let der = op.curve.der_signature(signature)?;
+                let der = if op.curve.is_ecdsa() {
+                    op.curve.der_signature(signature)?
+                } else if signature.len() == 2 * op.curve.width() {
+                    signature.to_vec()
+                } else {
+                    return Err(CKR_SIGNATURE_LEN_RANGE);
+                };
                 op.module
                     .verify(op.algorithm, spki, &op.data, &der)
                     .map(|served| served.is_approved())
