@@ -358,6 +358,9 @@ fn key_wrap(
     };
     match written {
         Ok(written) => {
+            // What lies past the result stays in the Vec's capacity: wipe it (an unwrap's
+            // working bytes are key material).
+            output[written..].zeroize();
             output.truncate(written);
             Ok(output)
         }
