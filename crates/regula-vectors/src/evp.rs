@@ -2,22 +2,22 @@
 //! opened by `Cipher =`, `Digest =`, `MAC =`, … (`Title =` stanzas only name a section).
 //! `Result = …` marks a stanza that must fail.
 
-use regula::Module;
+use regula::{Algorithm, Family, Module, Profile, registry};
 
 use crate::kv::{self, Field};
 use crate::ops::{self, AeadVector};
 use crate::tally::{Expect, Outcome, Tally, attempt};
-use crate::{FileReport, Format, VectorError};
+use crate::{FileReport, Format, VectorError, evp_kdf};
 
-struct Stanza {
+pub(crate) struct Stanza {
     line: usize,
-    fields: Vec<Field>,
+    pub(crate) fields: Vec<Field>,
     /// The PEM block of a key stanza (`PrivateKey = NAME` / `PublicKey = NAME`).
     pem: String,
 }
 
 impl Stanza {
-    fn get(&self, key: &str) -> Option<&Field> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Field> {
         self.fields
             .iter()
             .find(|field| field.key.eq_ignore_ascii_case(key))
@@ -108,15 +108,45 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
             continue;
         }
         let id = format!("stanza at line {}", stanza.line);
-        let expect = if stanza.get("Result").is_some() {
+        let result = stanza.get("Result").map(|field| field.value.as_str());
+        let expect = if result.is_some() {
             Expect::Invalid
         } else {
             Expect::Valid
         };
+        if let Some(reason) = unavailable(module, stanza) {
+            let name = kind.value.to_ascii_lowercase();
+            if !algorithms.contains(&name) {
+                algorithms.push(name);
+            }
+            tally.skip(reason);
+            continue;
+        }
         let run = match kind.key.as_str() {
             "Cipher" => cipher(module, label, stanza, &kind.value),
             "Digest" => digest(module, label, stanza, &kind.value),
             "MAC" => mac(module, label, stanza, &kind.value),
+            "KDF" => evp_kdf::run(module, label, stanza, &kind.value).map(|derivation| {
+                if derivation.approved == Some(true)
+                    && stands_for_fips(module)
+                    && stanza
+                        .get("Unapproved")
+                        .is_some_and(|field| field.value.trim() == "1")
+                {
+                    tally.note(format!(
+                        "{id}: OpenSSL's FIPS provider flags this derivation unapproved; \
+                         the module served it as approved"
+                    ));
+                }
+                // `KDF_MISMATCH`: the derivation runs and must not give the stanza's output.
+                let outcome = match derivation.outcome {
+                    Outcome::WrongOutput(why) if result == Some("KDF_MISMATCH") => {
+                        Outcome::Rejected(why)
+                    }
+                    other => other,
+                };
+                (derivation.name, outcome)
+            }),
             "Decrypt" | "Verify" | "Sign" | "KeyGen" => {
                 pkey(module, label, stanza, &kind.key, &kind.value, &keys)
             }
@@ -153,6 +183,108 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
     }
     tally.set_algorithm(algorithms.join(", "));
     Ok(tally.finish())
+}
+
+/// Whether the loaded policy stands for OpenSSL's FIPS provider (`fips-140-3`, and
+/// `cnsa-2.0`, a subset of the FIPS-approved algorithms) rather than its default and legacy
+/// providers (`default`, `gm`).
+fn stands_for_fips(module: &Module) -> bool {
+    matches!(
+        module.policy().profile(),
+        Profile::Fips1403 | Profile::Cnsa20
+    )
+}
+
+/// The OpenSSL FIPS provider version a FIPS policy is judged as by `FIPSversion`: that of the
+/// OpenSSL release the newest conditions of the data name (4.0). OpenSSL's `evp_test` only
+/// looks at `FIPSversion` when its FIPS provider is loaded, and so does this runner.
+const FIPS_PROVIDER_VERSION: [u32; 3] = [4, 0, 0];
+
+/// Why a stanza is not for the loaded policy, judged as OpenSSL's `evp_test` judges
+/// `Availablein = PROVIDER …` (run when one of them is loaded) and `FIPSversion = COND …`
+/// (every condition must hold for the FIPS provider's version).
+fn unavailable(module: &Module, stanza: &Stanza) -> Option<String> {
+    let fips = stands_for_fips(module);
+    let policy = module.policy().name();
+    if let Some(field) = stanza.get("Availablein") {
+        let providers: Vec<String> = field
+            .value
+            .split_whitespace()
+            .map(str::to_ascii_lowercase)
+            .collect();
+        let loaded = providers.iter().any(|provider| {
+            if fips {
+                provider == "fips"
+            } else {
+                provider == "default" || provider == "legacy"
+            }
+        });
+        if !loaded {
+            let stands_for = if fips {
+                "its fips provider"
+            } else {
+                "its default and legacy providers"
+            };
+            return Some(format!(
+                "evp_test stanza for OpenSSL's {} provider only (policy {policy} stands for \
+                 {stands_for})",
+                field.value.trim()
+            ));
+        }
+    }
+    if fips
+        && let Some(field) = stanza.get("FIPSversion")
+        && !field.value.split_whitespace().all(fips_version_holds)
+    {
+        let [major, minor, patch] = FIPS_PROVIDER_VERSION;
+        return Some(format!(
+            "evp_test stanza for OpenSSL FIPS provider versions {} (policy {policy} is judged \
+             as the {major}.{minor}.{patch} provider)",
+            field.value.trim()
+        ));
+    }
+    None
+}
+
+/// One `FIPSversion` condition (`>=3.4.0`, `<3.1.0`, `!3.0.0`, `3.2.0`) against
+/// [`FIPS_PROVIDER_VERSION`]; a condition that does not parse does not hold.
+fn fips_version_holds(condition: &str) -> bool {
+    let (op, version) = match condition.find(|c: char| c.is_ascii_digit()) {
+        Some(index) => condition.split_at(index),
+        None => return false,
+    };
+    let parts: Vec<u32> = version
+        .split('.')
+        .map_while(|part| part.parse().ok())
+        .collect();
+    let Ok(version) = <[u32; 3]>::try_from(parts.as_slice()) else {
+        return false;
+    };
+    let ours = FIPS_PROVIDER_VERSION;
+    match op {
+        "" | "=" | "==" => ours == version,
+        "!" | "!=" => ours != version,
+        ">=" => ours >= version,
+        "<=" => ours <= version,
+        ">" => ours > version,
+        "<" => ours < version,
+        _ => false,
+    }
+}
+
+/// The registry row of `family` that OpenSSL calls `name` (any of its OpenSSL names and
+/// aliases, case-insensitively: `id-aes128-wrap`, `SHA2-256`, `AES128`).
+pub(crate) fn row_by_openssl_name(family: Family, name: &str) -> Option<Algorithm> {
+    Algorithm::ALL.into_iter().find(|&algorithm| {
+        let entry = registry::entry(algorithm);
+        entry.family == family
+            && entry.openssl.as_ref().is_some_and(|openssl| {
+                openssl
+                    .names
+                    .split(':')
+                    .any(|alias| alias.eq_ignore_ascii_case(name))
+            })
+    })
 }
 
 /// How the error of a missing field starts (see `run`).
@@ -201,12 +333,35 @@ fn digest_name(openssl: &str) -> String {
 
 type Run = Result<(String, Outcome), VectorError>;
 
+/// The Regula name of an OpenSSL cipher name: itself when Regula uses it, else the row that
+/// has it among its OpenSSL names and aliases (`id-aes128-wrap` is `aes-128-kw`).
+fn cipher_name(openssl: &str) -> String {
+    let lower = openssl.to_ascii_lowercase();
+    if Algorithm::from_name(&lower).is_some() {
+        return lower;
+    }
+    [Family::Cipher, Family::Aead]
+        .into_iter()
+        .find_map(|family| row_by_openssl_name(family, openssl))
+        .map_or(lower, |row| row.name().to_string())
+}
+
 fn cipher(module: &Module, label: &str, stanza: &Stanza, openssl: &str) -> Run {
-    let name = openssl.to_ascii_lowercase();
+    let name = cipher_name(openssl);
     let key = bytes(label, stanza, "Key")?;
     let iv = optional(label, stanza, "IV")?;
     let plaintext = optional(label, stanza, "Plaintext")?;
     let ciphertext = optional(label, stanza, "Ciphertext")?;
+    // SP 800-38F key wrap: a stanza that must fail gives a wrapped key the unwrapping must
+    // refuse (OpenSSL's `Result = CIPHERUPDATE_ERROR`).
+    if name.ends_with("-kw") || name.ends_with("-kwp") {
+        let plaintext = stanza
+            .get("Result")
+            .is_none()
+            .then_some(plaintext.as_slice());
+        let outcome = ops::key_wrap(module, &name, &key, plaintext, &ciphertext);
+        return Ok((name, outcome));
+    }
     // OpenSSL's and Tongsuo's SM4-XTS follows GB/T 17964-2021 unless `XTSStandard = IEEE`
     // (their `xts_standard` parameter defaults to "GB"); Regula names the two apart.
     let name = match stanza.get("XTSStandard") {
@@ -239,33 +394,77 @@ fn cipher(module: &Module, label: &str, stanza: &Stanza, openssl: &str) -> Run {
 }
 
 fn digest(module: &Module, label: &str, stanza: &Stanza, openssl: &str) -> Run {
-    let name = digest_name(openssl);
-    let mut input = optional(label, stanza, "Input")?;
-    let copies = match stanza.get("Ncopy") {
-        Some(field) => field
-            .value
-            .parse::<usize>()
-            .map_err(|_| VectorError::malformed(label, field.line, "`Ncopy` is not a number"))?,
-        None => 1,
-    };
-    input = input.repeat(copies);
-    let expected = bytes(label, stanza, "Output")?;
-    if let Some(count) = stanza.get("Count") {
-        let times = count
-            .value
-            .parse::<usize>()
-            .map_err(|_| VectorError::malformed(label, count.line, "`Count` is not a number"))?;
-        input = input.repeat(times);
+    let mut name = digest_name(openssl);
+    if Algorithm::from_name(&name).is_none()
+        && let Some(row) = row_by_openssl_name(Family::Digest, openssl)
+    {
+        name = row.name().to_string();
     }
+    // As evp_test reads them: each `Input` line is one more piece of the message; `Ncopy`
+    // repeats the last piece's bytes, `Count` the last piece (given to the digest that many
+    // times).
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    for field in &stanza.fields {
+        let number = || {
+            field.value.parse::<usize>().map_err(|_| {
+                VectorError::malformed(
+                    label,
+                    field.line,
+                    format!("`{}` is not a number", field.key),
+                )
+            })
+        };
+        if field.key.eq_ignore_ascii_case("Input") {
+            pieces.push(kv::decode(label, field)?);
+        } else if field.key.eq_ignore_ascii_case("Ncopy") || field.key.eq_ignore_ascii_case("Count")
+        {
+            let times = number()?;
+            if let Some(last) = pieces.last_mut() {
+                *last = last.repeat(times);
+            }
+        }
+    }
+    let input = pieces.concat();
+    let expected = bytes(label, stanza, "Output")?;
     let outcome = ops::digest(module, &name, &input, &expected);
     Ok((name, outcome))
 }
 
 fn mac(module: &Module, label: &str, stanza: &Stanza, kind: &str) -> Run {
+    // `HMAC by EVP_PKEY` is the same MAC through OpenSSL's EVP_PKEY interface.
+    let kind = kind.strip_suffix(" by EVP_PKEY").unwrap_or(kind).trim();
+    // The cipher or digest is named by `Algorithm =` or by a `Ctrl = cipher:…` /
+    // `Ctrl = digest:…` parameter.
     let algorithm = stanza
         .get("Algorithm")
         .map(|field| field.value.clone())
+        .or_else(|| {
+            stanza
+                .fields
+                .iter()
+                .filter(|field| field.key.eq_ignore_ascii_case("Ctrl"))
+                .find_map(|field| {
+                    field
+                        .value
+                        .strip_prefix("cipher:")
+                        .or_else(|| field.value.strip_prefix("digest:"))
+                        .map(str::to_string)
+                })
+        })
         .unwrap_or_default();
+    if kind.eq_ignore_ascii_case("GMAC") {
+        let cipher = algorithm.to_ascii_lowercase();
+        let name = match cipher.strip_suffix("-gcm") {
+            Some(base) => format!("{base}-gmac"),
+            None => format!("gmac with {cipher}"),
+        };
+        let key = bytes(label, stanza, "Key")?;
+        let iv = bytes(label, stanza, "IV")?;
+        let input = optional(label, stanza, "Input")?;
+        let tag = bytes(label, stanza, "Output")?;
+        let outcome = ops::mac_with_nonce(module, &name, &key, &iv, &input, &tag);
+        return Ok((name, outcome));
+    }
     let name = match kind.to_ascii_uppercase().as_str() {
         "HMAC" => format!("hmac-{}", digest_name(&algorithm)),
         "CMAC" => {

@@ -36,6 +36,7 @@
 
 pub mod acvp;
 mod evp;
+mod evp_kdf;
 mod gmt;
 mod kv;
 mod nist;
@@ -263,7 +264,17 @@ fn walk(module: &Module, dir: &Path, reports: &mut Vec<FileReport>) -> Result<()
         if entry.is_dir() {
             walk(module, &entry, reports)?;
         } else if is_candidate(&entry) {
-            reports.push(run_file(module, &entry)?);
+            reports.push(match run_file(module, &entry) {
+                // A licence or notes file beside the vectors is noted, not fatal to the walk.
+                Err(error) if error.kind == VectorErrorKind::UnknownFormat => {
+                    let mut report = FileReport::new(error.path.clone(), Format::NotVectors);
+                    report
+                        .notes
+                        .push(format!("not a vector file, left alone: {}", error.message));
+                    report
+                }
+                other => other?,
+            });
         }
     }
     Ok(())
@@ -359,6 +370,12 @@ const EVP_KEYWORDS: &[&str] = &[
     "PBE",
     "Availablein",
     "FIPSversion",
+    // Files whose first stanza defines a key (evppkey_*.txt).
+    "PrivateKey",
+    "PublicKey",
+    "PrivateKeyRaw",
+    "PublicKeyRaw",
+    "KeyGen",
 ];
 
 fn first_content_line(text: &str) -> usize {
