@@ -1099,7 +1099,12 @@ impl Context {
             self.tls.start_sealer(key)?;
         }
         self.reset();
-        let spare = self.spare_aead.take();
+        // The previous message's stream (stale after `reset`) restarts under the next nonce.
+        let spare = match self.running.take() {
+            Some(Running::Aead(stream)) => Some(stream),
+            _ => None,
+        };
+        self.stale = false;
         let (nonce, stream) = self.tls.stream_next(spare)?;
         if !stream.approval().is_approved() {
             indicator::permit_unapproved(self.algorithm, "encrypt")?;
