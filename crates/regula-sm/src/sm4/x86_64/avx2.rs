@@ -304,25 +304,30 @@ fn broadcast(bytes: [u8; 16]) -> __m256i {
     _mm256_set_epi64x(high, low, high, low)
 }
 
+/// Nibble tables `[low, high]` of a byte-wise map, evaluated at compile time: built at run time
+/// (`inverse_linear` searches every column), they cost microseconds on every call.
+const fn nibble_tables(map: &Affine) -> [[u8; 16]; 2] {
+    [map.low_nibble_table(), map.high_nibble_table()]
+}
+const TO_FIELD_TABLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.linear_part());
+const FROM_FIELD_TABLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.inverse_linear());
+const TERM_0_TABLES: [[u8; 16]; 2] = nibble_tables(&WIDE_L_TERMS[0]);
+const TERM_1_TABLES: [[u8; 16]; 2] = nibble_tables(&WIDE_L_TERMS[1]);
+
 impl Constants {
     #[target_feature(enable = "avx2")]
     pub(super) fn new() -> Self {
-        let low = |map: &Affine| broadcast(map.low_nibble_table());
-        let high = |map: &Affine| broadcast(map.high_nibble_table());
-        let to_field = SM4_TO_AES_FIELD.linear_part();
-        let from_field = SM4_TO_AES_FIELD.inverse_linear();
-        let [term_0, term_1] = &WIDE_L_TERMS;
         Self {
             lane_offsets: _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7),
             nibble_mask: _mm256_set1_epi8(0x0f),
-            to_field_low: low(&to_field),
-            to_field_high: high(&to_field),
-            from_field_low: low(&from_field),
-            from_field_high: high(&from_field),
-            term_0_low: low(term_0),
-            term_0_high: high(term_0),
-            term_1_low: low(term_1),
-            term_1_high: high(term_1),
+            to_field_low: broadcast(TO_FIELD_TABLES[0]),
+            to_field_high: broadcast(TO_FIELD_TABLES[1]),
+            from_field_low: broadcast(FROM_FIELD_TABLES[0]),
+            from_field_high: broadcast(FROM_FIELD_TABLES[1]),
+            term_0_low: broadcast(TERM_0_TABLES[0]),
+            term_0_high: broadcast(TERM_0_TABLES[1]),
+            term_1_low: broadcast(TERM_1_TABLES[0]),
+            term_1_high: broadcast(TERM_1_TABLES[1]),
             inverse_shift_rows: broadcast(INVERSE_SHIFT_ROWS),
             rotate_8: broadcast(ROTATE_8),
             rotate_16: broadcast(ROTATE_16),
