@@ -9,8 +9,8 @@
 use core::arch::x86_64::*;
 
 use super::avx2::{
-    Constants, GROUPS, INVERSE_SHIFT_ROWS, LANES, ROTATE_8, ROTATE_16, ROTATE_24, affine,
-    cbc_store, counter_words, linear, load_words, store_words, xor_store_words,
+    Constants, FieldKeys, GROUPS, INVERSE_SHIFT_ROWS, LANES, ROTATE_8, ROTATE_16, ROTATE_24,
+    cbc_store, counter_words, from_field, load_words, store_words, to_field, xor_store_words,
 };
 use super::{AESNI_L_TERMS, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
 use crate::sm4::{Block, BlockKeys, RoundKeys};

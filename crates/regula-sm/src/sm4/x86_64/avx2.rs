@@ -1,10 +1,16 @@
 //! The eight-lane AVX2 path shared by `sm4-aesni-avx2` and `sm4-vaes-avx2`.
 //!
 //! Eight blocks share a set of four `ymm` registers, one 32-bit lane per block and one register
-//! per state word; four such groups are interleaved to hide latency. The S-box runs on all 32
-//! bytes of a register at once: a nibble-table affine map into the AES field, the AES S-box by
-//! `aesenclast` with a zero round key (after undoing the ShiftRows it applies), and a second
-//! nibble-table affine map back (see `x86_64/mod.rs` for the derivation).
+//! per state word; four such groups are interleaved to hide latency. As in the one-block paths,
+//! the state words stay in the `Mx` domain (`x~ = Mx·x` byte-wise, `Mx` the linear part of
+//! `SM4_TO_AES_FIELD`) for all 32 rounds, and the round keys carry that map's constant, so
+//! `x~1 ^ x~2 ^ x~3 ^ rk~` is already the AES-field input of every S-box byte: it goes through
+//! the inverse ShiftRows straight into `aesenclast` with a zero round key. From that AES S-box
+//! output `h`, `Mx·L(S(x)) = T0(h) ^ rot8(T1(h)) ^ rot16(T1(h)) ^ rot24(T0(h) ^ T1(h))`
+//! (`WIDE_L_TERMS`, see `x86_64/mod.rs`): two nibble-table maps, one XOR and three byte
+//! rotations, where the plain path needed two nibble-table maps around the S-box and L with
+//! three rotations and a shift-or on top. Words enter the domain after loading and leave it
+//! before storing (one nibble-table map each).
 //!
 //! The two backends differ only in that `aesenclast`: AES-NI has it on 128-bit registers, so
 //! each `ymm` is split into halves and joined again; VAES runs it on the whole `ymm`
@@ -13,8 +19,10 @@
 
 use core::arch::x86_64::*;
 
-use super::{AES_SBOX_TO_SM4, Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, halves};
-use crate::sm4::Block;
+use zeroize::Zeroize;
+
+use super::{Affine, BSWAP_WORDS, SM4_TO_AES_FIELD, WIDE_L_TERMS, halves};
+use crate::sm4::{Block, ROUNDS, RoundKeys};
 
 /// Blocks per register set (eight 32-bit lanes in a `ymm`).
 pub(super) const LANES: usize = 8;
@@ -43,17 +51,19 @@ macro_rules! wide_entry_points {
         /// The CPU must support `$features`.
         #[target_feature(enable = $features)]
         unsafe fn crypt_blocks_inner(round_keys: &RoundKeys, blocks: &mut [Block]) {
+            let c = Constants::new();
+            let keys = FieldKeys::new(round_keys, &c);
             let mut wide = blocks.chunks_exact_mut(LANES * GROUPS);
             for chunk in &mut wide {
-                crypt_groups::<GROUPS>(round_keys, chunk);
+                crypt_groups::<GROUPS>(&keys, chunk, &c);
             }
             let rest = wide.into_remainder();
             match rest.len().div_ceil(LANES) {
                 0 => {}
-                1 => crypt_groups::<1>(round_keys, rest),
-                2 => crypt_groups::<2>(round_keys, rest),
-                3 => crypt_groups::<3>(round_keys, rest),
-                _ => crypt_groups::<GROUPS>(round_keys, rest),
+                1 => crypt_groups::<1>(&keys, rest, &c),
+                2 => crypt_groups::<2>(&keys, rest, &c),
+                3 => crypt_groups::<3>(&keys, rest, &c),
+                _ => crypt_groups::<GROUPS>(&keys, rest, &c),
             }
         }
 
@@ -76,18 +86,20 @@ macro_rules! wide_entry_points {
             mut counter: u128,
             blocks: &mut [Block],
         ) {
+            let c = Constants::new();
+            let keys = FieldKeys::new(round_keys, &c);
             let mut wide = blocks.chunks_exact_mut(LANES * GROUPS);
             for chunk in &mut wide {
-                ctr_groups::<GROUPS>(round_keys, counter, chunk);
+                ctr_groups::<GROUPS>(&keys, counter, chunk, &c);
                 counter = counter.wrapping_add((LANES * GROUPS) as u128);
             }
             let rest = wide.into_remainder();
             match rest.len().div_ceil(LANES) {
                 0 => {}
-                1 => ctr_groups::<1>(round_keys, counter, rest),
-                2 => ctr_groups::<2>(round_keys, counter, rest),
-                3 => ctr_groups::<3>(round_keys, counter, rest),
-                _ => ctr_groups::<GROUPS>(round_keys, counter, rest),
+                1 => ctr_groups::<1>(&keys, counter, rest, &c),
+                2 => ctr_groups::<2>(&keys, counter, rest, &c),
+                3 => ctr_groups::<3>(&keys, counter, rest, &c),
+                _ => ctr_groups::<GROUPS>(&keys, counter, rest, &c),
             }
         }
 
@@ -111,27 +123,48 @@ macro_rules! wide_entry_points {
             iv: &Block,
             blocks: &mut [Block],
         ) {
+            let c = Constants::new();
+            let keys = FieldKeys::new(round_keys, &c);
             let mut previous = *iv;
             for chunk in blocks.chunks_mut(LANES * GROUPS) {
                 previous = match chunk.len().div_ceil(LANES) {
-                    1 => cbc_decrypt_groups::<1>(round_keys, &previous, chunk),
-                    2 => cbc_decrypt_groups::<2>(round_keys, &previous, chunk),
-                    3 => cbc_decrypt_groups::<3>(round_keys, &previous, chunk),
-                    _ => cbc_decrypt_groups::<GROUPS>(round_keys, &previous, chunk),
+                    1 => cbc_decrypt_groups::<1>(&keys, &previous, chunk, &c),
+                    2 => cbc_decrypt_groups::<2>(&keys, &previous, chunk, &c),
+                    3 => cbc_decrypt_groups::<3>(&keys, &previous, chunk, &c),
+                    _ => cbc_decrypt_groups::<GROUPS>(&keys, &previous, chunk, &c),
                 };
             }
         }
 
-        /// The S-box on all 32 bytes.
+        /// `Mx·T(x)` for `y = Mx·x + phi(0xD3)` byte-wise, T the round's mixer-substitution
+        /// (GB/T 32907-2016, 6.2): the AES S-box on `y`, then the [`WIDE_L_TERMS`] maps and
+        /// byte rotations.
         #[inline]
         #[target_feature(enable = $features)]
-        fn sbox(x: __m256i, c: &Constants) -> __m256i {
-            let y = affine(x, c.to_aes_low, c.to_aes_high, c.nibble_mask);
-            let z = aes_sbox_256(_mm256_shuffle_epi8(y, c.inverse_shift_rows));
-            affine(z, c.to_sm4_low, c.to_sm4_high, c.nibble_mask)
+        fn field_t(y: __m256i, c: &Constants) -> __m256i {
+            let h = aes_sbox_256(_mm256_shuffle_epi8(y, c.inverse_shift_rows));
+            let low = _mm256_and_si256(h, c.nibble_mask);
+            let high = _mm256_and_si256(_mm256_srli_epi32::<4>(h), c.nibble_mask);
+            let term_0 = _mm256_xor_si256(
+                _mm256_shuffle_epi8(c.term_0_low, low),
+                _mm256_shuffle_epi8(c.term_0_high, high),
+            );
+            let term_1 = _mm256_xor_si256(
+                _mm256_shuffle_epi8(c.term_1_low, low),
+                _mm256_shuffle_epi8(c.term_1_high, high),
+            );
+            let term_3 = _mm256_xor_si256(term_0, term_1);
+            _mm256_xor_si256(
+                _mm256_xor_si256(term_0, _mm256_shuffle_epi8(term_3, c.rotate_24)),
+                _mm256_xor_si256(
+                    _mm256_shuffle_epi8(term_1, c.rotate_8),
+                    _mm256_shuffle_epi8(term_1, c.rotate_16),
+                ),
+            )
         }
 
-        /// One round: returns X_i ^ T(X_{i+1} ^ X_{i+2} ^ X_{i+3} ^ rk_i) (GB/T 32907-2016, 7.1).
+        /// One round in the `Mx` domain: returns x~_i ^ Mx·T(X_{i+1} ^ X_{i+2} ^ X_{i+3} ^ rk_i)
+        /// (GB/T 32907-2016, 7.1), `rk` being rk~_i.
         #[inline]
         #[target_feature(enable = $features)]
         fn round(
@@ -144,19 +177,16 @@ macro_rules! wide_entry_points {
         ) -> __m256i {
             // `x3` is the word the previous round produced: XOR it last to shorten the
             // critical path.
-            let t = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(x1, x2), rk), x3);
-            _mm256_xor_si256(x0, linear(sbox(t, c), c))
+            let y = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(x1, x2), rk), x3);
+            _mm256_xor_si256(x0, field_t(y, c))
         }
 
-        /// The 32 rounds (GB/T 32907-2016, 7.1) on `G` interleaved register sets.
+        /// The 32 rounds (GB/T 32907-2016, 7.1) on `G` interleaved register sets of words in
+        /// the `Mx` domain.
         #[inline]
         #[target_feature(enable = $features)]
-        fn rounds<const G: usize>(
-            round_keys: &RoundKeys,
-            state: &mut [[__m256i; 4]; G],
-            c: &Constants,
-        ) {
-            for rk in round_keys.chunks_exact(4) {
+        fn rounds<const G: usize>(keys: &FieldKeys, state: &mut [[__m256i; 4]; G], c: &Constants) {
+            for rk in keys.0.chunks_exact(4) {
                 let rk0 = _mm256_set1_epi32(rk[0] as i32);
                 for x in state.iter_mut() {
                     x[0] = round(x[0], x[1], x[2], x[3], rk0, c);
@@ -179,30 +209,36 @@ macro_rules! wide_entry_points {
         /// Encrypts up to `G * LANES` blocks, `G` register sets interleaved (unused lanes are
         /// zero).
         #[target_feature(enable = $features)]
-        fn crypt_groups<const G: usize>(round_keys: &RoundKeys, blocks: &mut [Block]) {
+        fn crypt_groups<const G: usize>(keys: &FieldKeys, blocks: &mut [Block], c: &Constants) {
             assert!(blocks.len() <= G * LANES);
-            let c = Constants::new();
             let mut state = [[_mm256_setzero_si256(); 4]; G];
             for (words, group) in state.iter_mut().zip(blocks.chunks(LANES)) {
-                *words = load_words(group, &c);
+                *words = to_field(load_words(group, c), c);
             }
-            rounds(round_keys, &mut state, &c);
+            rounds(keys, &mut state, c);
             for (x, group) in state.iter().zip(blocks.chunks_mut(LANES)) {
                 // Reverse transform R: the output is (X35, X34, X33, X32) (GB/T 32907-2016, 7.1).
-                store_words([x[3], x[2], x[1], x[0]], group, &c);
+                store_words(from_field([x[3], x[2], x[1], x[0]], c), group, c);
             }
         }
 
         /// Encrypts the counter blocks counter, counter + 1, ... and XORs them into up to
         /// `G * LANES` blocks.
         #[target_feature(enable = $features)]
-        fn ctr_groups<const G: usize>(round_keys: &RoundKeys, counter: u128, blocks: &mut [Block]) {
+        fn ctr_groups<const G: usize>(
+            keys: &FieldKeys,
+            counter: u128,
+            blocks: &mut [Block],
+            c: &Constants,
+        ) {
             assert!(blocks.len() <= G * LANES);
-            let c = Constants::new();
-            let mut state = counter_words::<G>(counter, &c);
-            rounds(round_keys, &mut state, &c);
+            let mut state = counter_words::<G>(counter, c);
+            for words in state.iter_mut() {
+                *words = to_field(*words, c);
+            }
+            rounds(keys, &mut state, c);
             for (x, group) in state.iter().zip(blocks.chunks_mut(LANES)) {
-                xor_store_words([x[3], x[2], x[1], x[0]], group, &c);
+                xor_store_words(from_field([x[3], x[2], x[1], x[0]], c), group, c);
             }
         }
 
@@ -210,18 +246,21 @@ macro_rules! wide_entry_points {
         /// the last ciphertext block, the IV of the next chunk.
         #[target_feature(enable = $features)]
         fn cbc_decrypt_groups<const G: usize>(
-            round_keys: &RoundKeys,
+            keys: &FieldKeys,
             iv: &Block,
             blocks: &mut [Block],
+            c: &Constants,
         ) -> Block {
             assert!(!blocks.is_empty() && blocks.len() <= G * LANES);
-            let c = Constants::new();
             let mut state = [[_mm256_setzero_si256(); 4]; G];
             for (words, group) in state.iter_mut().zip(blocks.chunks(LANES)) {
-                *words = load_words(group, &c);
+                *words = to_field(load_words(group, c), c);
             }
-            rounds(round_keys, &mut state, &c);
-            cbc_store(&state, iv, blocks, &c)
+            rounds(keys, &mut state, c);
+            for words in state.iter_mut() {
+                *words = from_field(*words, c);
+            }
+            cbc_store(&state, iv, blocks, c)
         }
     };
 }
@@ -232,14 +271,20 @@ pub(super) struct Constants {
     /// block 2r + l), for building counter words in place.
     lane_offsets: __m256i,
     pub(super) nibble_mask: __m256i,
-    pub(super) to_aes_low: __m256i,
-    pub(super) to_aes_high: __m256i,
-    pub(super) to_sm4_low: __m256i,
-    pub(super) to_sm4_high: __m256i,
+    /// `Mx` and its inverse as nibble tables: into and out of the state domain.
+    to_field_low: __m256i,
+    to_field_high: __m256i,
+    from_field_low: __m256i,
+    from_field_high: __m256i,
+    /// [`WIDE_L_TERMS`] as nibble tables.
+    pub(super) term_0_low: __m256i,
+    pub(super) term_0_high: __m256i,
+    pub(super) term_1_low: __m256i,
+    pub(super) term_1_high: __m256i,
     pub(super) inverse_shift_rows: __m256i,
-    rotate_8: __m256i,
-    rotate_16: __m256i,
-    rotate_24: __m256i,
+    pub(super) rotate_8: __m256i,
+    pub(super) rotate_16: __m256i,
+    pub(super) rotate_24: __m256i,
     bswap: __m256i,
 }
 
@@ -259,18 +304,30 @@ fn broadcast(bytes: [u8; 16]) -> __m256i {
     _mm256_set_epi64x(high, low, high, low)
 }
 
+/// Nibble tables `[low, high]` of a byte-wise map, evaluated at compile time: built at run time
+/// (`inverse_linear` searches every column), they cost microseconds on every call.
+const fn nibble_tables(map: &Affine) -> [[u8; 16]; 2] {
+    [map.low_nibble_table(), map.high_nibble_table()]
+}
+const TO_FIELD_TABLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.linear_part());
+const FROM_FIELD_TABLES: [[u8; 16]; 2] = nibble_tables(&SM4_TO_AES_FIELD.inverse_linear());
+const TERM_0_TABLES: [[u8; 16]; 2] = nibble_tables(&WIDE_L_TERMS[0]);
+const TERM_1_TABLES: [[u8; 16]; 2] = nibble_tables(&WIDE_L_TERMS[1]);
+
 impl Constants {
     #[target_feature(enable = "avx2")]
     pub(super) fn new() -> Self {
-        let low = |map: &Affine| broadcast(map.low_nibble_table());
-        let high = |map: &Affine| broadcast(map.high_nibble_table());
         Self {
             lane_offsets: _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7),
             nibble_mask: _mm256_set1_epi8(0x0f),
-            to_aes_low: low(&SM4_TO_AES_FIELD),
-            to_aes_high: high(&SM4_TO_AES_FIELD),
-            to_sm4_low: low(&AES_SBOX_TO_SM4),
-            to_sm4_high: high(&AES_SBOX_TO_SM4),
+            to_field_low: broadcast(TO_FIELD_TABLES[0]),
+            to_field_high: broadcast(TO_FIELD_TABLES[1]),
+            from_field_low: broadcast(FROM_FIELD_TABLES[0]),
+            from_field_high: broadcast(FROM_FIELD_TABLES[1]),
+            term_0_low: broadcast(TERM_0_TABLES[0]),
+            term_0_high: broadcast(TERM_0_TABLES[1]),
+            term_1_low: broadcast(TERM_1_TABLES[0]),
+            term_1_high: broadcast(TERM_1_TABLES[1]),
             inverse_shift_rows: broadcast(INVERSE_SHIFT_ROWS),
             rotate_8: broadcast(ROTATE_8),
             rotate_16: broadcast(ROTATE_16),
@@ -278,6 +335,52 @@ impl Constants {
             bswap: broadcast(BSWAP_WORDS),
         }
     }
+}
+
+/// The round keys of the wide path: `rk~_i = Mx·rk_i + phi(0xD3)` byte-wise (the first entries
+/// of `x86_64::one_block_keys`), so that `x~1 ^ x~2 ^ x~3 ^ rk~_i` is the AES-field input of
+/// the S-box. Zeroized on drop.
+pub(super) struct FieldKeys(pub(super) [u32; ROUNDS]);
+
+impl FieldKeys {
+    #[target_feature(enable = "avx2")]
+    pub(super) fn new(round_keys: &RoundKeys, c: &Constants) -> Self {
+        let constant = _mm256_set1_epi8(SM4_TO_AES_FIELD.constant as i8);
+        let mut keys = Self([0; ROUNDS]);
+        for (from, to) in round_keys
+            .chunks_exact(LANES)
+            .zip(keys.0.chunks_exact_mut(LANES))
+        {
+            // SAFETY: `from` and `to` are eight `u32`s, 32 bytes each, `to` exclusively
+            // borrowed; `loadu` and `storeu` have no alignment requirement.
+            unsafe {
+                let words = _mm256_loadu_si256(from.as_ptr().cast());
+                let field = affine(words, c.to_field_low, c.to_field_high, c.nibble_mask);
+                _mm256_storeu_si256(to.as_mut_ptr().cast(), _mm256_xor_si256(field, constant));
+            }
+        }
+        keys
+    }
+}
+
+impl Drop for FieldKeys {
+    fn drop(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// Maps four registers of state words into the `Mx` domain.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn to_field(words: [__m256i; 4], c: &Constants) -> [__m256i; 4] {
+    words.map(|x| affine(x, c.to_field_low, c.to_field_high, c.nibble_mask))
+}
+
+/// Maps four registers of state words out of the `Mx` domain.
+#[inline]
+#[target_feature(enable = "avx2")]
+pub(super) fn from_field(words: [__m256i; 4], c: &Constants) -> [__m256i; 4] {
+    words.map(|x| affine(x, c.from_field_low, c.from_field_high, c.nibble_mask))
 }
 
 /// Applies a byte-wise affine map given as low- and high-nibble `pshufb` tables.
@@ -294,25 +397,6 @@ pub(super) fn affine(
     _mm256_xor_si256(
         _mm256_shuffle_epi8(low_table, low),
         _mm256_shuffle_epi8(high_table, high),
-    )
-}
-
-/// L(B) = B ^ (B <<< 2) ^ (B <<< 10) ^ (B <<< 18) ^ (B <<< 24) (GB/T 32907-2016, 6.2.2),
-/// computed as B ^ (B <<< 24) ^ ((B ^ (B <<< 8) ^ (B <<< 16)) <<< 2).
-#[inline]
-#[target_feature(enable = "avx2")]
-pub(super) fn linear(b: __m256i, c: &Constants) -> __m256i {
-    let spread = _mm256_xor_si256(
-        _mm256_xor_si256(b, _mm256_shuffle_epi8(b, c.rotate_8)),
-        _mm256_shuffle_epi8(b, c.rotate_16),
-    );
-    let spread_2 = _mm256_or_si256(
-        _mm256_slli_epi32::<2>(spread),
-        _mm256_srli_epi32::<30>(spread),
-    );
-    _mm256_xor_si256(
-        _mm256_xor_si256(b, _mm256_shuffle_epi8(b, c.rotate_24)),
-        spread_2,
     )
 }
 

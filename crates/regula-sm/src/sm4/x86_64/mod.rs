@@ -281,6 +281,22 @@ pub(super) const GFNI_L_TERMS: [Affine; 3] = l_terms(&AES_INVERSE_TO_SM4);
 /// [`l_terms`] on the AES S-box output (`aesenclast`).
 pub(super) const AESNI_L_TERMS: [Affine; 3] = l_terms(&AES_SBOX_TO_SM4);
 
+/// The byte-wise maps `[T0, T1]` of the eight-lane AVX2 path (`x86_64/avx2.rs`): with `h` the
+/// AES S-box output, `Mx·L(S(x)) = T0(h) ^ rot8(T1(h)) ^ rot16(T1(h)) ^ rot24(T0(h) ^ T1(h))`.
+/// [`AESNI_L_TERMS`]' third map is the sum of its first two (`N3 = N0 + N1`), so two tables
+/// give all three terms. Its constant moves from `T0` to `T1`: `T1` enters three times, so the
+/// sum keeps it once, and being the same in every byte it is not moved by the rotations.
+pub(super) const WIDE_L_TERMS: [Affine; 2] = {
+    let [term_0, term_1, _] = AESNI_L_TERMS;
+    [
+        term_0.linear_part(),
+        Affine {
+            rows: term_1.rows,
+            constant: term_0.constant,
+        },
+    ]
+};
+
 /// The one-block round keys of both SIMD backends: entry i is `[rk~_i, rk~_i ^ rk~_(i+1)]`
 /// (`rk~_32 = 0`), with `rk~_i = Mx·rk_i + phi(0xD3)` byte-wise, so that
 /// `x~1 ^ x~2 ^ x~3 ^ rk~` is the AES-field input of the S-box when `x~ = Mx·x`.
@@ -391,6 +407,10 @@ mod tests {
             assert_eq!(terms_of(&GFNI_L_TERMS, inverse), expected, "{x:#010x}");
             let sbox = u32::from_le_bytes(y.map(aes_sbox));
             assert_eq!(terms_of(&AESNI_L_TERMS, sbox), expected, "{x:#010x}");
+            let [wide_0, wide_1] = &WIDE_L_TERMS;
+            let (t0, t1) = (bytewise(wide_0, sbox), bytewise(wide_1, sbox));
+            let wide = t0 ^ t1.rotate_left(8) ^ t1.rotate_left(16) ^ (t0 ^ t1).rotate_left(24);
+            assert_eq!(wide, expected, "{x:#010x}");
         }
         let inverse = SM4_TO_AES_FIELD.inverse_linear();
         for b in 0..=255u8 {

@@ -11,8 +11,8 @@ use core::arch::x86_64::*;
 
 use super::aesni;
 use super::avx2::{
-    Constants, GROUPS, LANES, affine, cbc_store, counter_words, linear, load_words, store_words,
-    xor_store_words,
+    Constants, FieldKeys, GROUPS, LANES, cbc_store, counter_words, from_field, load_words,
+    store_words, to_field, xor_store_words,
 };
 use crate::sm4::{Block, RoundKeys};
 
