@@ -343,6 +343,73 @@ fn unknown_groups_and_kdf_parameters_are_refused() {
     assert!(refused.contains("no X9.63 KDF"), "{refused}");
 }
 
+/// The public parameters applications read from a key (`EVP_PKEY_get_octet_string_param` of
+/// `pub` and `encoded-pub-key`) are those OpenSSL's default provider gives for the same key
+/// imported into it, and the published public keys: the CAVS P-256 IUT key, RFC 7748 §6.1's
+/// Alice and RFC 8032 §7.1 TEST 1.
+#[test]
+fn public_parameters_read_as_the_default_providers() {
+    let (_, d_iut, q_iut, _) = cavs_p256();
+    let native = native_order(&d_iut);
+    let x25519_private = unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+    let x25519_public = unhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+    let ed25519_private = unhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    let ed25519_public = unhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+    let cases: [(&CStr, Vec<Param>, &[u8]); 3] = [
+        (
+            c"EC",
+            // OpenSSL's EC key manager computes no public key on import: both are given.
+            vec![
+                utf8(c"group", c"P-256"),
+                bignum(c"priv", &native),
+                octets(c"pub", &q_iut),
+            ],
+            &q_iut,
+        ),
+        (
+            c"X25519",
+            vec![octets(c"priv", &x25519_private)],
+            &x25519_public,
+        ),
+        (
+            c"ED25519",
+            vec![octets(c"priv", &ed25519_private)],
+            &ed25519_public,
+        ),
+    ];
+    for (algorithm, params, public) in cases {
+        let ours = keys()
+            .fromdata(algorithm, c"provider=regula", KEYPAIR, &params)
+            .unwrap_or_else(|e| panic!("{algorithm:?} in Regula: {e}"));
+        let theirs = keys()
+            .fromdata(algorithm, c"provider=default", KEYPAIR, &params)
+            .unwrap_or_else(|e| panic!("{algorithm:?} in the default provider: {e}"));
+        assert_eq!(ours.provider(), "regula");
+        assert_eq!(theirs.provider(), "default");
+        // OpenSSL's Ed25519 key manager answers no `encoded-pub-key` (TLS never sends an
+        // Ed25519 key as a share); Regula's answers it as `pub`.
+        let names: &[&CStr] = if algorithm == c"ED25519" {
+            &[c"pub"]
+        } else {
+            &[c"pub", c"encoded-pub-key"]
+        };
+        for &name in names {
+            let expected = theirs
+                .octets_param(name)
+                .unwrap_or_else(|e| panic!("{algorithm:?}: the default provider answers {e}"));
+            assert_eq!(
+                expected, public,
+                "{algorithm:?} {name:?} (default provider)"
+            );
+            assert_eq!(
+                ours.octets_param(name),
+                Ok(expected),
+                "{algorithm:?} {name:?}"
+            );
+        }
+    }
+}
+
 /// (first OpenSSL name, properties) of each algorithm the provider offers for `operation`
 /// under `policy`, read through its own query function (no libcrypto).
 fn offered(policy: &str, operation: c_int) -> Vec<(String, String)> {

@@ -312,6 +312,32 @@ fn regula_generated_keys_sign_for_the_default_provider() {
     }
 }
 
+/// The modulus and public exponent (`EVP_PKEY_get_bn_param` of `n` and `e`) read from a
+/// Regula key are those the default provider gives for the same key, a key pair or its public
+/// half. The private values are not given through the key's parameters (OpenSSL's default
+/// provider gives `d` there too; Regula gives them by `EVP_PKEY_todata`, its export, only).
+#[test]
+fn public_parameters_read_as_the_default_providers() {
+    let default = default_key();
+    for selection in [KEYPAIR, PUBLIC_KEY] {
+        let regula = default
+            .moved_to(c"RSA", "regula", selection)
+            .expect("the key in Regula");
+        assert_eq!(regula.provider(), "regula");
+        for name in [c"n", c"e"] {
+            let expected = default
+                .bn_param(name)
+                .expect("the default provider answers");
+            assert_eq!(regula.bn_param(name), Ok(expected), "{name:?}");
+        }
+        assert_eq!(default.bn_param(c"e"), Ok(vec![1, 0, 1]), "e = 65537");
+        assert_eq!(default.bn_param(c"n").unwrap().len(), 256, "a 2048-bit n");
+        for name in [c"d", c"rsa-factor1", c"rsa-exponent1", c"rsa-coefficient1"] {
+            assert!(regula.bn_param(name).is_err(), "{name:?} given");
+        }
+    }
+}
+
 #[test]
 fn what_regula_does_not_offer_is_refused_with_its_reason() {
     // FIPS 186-5 / SP 800-131A: no RSA key below 2048 bits under fips-140-3.
