@@ -1577,6 +1577,8 @@ fn export_rsa(
 
 static RSA_GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
+    ("n", params::UINT),
+    ("e", params::UINT),
     ("security-bits", params::INT),
     ("max-size", params::INT),
     ("default-digest", params::UTF8),
@@ -1598,8 +1600,11 @@ fn rsa_security_bits(bits: u32) -> u32 {
     }
 }
 
-/// `bits`, `security-bits`, `max-size` (the modulus in bytes) and `default-digest` (SHA256,
-/// as rsa_kmgmt.c answers); nothing for a key that holds none yet.
+/// `bits`, `security-bits`, `max-size` (the modulus in bytes), `default-digest` (SHA256, as
+/// rsa_kmgmt.c answers) and the public key, `n` and `e` (`EVP_PKEY_get_bn_param`); nothing for
+/// a key that holds none yet. The private values are given by `export` only, never here
+/// (rsa_kmgmt.c answers `d` and the CRT values here too: a secret read as a parameter is one
+/// an application may print or keep unwiped).
 fn rsa_get_params(key: &Key, params: &Params) -> Result<(), Failure> {
     let Some(rsa) = &key.rsa else {
         return Ok(());
@@ -1610,6 +1615,8 @@ fn rsa_get_params(key: &Key, params: &Params) -> Result<(), Failure> {
             "security-bits" => param.set_usize(rsa_security_bits(rsa.public.bits) as usize)?,
             "max-size" => param.set_usize(rsa.public.size())?,
             "default-digest" => param.set_utf8("SHA256")?,
+            "n" => param.set_unsigned_be(&rsa.public.n)?,
+            "e" => param.set_unsigned_be(&rsa.public.e)?,
             _ => {}
         }
     }

@@ -293,6 +293,36 @@ impl ParamRef<'_> {
         }
     }
 
+    /// Writes an unsigned integer of any size given big-endian (a public `BIGNUM` such as an
+    /// RSA modulus) as OpenSSL's `OSSL_PARAM_set_BN` does: in the machine's byte order, padded
+    /// with zeros to the caller's buffer; a buffer too small is refused with the size needed in
+    /// `return_size` (so `EVP_PKEY_get_bn_param` can ask again with a larger one).
+    pub fn set_unsigned_be(&mut self, value: &[u8]) -> ParamResult<()> {
+        if self.data_type() != PARAM_UNSIGNED_INTEGER {
+            return Err(self.error("is not an unsigned integer"));
+        }
+        let start = value.iter().position(|&b| b != 0).unwrap_or(value.len());
+        let value = &value[start..];
+        let p = &mut *self.param;
+        p.return_size = value.len().max(1);
+        if p.data.is_null() {
+            return Ok(());
+        }
+        if p.data_size < value.len() || p.data_size == 0 {
+            return Err(self.error("has no room for the value"));
+        }
+        p.return_size = p.data_size;
+        // SAFETY: `data` holds `data_size` writable bytes.
+        let out = unsafe { std::slice::from_raw_parts_mut(p.data as *mut u8, p.data_size) };
+        let pad = out.len() - value.len();
+        out[..pad].fill(0);
+        out[pad..].copy_from_slice(value);
+        if cfg!(target_endian = "little") {
+            out.reverse();
+        }
+        Ok(())
+    }
+
     /// Writes an octet string.
     pub fn set_octets(&mut self, value: &[u8]) -> ParamResult<()> {
         if self.data_type() != PARAM_OCTET_STRING {

@@ -5,13 +5,14 @@
 //! X25519; NIST CAVS `KAS_ECC_CDH_PrimitiveTest.txt`, P-256 COUNT = 0, for ECDH). Bad input
 //! must fail with the provider's reason on the error queue, never crash.
 
-use std::ffi::{CStr, c_char, c_int, c_ulong};
+use std::ffi::{CStr, c_char, c_int};
 use std::sync::OnceLock;
 
 use regula_ossl::ffi::Param;
 
 mod common;
 
+use common::pkey::{Key, Keys, properties};
 use common::{Ptr, bignum, copy, native_order, octets, unhex, utf8};
 
 // OSSL_KEYMGMT_SELECT_* and EVP_PKEY_* selections.
@@ -20,28 +21,13 @@ const KEYPAIR: c_int = 0x03 | 0x84;
 const PARAMETERS: c_int = 0x84;
 
 struct Crypto {
-    libctx: usize,
-    ctx_new_from_name: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
+    keys: Keys,
     ctx_new_from_pkey: unsafe extern "C" fn(Ptr, Ptr, *const c_char) -> Ptr,
     ctx_free: unsafe extern "C" fn(Ptr),
-    keygen_init: unsafe extern "C" fn(Ptr) -> c_int,
-    set_group_name: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
-    generate: unsafe extern "C" fn(Ptr, *mut Ptr) -> c_int,
-    fromdata_init: unsafe extern "C" fn(Ptr) -> c_int,
-    fromdata: unsafe extern "C" fn(Ptr, *mut Ptr, c_int, *const Param) -> c_int,
-    get_octets: unsafe extern "C" fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int,
-    set_encoded: unsafe extern "C" fn(Ptr, *const u8, usize) -> c_int,
-    get_provider: unsafe extern "C" fn(Ptr) -> Ptr,
-    provider_name: unsafe extern "C" fn(Ptr) -> *const c_char,
-    pkey_free: unsafe extern "C" fn(Ptr),
     derive_init: unsafe extern "C" fn(Ptr) -> c_int,
     set_peer: unsafe extern "C" fn(Ptr, Ptr) -> c_int,
     derive: unsafe extern "C" fn(Ptr, *mut u8, *mut usize) -> c_int,
     set_ctx_params: unsafe extern "C" fn(Ptr, *const Param) -> c_int,
-    err_get: unsafe extern "C" fn() -> c_ulong,
-    err_peek_data: unsafe extern "C" fn(*mut *const c_char, *mut c_int) -> c_ulong,
-    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
-    err_clear: unsafe extern "C" fn(),
 }
 
 fn crypto() -> &'static Crypto {
@@ -61,159 +47,38 @@ fn crypto() -> &'static Crypto {
         // OpenSSL's default provider is the peer for the cross-provider derivations.
         let libctx = common::libctx_with(library, &dir, &[c"regula", c"default"]);
         Crypto {
-            libctx: libctx as usize,
-            ctx_new_from_name: symbol!("EVP_PKEY_CTX_new_from_name"),
+            keys: Keys::load(library, libctx),
             ctx_new_from_pkey: symbol!("EVP_PKEY_CTX_new_from_pkey"),
             ctx_free: symbol!("EVP_PKEY_CTX_free"),
-            keygen_init: symbol!("EVP_PKEY_keygen_init"),
-            set_group_name: symbol!("EVP_PKEY_CTX_set_group_name"),
-            generate: symbol!("EVP_PKEY_generate"),
-            fromdata_init: symbol!("EVP_PKEY_fromdata_init"),
-            fromdata: symbol!("EVP_PKEY_fromdata"),
-            get_octets: symbol!("EVP_PKEY_get_octet_string_param"),
-            set_encoded: symbol!("EVP_PKEY_set1_encoded_public_key"),
-            get_provider: symbol!("EVP_PKEY_get0_provider"),
-            provider_name: symbol!("OSSL_PROVIDER_get0_name"),
-            pkey_free: symbol!("EVP_PKEY_free"),
             derive_init: symbol!("EVP_PKEY_derive_init"),
             set_peer: symbol!("EVP_PKEY_derive_set_peer"),
             derive: symbol!("EVP_PKEY_derive"),
             set_ctx_params: symbol!("EVP_PKEY_CTX_set_params"),
-            err_get: symbol!("ERR_get_error"),
-            err_peek_data: symbol!("ERR_peek_error_data"),
-            err_string: symbol!("ERR_error_string_n"),
-            err_clear: symbol!("ERR_clear_error"),
         }
     })
 }
 
-fn libctx() -> Ptr {
-    crypto().libctx as Ptr
+/// The key harness, over this test's library context.
+fn keys() -> &'static Keys {
+    &crypto().keys
 }
 
 /// The first error on this thread's queue as "reason text | provider's message", then clears it.
 fn take_error() -> String {
-    let c = crypto();
-    let mut data: *const c_char = std::ptr::null();
-    let mut flags: c_int = 0;
-    let mut text = [0 as c_char; 256];
-    // SAFETY: libcrypto's error functions with valid out-pointers and buffer sizes.
-    unsafe {
-        let code = (c.err_peek_data)(&mut data, &mut flags);
-        assert_ne!(code, 0, "a failure puts an error on the queue");
-        let message = if data.is_null() {
-            String::new()
-        } else {
-            CStr::from_ptr(data).to_string_lossy().into_owned()
-        };
-        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
-        (c.err_clear)();
-        format!(
-            "{} | {message}",
-            CStr::from_ptr(text.as_ptr()).to_string_lossy()
-        )
-    }
+    let error = keys().take_error();
+    assert!(!error.is_empty(), "a failure puts an error on the queue");
+    error
 }
 
-/// An `EVP_PKEY`, freed on drop.
-struct Key(Ptr);
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        // SAFETY: a key libcrypto made, freed once.
-        unsafe { (crypto().pkey_free)(self.0) }
-    }
+/// A key pair of `algorithm` ("EC" with `group`, or "X25519") from the provider `properties`
+/// selects.
+fn generate(algorithm: &CStr, group: &'static CStr, properties: &CStr) -> Key {
+    keys()
+        .generate(algorithm, properties, &[utf8(c"group", group)])
+        .unwrap_or_else(|e| panic!("generate {group:?}: {e}"))
 }
 
 impl Key {
-    /// A key pair of `algorithm` ("EC" with `group`, or "X25519") from the provider
-    /// `properties` selects.
-    fn generate(algorithm: &CStr, group: &CStr, properties: &CStr) -> Key {
-        let c = crypto();
-        // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
-        unsafe {
-            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
-            assert!(
-                !ctx.is_null(),
-                "{algorithm:?} key context: {}",
-                take_error()
-            );
-            assert_eq!((c.keygen_init)(ctx), 1, "keygen_init: {}", take_error());
-            assert_eq!(
-                (c.set_group_name)(ctx, group.as_ptr()),
-                1,
-                "group: {}",
-                take_error()
-            );
-            let mut key = std::ptr::null_mut();
-            let ok = (c.generate)(ctx, &mut key);
-            (c.ctx_free)(ctx);
-            assert_eq!(ok, 1, "generate {group:?}: {}", take_error());
-            Key(key)
-        }
-    }
-
-    /// A key from parameters (`EVP_PKEY_fromdata`), or the error it raised.
-    fn from_data(
-        algorithm: &CStr,
-        properties: &CStr,
-        selection: c_int,
-        params: &[Param],
-    ) -> Result<Key, String> {
-        let c = crypto();
-        let mut array: Vec<Param> = params.iter().map(copy).collect();
-        array.push(Param::END);
-        // SAFETY: libcrypto calls with live objects, a terminated array whose data outlives
-        // the calls, and NUL-terminated strings.
-        unsafe {
-            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
-            assert!(
-                !ctx.is_null(),
-                "{algorithm:?} key context: {}",
-                take_error()
-            );
-            assert_eq!((c.fromdata_init)(ctx), 1, "fromdata_init: {}", take_error());
-            let mut key = std::ptr::null_mut();
-            let ok = (c.fromdata)(ctx, &mut key, selection, array.as_ptr());
-            (c.ctx_free)(ctx);
-            if ok == 1 {
-                Ok(Key(key))
-            } else {
-                Err(take_error())
-            }
-        }
-    }
-
-    fn encoded_public_key(&self) -> Vec<u8> {
-        let mut out = vec![0u8; 256];
-        let mut len = 0usize;
-        // SAFETY: a live key and a buffer of the size given.
-        let ok = unsafe {
-            (crypto().get_octets)(
-                self.0,
-                c"encoded-pub-key".as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-                &mut len,
-            )
-        };
-        assert_eq!(ok, 1, "encoded-pub-key: {}", take_error());
-        out.truncate(len);
-        out
-    }
-
-    fn provider(&self) -> String {
-        let c = crypto();
-        // SAFETY: a live key; the provider's name is a C string it owns.
-        unsafe {
-            let provider = (c.get_provider)(self.0);
-            assert!(!provider.is_null());
-            CStr::from_ptr((c.provider_name)(provider))
-                .to_string_lossy()
-                .into_owned()
-        }
-    }
-
     /// The shared secret with `peer` (its length asked first, as libssl does), or the error.
     /// The exchange is fetched from the key's own provider: without a property query OpenSSL
     /// may fetch another provider's and export the key to it.
@@ -221,10 +86,10 @@ impl Key {
         let c = crypto();
         let mut array: Vec<Param> = params.iter().map(copy).collect();
         array.push(Param::END);
-        let properties = std::ffi::CString::new(format!("provider={}", self.provider())).unwrap();
+        let properties = properties(&self.provider());
         // SAFETY: libcrypto calls with live keys and buffers of the sizes given.
         unsafe {
-            let ctx = (c.ctx_new_from_pkey)(libctx(), self.0, properties.as_ptr());
+            let ctx = (c.ctx_new_from_pkey)(keys().libctx(), self.0, properties.as_ptr());
             assert!(!ctx.is_null(), "derive context: {}", take_error());
             let result = (|| {
                 if (c.derive_init)(ctx) != 1 {
@@ -259,10 +124,9 @@ impl Key {
         } else {
             vec![]
         };
-        let key = Key::from_data(algorithm, c"provider=regula", PARAMETERS, &params)?;
-        // SAFETY: a live key and the bytes given.
-        let ok = unsafe { (crypto().set_encoded)(key.0, share.as_ptr(), share.len()) };
-        if ok == 1 { Ok(key) } else { Err(take_error()) }
+        let key = keys().fromdata(algorithm, c"provider=regula", PARAMETERS, &params)?;
+        key.set_encoded_public_key(share)?;
+        Ok(key)
     }
 }
 
@@ -276,8 +140,8 @@ const GROUPS: [(&CStr, &CStr, usize); 3] = [
 #[test]
 fn regula_keys_agree_both_ways() {
     for (algorithm, group, len) in GROUPS {
-        let alice = Key::generate(algorithm, group, c"provider=regula");
-        let bob = Key::generate(algorithm, group, c"provider=regula");
+        let alice = generate(algorithm, group, c"provider=regula");
+        let bob = generate(algorithm, group, c"provider=regula");
         assert_eq!(alice.provider(), "regula");
         let ab = alice.derive(&bob, &[]).expect("alice with bob");
         let ba = bob.derive(&alice, &[]).expect("bob with alice");
@@ -293,8 +157,8 @@ fn regula_keys_agree_both_ways() {
 #[test]
 fn regula_and_the_default_provider_agree() {
     for (algorithm, group, _) in GROUPS {
-        let ours = Key::generate(algorithm, group, c"provider=regula");
-        let theirs = Key::generate(algorithm, group, c"provider=default");
+        let ours = generate(algorithm, group, c"provider=regula");
+        let theirs = generate(algorithm, group, c"provider=default");
         assert_eq!(theirs.provider(), "default");
         // Each side gets the other's public key as its encoded share.
         let their_share = Key::peer_share(algorithm, group, &theirs.encoded_public_key())
@@ -306,9 +170,9 @@ fn regula_and_the_default_provider_agree() {
         if algorithm == c"EC" {
             params.push(utf8(c"group", group));
         }
-        let our_share_for_them =
-            Key::from_data(algorithm, c"provider=default", PUBLIC_KEY, &params)
-                .expect("Regula's public key in the default provider");
+        let our_share_for_them = keys()
+            .fromdata(algorithm, c"provider=default", PUBLIC_KEY, &params)
+            .expect("Regula's public key in the default provider");
         assert_eq!(our_share_for_them.provider(), "default");
         let regula_side = ours.derive(&their_share, &[]).expect("Regula derives");
         let default_side = theirs
@@ -326,20 +190,22 @@ fn x25519_rfc7748_known_answer() {
     let bob_private = unhex("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
     let bob_public = unhex("de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
     let shared = unhex("4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
-    let alice = Key::from_data(
-        c"X25519",
-        c"provider=regula",
-        KEYPAIR,
-        &[octets(c"priv", &alice_private)],
-    )
-    .expect("Alice's key");
-    let bob = Key::from_data(
-        c"X25519",
-        c"provider=regula",
-        KEYPAIR,
-        &[octets(c"priv", &bob_private)],
-    )
-    .expect("Bob's key");
+    let alice = keys()
+        .fromdata(
+            c"X25519",
+            c"provider=regula",
+            KEYPAIR,
+            &[octets(c"priv", &alice_private)],
+        )
+        .expect("Alice's key");
+    let bob = keys()
+        .fromdata(
+            c"X25519",
+            c"provider=regula",
+            KEYPAIR,
+            &[octets(c"priv", &bob_private)],
+        )
+        .expect("Bob's key");
     assert_eq!(alice.provider(), "regula");
     assert_eq!(alice.encoded_public_key(), alice_public);
     assert_eq!(bob.encoded_public_key(), bob_public);
@@ -372,43 +238,46 @@ fn cavs_p256() -> (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>) {
 fn ecdh_p256_cavs_known_answer() {
     let (qcavs, d_iut, q_iut, z_iut) = cavs_p256();
     let native = native_order(&d_iut);
-    let iut = Key::from_data(
-        c"EC",
-        c"provider=regula",
-        KEYPAIR,
-        &[
-            utf8(c"group", c"prime256v1"),
-            bignum(c"priv", &native),
-            octets(c"pub", &q_iut),
-        ],
-    )
-    .expect("the IUT's key");
+    let iut = keys()
+        .fromdata(
+            c"EC",
+            c"provider=regula",
+            KEYPAIR,
+            &[
+                utf8(c"group", c"prime256v1"),
+                bignum(c"priv", &native),
+                octets(c"pub", &q_iut),
+            ],
+        )
+        .expect("the IUT's key");
     assert_eq!(iut.provider(), "regula");
     assert_eq!(iut.encoded_public_key(), q_iut);
     let cavs = Key::peer_share(c"EC", c"P-256", &qcavs).expect("the CAVS share");
     assert_eq!(iut.derive(&cavs, &[]).expect("derive"), z_iut);
     // A private key without its public key: the public key is computed.
-    let private_only = Key::from_data(
-        c"EC",
-        c"provider=regula",
-        KEYPAIR,
-        &[utf8(c"group", c"secp256r1"), bignum(c"priv", &native)],
-    )
-    .expect("the private key alone");
+    let private_only = keys()
+        .fromdata(
+            c"EC",
+            c"provider=regula",
+            KEYPAIR,
+            &[utf8(c"group", c"secp256r1"), bignum(c"priv", &native)],
+        )
+        .expect("the private key alone");
     assert_eq!(private_only.encoded_public_key(), q_iut);
     // A public key that is not the private key's is refused.
-    let refused = Key::from_data(
-        c"EC",
-        c"provider=regula",
-        KEYPAIR,
-        &[
-            utf8(c"group", c"P-256"),
-            bignum(c"priv", &native),
-            octets(c"pub", &qcavs),
-        ],
-    )
-    .err()
-    .expect("a mismatched key pair is refused");
+    let refused = keys()
+        .fromdata(
+            c"EC",
+            c"provider=regula",
+            KEYPAIR,
+            &[
+                utf8(c"group", c"P-256"),
+                bignum(c"priv", &native),
+                octets(c"pub", &qcavs),
+            ],
+        )
+        .err()
+        .expect("a mismatched key pair is refused");
     assert!(refused.contains("not the private key's"), "{refused}");
 }
 
@@ -416,13 +285,14 @@ fn ecdh_p256_cavs_known_answer() {
 fn invalid_peer_points_are_refused_with_regula_reason() {
     let (qcavs, d_iut, _, _) = cavs_p256();
     let native = native_order(&d_iut);
-    let iut = Key::from_data(
-        c"EC",
-        c"provider=regula",
-        KEYPAIR,
-        &[utf8(c"group", c"P-256"), bignum(c"priv", &native)],
-    )
-    .expect("the IUT's key");
+    let iut = keys()
+        .fromdata(
+            c"EC",
+            c"provider=regula",
+            KEYPAIR,
+            &[utf8(c"group", c"P-256"), bignum(c"priv", &native)],
+        )
+        .expect("the IUT's key");
     // The CAVS point with its last bit flipped: off the curve.
     let mut off_curve = qcavs.clone();
     *off_curve.last_mut().unwrap() ^= 1;
@@ -459,27 +329,85 @@ fn invalid_peer_points_are_refused_with_regula_reason() {
 
 #[test]
 fn unknown_groups_and_kdf_parameters_are_refused() {
-    let c = crypto();
-    // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
-    unsafe {
-        let ctx = (c.ctx_new_from_name)(libctx(), c"EC".as_ptr(), c"provider=regula".as_ptr());
-        assert!(!ctx.is_null());
-        assert_eq!((c.keygen_init)(ctx), 1);
-        let set = (c.set_group_name)(ctx, c"secp256k1".as_ptr());
-        let mut key = std::ptr::null_mut();
-        let generated = set == 1 && (c.generate)(ctx, &mut key) == 1;
-        (c.ctx_free)(ctx);
-        assert!(!generated, "a key on secp256k1");
-        let refused = take_error();
-        assert!(refused.contains("secp256k1"), "{refused}");
-    }
-    let alice = Key::generate(c"EC", c"P-256", c"provider=regula");
-    let bob = Key::generate(c"EC", c"P-256", c"provider=regula");
+    let refused = keys()
+        .generate(c"EC", c"provider=regula", &[utf8(c"group", c"secp256k1")])
+        .err()
+        .expect("a key on secp256k1");
+    assert!(refused.contains("secp256k1"), "{refused}");
+    let alice = generate(c"EC", c"P-256", c"provider=regula");
+    let bob = generate(c"EC", c"P-256", c"provider=regula");
     let x963 = c"X963KDF";
     let refused = alice
         .derive(&bob, &[utf8(c"kdf-type", x963)])
         .expect_err("the X9.63 KDF");
     assert!(refused.contains("no X9.63 KDF"), "{refused}");
+}
+
+/// The public parameters applications read from a key (`EVP_PKEY_get_octet_string_param` of
+/// `pub` and `encoded-pub-key`) are those OpenSSL's default provider gives for the same key
+/// imported into it, and the published public keys: the CAVS P-256 IUT key, RFC 7748 §6.1's
+/// Alice and RFC 8032 §7.1 TEST 1.
+#[test]
+fn public_parameters_read_as_the_default_providers() {
+    let (_, d_iut, q_iut, _) = cavs_p256();
+    let native = native_order(&d_iut);
+    let x25519_private = unhex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+    let x25519_public = unhex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+    let ed25519_private = unhex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    let ed25519_public = unhex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a");
+    let cases: [(&CStr, Vec<Param>, &[u8]); 3] = [
+        (
+            c"EC",
+            // OpenSSL's EC key manager computes no public key on import: both are given.
+            vec![
+                utf8(c"group", c"P-256"),
+                bignum(c"priv", &native),
+                octets(c"pub", &q_iut),
+            ],
+            &q_iut,
+        ),
+        (
+            c"X25519",
+            vec![octets(c"priv", &x25519_private)],
+            &x25519_public,
+        ),
+        (
+            c"ED25519",
+            vec![octets(c"priv", &ed25519_private)],
+            &ed25519_public,
+        ),
+    ];
+    for (algorithm, params, public) in cases {
+        let ours = keys()
+            .fromdata(algorithm, c"provider=regula", KEYPAIR, &params)
+            .unwrap_or_else(|e| panic!("{algorithm:?} in Regula: {e}"));
+        let theirs = keys()
+            .fromdata(algorithm, c"provider=default", KEYPAIR, &params)
+            .unwrap_or_else(|e| panic!("{algorithm:?} in the default provider: {e}"));
+        assert_eq!(ours.provider(), "regula");
+        assert_eq!(theirs.provider(), "default");
+        // OpenSSL's Ed25519 key manager answers no `encoded-pub-key` (TLS never sends an
+        // Ed25519 key as a share); Regula's answers it as `pub`.
+        let names: &[&CStr] = if algorithm == c"ED25519" {
+            &[c"pub"]
+        } else {
+            &[c"pub", c"encoded-pub-key"]
+        };
+        for &name in names {
+            let expected = theirs
+                .octets_param(name)
+                .unwrap_or_else(|e| panic!("{algorithm:?}: the default provider answers {e}"));
+            assert_eq!(
+                expected, public,
+                "{algorithm:?} {name:?} (default provider)"
+            );
+            assert_eq!(
+                ours.octets_param(name),
+                Ok(expected),
+                "{algorithm:?} {name:?}"
+            );
+        }
+    }
 }
 
 /// (first OpenSSL name, properties) of each algorithm the provider offers for `operation`

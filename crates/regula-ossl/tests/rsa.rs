@@ -7,7 +7,7 @@
 //! signature fails; what Regula does not offer (1024-bit keys under fips-140-3, PSS salts
 //! other than the digest's length, raw RSA) is refused with Regula's reason.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_ulong};
+use std::ffi::{CStr, c_char, c_int};
 use std::sync::OnceLock;
 
 use regula_ossl::ffi::Param;
@@ -15,6 +15,7 @@ use regula_ossl::ffi::Param;
 mod common;
 
 use common::Ptr;
+use common::pkey::{Key, Keys, properties, size};
 
 // EVP_PKEY_* selections.
 const PUBLIC_KEY: c_int = 0x02 | 0x84;
@@ -27,17 +28,7 @@ const SALT_DIGEST: c_int = -1;
 const SALT_MAX: c_int = -3;
 
 struct Crypto {
-    libctx: usize,
-    ctx_new_from_name: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
-    ctx_free: unsafe extern "C" fn(Ptr),
-    keygen_init: unsafe extern "C" fn(Ptr) -> c_int,
-    set_keygen_bits: unsafe extern "C" fn(Ptr, c_int) -> c_int,
-    generate: unsafe extern "C" fn(Ptr, *mut Ptr) -> c_int,
-    todata: unsafe extern "C" fn(Ptr, c_int, *mut *mut Param) -> c_int,
-    params_free: unsafe extern "C" fn(*mut Param),
-    fromdata_init: unsafe extern "C" fn(Ptr) -> c_int,
-    fromdata: unsafe extern "C" fn(Ptr, *mut Ptr, c_int, *const Param) -> c_int,
-    pkey_free: unsafe extern "C" fn(Ptr),
+    keys: Keys,
     get_bits: unsafe extern "C" fn(Ptr) -> c_int,
     get_size: unsafe extern "C" fn(Ptr) -> c_int,
     get_security_bits: unsafe extern "C" fn(Ptr) -> c_int,
@@ -65,10 +56,6 @@ struct Crypto {
     digest_verify: unsafe extern "C" fn(Ptr, *const u8, usize, *const u8, usize) -> c_int,
     set_padding: unsafe extern "C" fn(Ptr, c_int) -> c_int,
     set_saltlen: unsafe extern "C" fn(Ptr, c_int) -> c_int,
-    err_get: unsafe extern "C" fn() -> c_ulong,
-    err_peek_data: unsafe extern "C" fn(*mut *const c_char, *mut c_int) -> c_ulong,
-    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
-    err_clear: unsafe extern "C" fn(),
 }
 
 fn crypto() -> &'static Crypto {
@@ -86,17 +73,7 @@ fn crypto() -> &'static Crypto {
         let dir = common::provider_dir("rsa-test");
         let libctx = common::libctx_with_policy(library, &dir, "fips-140-3");
         Crypto {
-            libctx: libctx as usize,
-            ctx_new_from_name: symbol!("EVP_PKEY_CTX_new_from_name"),
-            ctx_free: symbol!("EVP_PKEY_CTX_free"),
-            keygen_init: symbol!("EVP_PKEY_keygen_init"),
-            set_keygen_bits: symbol!("EVP_PKEY_CTX_set_rsa_keygen_bits"),
-            generate: symbol!("EVP_PKEY_generate"),
-            todata: symbol!("EVP_PKEY_todata"),
-            params_free: symbol!("OSSL_PARAM_free"),
-            fromdata_init: symbol!("EVP_PKEY_fromdata_init"),
-            fromdata: symbol!("EVP_PKEY_fromdata"),
-            pkey_free: symbol!("EVP_PKEY_free"),
+            keys: Keys::load(library, libctx),
             get_bits: symbol!("EVP_PKEY_get_bits"),
             get_size: symbol!("EVP_PKEY_get_size"),
             get_security_bits: symbol!("EVP_PKEY_get_security_bits"),
@@ -108,113 +85,32 @@ fn crypto() -> &'static Crypto {
             digest_verify: symbol!("EVP_DigestVerify"),
             set_padding: symbol!("EVP_PKEY_CTX_set_rsa_padding"),
             set_saltlen: symbol!("EVP_PKEY_CTX_set_rsa_pss_saltlen"),
-            err_get: symbol!("ERR_get_error"),
-            err_peek_data: symbol!("ERR_peek_error_data"),
-            err_string: symbol!("ERR_error_string_n"),
-            err_clear: symbol!("ERR_clear_error"),
         }
     })
 }
 
-fn libctx() -> Ptr {
-    crypto().libctx as Ptr
+/// The key harness, over this test's library context.
+fn keys() -> &'static Keys {
+    &crypto().keys
 }
 
 /// The first error on this thread's queue as "reason text | provider's message", then clears
 /// it.
 fn take_error() -> String {
-    let c = crypto();
-    let mut data: *const c_char = std::ptr::null();
-    let mut flags: c_int = 0;
-    let mut text = [0 as c_char; 256];
-    // SAFETY: libcrypto's error functions with valid out-pointers and buffer sizes.
-    unsafe {
-        let code = (c.err_peek_data)(&mut data, &mut flags);
-        if code == 0 {
-            return String::new();
-        }
-        let message = if data.is_null() {
-            String::new()
-        } else {
-            CStr::from_ptr(data).to_string_lossy().into_owned()
-        };
-        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
-        (c.err_clear)();
-        format!(
-            "{} | {message}",
-            CStr::from_ptr(text.as_ptr()).to_string_lossy()
-        )
-    }
+    keys().take_error()
 }
 
-fn properties(provider: &str) -> CString {
-    CString::new(format!("provider={provider}")).unwrap()
-}
-
-/// An `EVP_PKEY`, freed on drop, and the provider it lives in.
-struct Key(Ptr, &'static str);
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        // SAFETY: a key libcrypto made, freed once.
-        unsafe { (crypto().pkey_free)(self.0) }
-    }
+/// An RSA key pair of `bits` generated by `provider`, or the error.
+fn generate(bits: usize, provider: &str) -> Result<Key, String> {
+    keys().generate(c"RSA", &properties(provider), &[size(c"bits", &bits)])
 }
 
 impl Key {
-    /// An RSA key pair of `bits` generated by `provider`, or the error.
-    fn generate(bits: c_int, provider: &'static str) -> Result<Key, String> {
-        let c = crypto();
-        let properties = properties(provider);
-        // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
-        unsafe {
-            let ctx = (c.ctx_new_from_name)(libctx(), c"RSA".as_ptr(), properties.as_ptr());
-            assert!(!ctx.is_null(), "RSA key context: {}", take_error());
-            assert_eq!((c.keygen_init)(ctx), 1, "keygen_init: {}", take_error());
-            let mut key = std::ptr::null_mut();
-            let ok = (c.set_keygen_bits)(ctx, bits) == 1 && (c.generate)(ctx, &mut key) == 1;
-            (c.ctx_free)(ctx);
-            if ok {
-                Ok(Key(key, provider))
-            } else {
-                Err(take_error())
-            }
-        }
-    }
-
-    /// This key (or its public half) moved into `provider` through its parameters.
-    fn moved_to(&self, provider: &'static str, selection: c_int) -> Result<Key, String> {
-        let c = crypto();
-        let properties = properties(provider);
-        // SAFETY: libcrypto calls with live objects; the exported array is freed once.
-        unsafe {
-            let mut params = std::ptr::null_mut();
-            assert_eq!(
-                (c.todata)(self.0, selection, &mut params),
-                1,
-                "todata: {}",
-                take_error()
-            );
-            let ctx = (c.ctx_new_from_name)(libctx(), c"RSA".as_ptr(), properties.as_ptr());
-            assert!(!ctx.is_null(), "RSA key context: {}", take_error());
-            assert_eq!((c.fromdata_init)(ctx), 1, "fromdata_init: {}", take_error());
-            let mut key = std::ptr::null_mut();
-            let ok = (c.fromdata)(ctx, &mut key, selection, params);
-            (c.ctx_free)(ctx);
-            (c.params_free)(params);
-            if ok == 1 {
-                Ok(Key(key, provider))
-            } else {
-                Err(take_error())
-            }
-        }
-    }
-
     /// A digest-sign or digest-verify context from the key's provider, with `padding` and,
     /// for PSS, `saltlen` set as libssl sets them.
     fn init(&self, sign: bool, scheme: Scheme) -> Result<MdCtx, String> {
         let c = crypto();
-        let properties = properties(self.1);
+        let properties = properties(&self.provider());
         // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
         unsafe {
             let md = MdCtx((c.md_ctx_new)());
@@ -228,7 +124,7 @@ impl Key {
                 md.0,
                 &mut pctx,
                 scheme.digest.as_ptr(),
-                libctx(),
+                keys().libctx(),
                 properties.as_ptr(),
                 self.0,
                 std::ptr::null(),
@@ -321,7 +217,7 @@ fn default_key() -> &'static Key {
     // SAFETY: as above.
     unsafe impl Send for Shared {}
     static KEY: OnceLock<Shared> = OnceLock::new();
-    &KEY.get_or_init(|| Shared(Key::generate(2048, "default").expect("default RSA key")))
+    &KEY.get_or_init(|| Shared(generate(2048, "default").expect("default RSA key")))
         .0
 }
 
@@ -329,7 +225,7 @@ fn default_key() -> &'static Key {
 fn pkcs1_signatures_equal_the_default_providers() {
     let default = default_key();
     let regula = default
-        .moved_to("regula", KEYPAIR)
+        .moved_to(c"RSA", "regula", KEYPAIR)
         .expect("regula imports the key");
     for digest in DIGESTS {
         let scheme = scheme(digest, PKCS1);
@@ -356,9 +252,11 @@ fn pkcs1_signatures_equal_the_default_providers() {
 fn pss_signatures_verify_both_ways() {
     let default = default_key();
     let regula = default
-        .moved_to("regula", KEYPAIR)
+        .moved_to(c"RSA", "regula", KEYPAIR)
         .expect("regula imports the key");
-    let regula_public = default.moved_to("regula", PUBLIC_KEY).expect("public key");
+    let regula_public = default
+        .moved_to(c"RSA", "regula", PUBLIC_KEY)
+        .expect("public key");
     for digest in DIGESTS {
         let scheme = scheme(digest, PSS);
         let ours = regula.sign(scheme, MESSAGE).expect("regula signs");
@@ -386,7 +284,7 @@ fn pss_signatures_verify_both_ways() {
 
 #[test]
 fn regula_generated_keys_sign_for_the_default_provider() {
-    let regula = Key::generate(2048, "regula").expect("regula generates RSA-2048");
+    let regula = generate(2048, "regula").expect("regula generates RSA-2048");
     let c = crypto();
     // SAFETY: a live key.
     let (bits, size, security) = unsafe {
@@ -399,7 +297,7 @@ fn regula_generated_keys_sign_for_the_default_provider() {
     // SP 800-57 Part 1 Table 2: RSA-2048 gives 112 bits of security.
     assert_eq!((bits, size, security), (2048, 256, 112));
     let default = regula
-        .moved_to("default", KEYPAIR)
+        .moved_to(c"RSA", "default", KEYPAIR)
         .expect("regula exports its key to the default provider");
     for padding in [PKCS1, PSS] {
         let scheme = scheme(c"SHA256", padding);
@@ -414,21 +312,47 @@ fn regula_generated_keys_sign_for_the_default_provider() {
     }
 }
 
+/// The modulus and public exponent (`EVP_PKEY_get_bn_param` of `n` and `e`) read from a
+/// Regula key are those the default provider gives for the same key, a key pair or its public
+/// half. The private values are not given through the key's parameters (OpenSSL's default
+/// provider gives `d` there too; Regula gives them by `EVP_PKEY_todata`, its export, only).
+#[test]
+fn public_parameters_read_as_the_default_providers() {
+    let default = default_key();
+    for selection in [KEYPAIR, PUBLIC_KEY] {
+        let regula = default
+            .moved_to(c"RSA", "regula", selection)
+            .expect("the key in Regula");
+        assert_eq!(regula.provider(), "regula");
+        for name in [c"n", c"e"] {
+            let expected = default
+                .bn_param(name)
+                .expect("the default provider answers");
+            assert_eq!(regula.bn_param(name), Ok(expected), "{name:?}");
+        }
+        assert_eq!(default.bn_param(c"e"), Ok(vec![1, 0, 1]), "e = 65537");
+        assert_eq!(default.bn_param(c"n").unwrap().len(), 256, "a 2048-bit n");
+        for name in [c"d", c"rsa-factor1", c"rsa-exponent1", c"rsa-coefficient1"] {
+            assert!(regula.bn_param(name).is_err(), "{name:?} given");
+        }
+    }
+}
+
 #[test]
 fn what_regula_does_not_offer_is_refused_with_its_reason() {
     // FIPS 186-5 / SP 800-131A: no RSA key below 2048 bits under fips-140-3.
-    let error = Key::generate(1024, "regula")
+    let error = generate(1024, "regula")
         .err()
         .expect("1024-bit generation refused");
     assert!(error.contains("below the minimum of 2048 bits"), "{error}");
-    let small = Key::generate(1024, "default").expect("default makes a 1024-bit key");
+    let small = generate(1024, "default").expect("default makes a 1024-bit key");
     let error = small
-        .moved_to("regula", KEYPAIR)
+        .moved_to(c"RSA", "regula", KEYPAIR)
         .err()
         .expect("1024-bit import refused");
     assert!(error.contains("below the minimum of 2048 bits"), "{error}");
 
-    let regula = default_key().moved_to("regula", KEYPAIR).unwrap();
+    let regula = default_key().moved_to(c"RSA", "regula", KEYPAIR).unwrap();
     let max_salt = Scheme {
         saltlen: SALT_MAX,
         ..scheme(c"SHA256", PSS)

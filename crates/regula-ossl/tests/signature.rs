@@ -8,33 +8,24 @@
 //! another type, a digest the row does not take and ECDSA over a caller's digest are refused,
 //! with the provider's reason on the error queue.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
+use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 
 use regula_ossl::ffi::{PARAM_OCTET_STRING, Param};
 
 mod common;
 
-use common::{Ptr, bignum, copy, native_order, octets, unhex, utf8};
+use common::pkey::{Key, Keys, properties};
+use common::{Ptr, bignum, native_order, octets, unhex, utf8};
 
 // EVP_PKEY_* selections.
 const PUBLIC_KEY: c_int = 0x02 | 0x84;
 const KEYPAIR: c_int = 0x03 | 0x84;
 
 struct Crypto {
-    libctx: usize,
-    ctx_new_from_name: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
+    keys: Keys,
     ctx_new_from_pkey: unsafe extern "C" fn(Ptr, Ptr, *const c_char) -> Ptr,
     ctx_free: unsafe extern "C" fn(Ptr),
-    keygen_init: unsafe extern "C" fn(Ptr) -> c_int,
-    set_group_name: unsafe extern "C" fn(Ptr, *const c_char) -> c_int,
-    generate: unsafe extern "C" fn(Ptr, *mut Ptr) -> c_int,
-    fromdata_init: unsafe extern "C" fn(Ptr) -> c_int,
-    fromdata: unsafe extern "C" fn(Ptr, *mut Ptr, c_int, *const Param) -> c_int,
-    get_octets: unsafe extern "C" fn(Ptr, *const c_char, *mut u8, usize, *mut usize) -> c_int,
-    get_provider: unsafe extern "C" fn(Ptr) -> Ptr,
-    provider_name: unsafe extern "C" fn(Ptr) -> *const c_char,
-    pkey_free: unsafe extern "C" fn(Ptr),
     sign_init: unsafe extern "C" fn(Ptr) -> c_int,
     md_ctx_new: unsafe extern "C" fn() -> Ptr,
     md_ctx_free: unsafe extern "C" fn(Ptr),
@@ -63,10 +54,6 @@ struct Crypto {
     digest_verify_final: unsafe extern "C" fn(Ptr, *const u8, usize) -> c_int,
     digest_verify: unsafe extern "C" fn(Ptr, *const u8, usize, *const u8, usize) -> c_int,
     ctx_get_params: unsafe extern "C" fn(Ptr, *mut Param) -> c_int,
-    err_get: unsafe extern "C" fn() -> c_ulong,
-    err_peek_data: unsafe extern "C" fn(*mut *const c_char, *mut c_int) -> c_ulong,
-    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
-    err_clear: unsafe extern "C" fn(),
 }
 
 fn crypto() -> &'static Crypto {
@@ -86,19 +73,9 @@ fn crypto() -> &'static Crypto {
         // for Regula to verify.
         let libctx = common::libctx_with(library, &dir, &[c"regula", c"default"]);
         Crypto {
-            libctx: libctx as usize,
-            ctx_new_from_name: symbol!("EVP_PKEY_CTX_new_from_name"),
+            keys: Keys::load(library, libctx),
             ctx_new_from_pkey: symbol!("EVP_PKEY_CTX_new_from_pkey"),
             ctx_free: symbol!("EVP_PKEY_CTX_free"),
-            keygen_init: symbol!("EVP_PKEY_keygen_init"),
-            set_group_name: symbol!("EVP_PKEY_CTX_set_group_name"),
-            generate: symbol!("EVP_PKEY_generate"),
-            fromdata_init: symbol!("EVP_PKEY_fromdata_init"),
-            fromdata: symbol!("EVP_PKEY_fromdata"),
-            get_octets: symbol!("EVP_PKEY_get_octet_string_param"),
-            get_provider: symbol!("EVP_PKEY_get0_provider"),
-            provider_name: symbol!("OSSL_PROVIDER_get0_name"),
-            pkey_free: symbol!("EVP_PKEY_free"),
             sign_init: symbol!("EVP_PKEY_sign_init"),
             md_ctx_new: symbol!("EVP_MD_CTX_new"),
             md_ctx_free: symbol!("EVP_MD_CTX_free"),
@@ -111,163 +88,54 @@ fn crypto() -> &'static Crypto {
             digest_verify_final: symbol!("EVP_DigestVerifyFinal"),
             digest_verify: symbol!("EVP_DigestVerify"),
             ctx_get_params: symbol!("EVP_PKEY_CTX_get_params"),
-            err_get: symbol!("ERR_get_error"),
-            err_peek_data: symbol!("ERR_peek_error_data"),
-            err_string: symbol!("ERR_error_string_n"),
-            err_clear: symbol!("ERR_clear_error"),
         }
     })
 }
 
+/// The key harness, over this test's library context.
+fn keys() -> &'static Keys {
+    &crypto().keys
+}
+
 fn libctx() -> Ptr {
-    crypto().libctx as Ptr
+    keys().libctx()
 }
 
 /// The first error on this thread's queue as "reason text | provider's message", then clears
 /// it ("" when a failure left nothing on the queue).
 fn take_error() -> String {
-    let c = crypto();
-    let mut data: *const c_char = std::ptr::null();
-    let mut flags: c_int = 0;
-    let mut text = [0 as c_char; 256];
-    // SAFETY: libcrypto's error functions with valid out-pointers and buffer sizes.
-    unsafe {
-        let code = (c.err_peek_data)(&mut data, &mut flags);
-        if code == 0 {
-            return String::new();
-        }
-        let message = if data.is_null() {
-            String::new()
-        } else {
-            CStr::from_ptr(data).to_string_lossy().into_owned()
-        };
-        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
-        (c.err_clear)();
-        format!(
-            "{} | {message}",
-            CStr::from_ptr(text.as_ptr()).to_string_lossy()
-        )
-    }
+    keys().take_error()
 }
 
-/// An `EVP_PKEY`, freed on drop.
-struct Key(Ptr);
-
-impl Drop for Key {
-    fn drop(&mut self) {
-        // SAFETY: a key libcrypto made, freed once.
-        unsafe { (crypto().pkey_free)(self.0) }
-    }
+/// A key pair of `algorithm` ("EC" with a group, or "ED25519") from the provider `properties`
+/// selects.
+fn generate(algorithm: &CStr, group: Option<&'static CStr>, properties: &CStr) -> Key {
+    let params: Vec<Param> = group
+        .map(|group| utf8(c"group", group))
+        .into_iter()
+        .collect();
+    keys()
+        .generate(algorithm, properties, &params)
+        .unwrap_or_else(|e| panic!("generate {algorithm:?} {group:?}: {e}"))
 }
 
 impl Key {
-    /// A key pair of `algorithm` ("EC" with a group, or "ED25519") from the provider
-    /// `properties` selects.
-    fn generate(algorithm: &CStr, group: Option<&CStr>, properties: &CStr) -> Key {
-        let c = crypto();
-        // SAFETY: libcrypto calls with live objects and NUL-terminated strings.
-        unsafe {
-            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
-            assert!(
-                !ctx.is_null(),
-                "{algorithm:?} key context: {}",
-                take_error()
-            );
-            assert_eq!((c.keygen_init)(ctx), 1, "keygen_init: {}", take_error());
-            if let Some(group) = group {
-                assert_eq!(
-                    (c.set_group_name)(ctx, group.as_ptr()),
-                    1,
-                    "group: {}",
-                    take_error()
-                );
-            }
-            let mut key = std::ptr::null_mut();
-            let ok = (c.generate)(ctx, &mut key);
-            (c.ctx_free)(ctx);
-            assert_eq!(ok, 1, "generate {algorithm:?} {group:?}: {}", take_error());
-            Key(key)
-        }
-    }
-
-    /// A key from parameters (`EVP_PKEY_fromdata`), or the error it raised.
-    fn from_data(
-        algorithm: &CStr,
-        properties: &CStr,
-        selection: c_int,
-        params: &[Param],
-    ) -> Result<Key, String> {
-        let c = crypto();
-        let mut array: Vec<Param> = params.iter().map(copy).collect();
-        array.push(Param::END);
-        // SAFETY: libcrypto calls with live objects, a terminated array whose data outlives
-        // the calls, and NUL-terminated strings.
-        unsafe {
-            let ctx = (c.ctx_new_from_name)(libctx(), algorithm.as_ptr(), properties.as_ptr());
-            assert!(
-                !ctx.is_null(),
-                "{algorithm:?} key context: {}",
-                take_error()
-            );
-            assert_eq!((c.fromdata_init)(ctx), 1, "fromdata_init: {}", take_error());
-            let mut key = std::ptr::null_mut();
-            let ok = (c.fromdata)(ctx, &mut key, selection, array.as_ptr());
-            (c.ctx_free)(ctx);
-            if ok == 1 {
-                Ok(Key(key))
-            } else {
-                Err(take_error())
-            }
-        }
-    }
-
     /// A public key of `kind` on `provider` ("regula" or "default").
     fn public(kind: Kind, public: &[u8], provider: &str) -> Key {
-        let properties = CString::new(format!("provider={provider}")).unwrap();
         let mut params = vec![octets(c"pub", public)];
         if let Some(group) = kind.group {
             params.push(utf8(c"group", group));
         }
-        Key::from_data(kind.algorithm, &properties, PUBLIC_KEY, &params)
+        keys()
+            .fromdata(kind.algorithm, &properties(provider), PUBLIC_KEY, &params)
             .unwrap_or_else(|e| panic!("{provider} public key of {:?}: {e}", kind.algorithm))
-    }
-
-    /// The public key (an uncompressed point, or Ed25519's 32 bytes).
-    fn public_bytes(&self) -> Vec<u8> {
-        let mut out = vec![0u8; 256];
-        let mut len = 0usize;
-        // SAFETY: a live key and a buffer of the size given.
-        let ok = unsafe {
-            (crypto().get_octets)(
-                self.0,
-                c"pub".as_ptr(),
-                out.as_mut_ptr(),
-                out.len(),
-                &mut len,
-            )
-        };
-        assert_eq!(ok, 1, "pub: {}", take_error());
-        out.truncate(len);
-        out
-    }
-
-    fn provider(&self) -> String {
-        let c = crypto();
-        // SAFETY: a live key; the provider's name is a C string it owns.
-        unsafe {
-            let provider = (c.get_provider)(self.0);
-            assert!(!provider.is_null());
-            CStr::from_ptr((c.provider_name)(provider))
-                .to_string_lossy()
-                .into_owned()
-        }
     }
 
     /// An `EVP_MD_CTX` initialised to digest-sign (`sign`) or digest-verify with `digest` (or
     /// none), fetched from the key's own provider, and its `EVP_PKEY_CTX`.
     fn init(&self, sign: bool, digest: Option<&CStr>) -> Result<(MdCtx, Ptr), String> {
         let c = crypto();
-        let properties = CString::new(format!("provider={}", self.provider())).unwrap();
+        let properties = properties(&self.provider());
         // SAFETY: libcrypto calls with live objects and NUL-terminated strings (or null).
         unsafe {
             let md = MdCtx((c.md_ctx_new)());
@@ -443,7 +311,7 @@ const MESSAGE: &[u8] = b"The quick brown fox jumps over the lazy dog, signed by 
 #[test]
 fn regula_signs_and_openssl_verifies() {
     for kind in [P256, P384, ED25519] {
-        let ours = Key::generate(kind.algorithm, kind.group, c"provider=regula");
+        let ours = generate(kind.algorithm, kind.group, c"provider=regula");
         assert_eq!(ours.provider(), "regula");
         let signature = ours.sign(kind.digest, MESSAGE).expect("Regula signs");
         let theirs = Key::public(kind, &ours.public_bytes(), "default");
@@ -485,7 +353,7 @@ fn regula_signs_and_openssl_verifies() {
 #[test]
 fn openssl_signs_and_regula_verifies() {
     for kind in [P256, P384, ED25519] {
-        let theirs = Key::generate(kind.algorithm, kind.group, c"provider=default");
+        let theirs = generate(kind.algorithm, kind.group, c"provider=default");
         let signature = theirs.sign(kind.digest, MESSAGE).expect("OpenSSL signs");
         let ours = Key::public(kind, &theirs.public_bytes(), "regula");
         ours.verify(kind.digest, MESSAGE, &signature)
@@ -500,7 +368,7 @@ fn openssl_signs_and_regula_verifies() {
 #[test]
 fn ecdsa_in_pieces_through_digest_sign_final() {
     for kind in [P256, P384] {
-        let ours = Key::generate(kind.algorithm, kind.group, c"provider=regula");
+        let ours = generate(kind.algorithm, kind.group, c"provider=regula");
         let digest = kind.digest.unwrap();
         let signature = ours
             .sign_in_pieces(digest, MESSAGE)
@@ -545,13 +413,14 @@ fn ed25519_rfc8032_known_answers() {
             unhex(expected),
         );
         // The private key alone: the provider derives the public key.
-        let key = Key::from_data(
-            c"ED25519",
-            c"provider=regula",
-            KEYPAIR,
-            &[octets(c"priv", &secret)],
-        )
-        .expect("Ed25519 private key imported");
+        let key = keys()
+            .fromdata(
+                c"ED25519",
+                c"provider=regula",
+                KEYPAIR,
+                &[octets(c"priv", &secret)],
+            )
+            .expect("Ed25519 private key imported");
         assert_eq!(key.public_bytes(), public, "the public key of RFC 8032");
         assert_eq!(
             key.sign(None, &message).expect("signs"),
@@ -568,7 +437,7 @@ fn ed25519_rfc8032_known_answers() {
         // A private key with another key's public key is refused.
         let wrong_public = unhex(RFC8032[0].1);
         if wrong_public != public {
-            let refused = Key::from_data(
+            let refused = keys().fromdata(
                 c"ED25519",
                 c"provider=regula",
                 KEYPAIR,
@@ -772,17 +641,18 @@ fn imported_ec_private_keys_sign() {
         point.extend(unhex(qx));
         point.extend(unhex(qy));
         let scalar = native_order(&unhex(d));
-        let key = Key::from_data(
-            c"EC",
-            c"provider=regula",
-            KEYPAIR,
-            &[
-                utf8(c"group", kind.group.unwrap()),
-                bignum(c"priv", &scalar),
-                octets(c"pub", &point),
-            ],
-        )
-        .expect("EC key pair imported");
+        let key = keys()
+            .fromdata(
+                c"EC",
+                c"provider=regula",
+                KEYPAIR,
+                &[
+                    utf8(c"group", kind.group.unwrap()),
+                    bignum(c"priv", &scalar),
+                    octets(c"pub", &point),
+                ],
+            )
+            .expect("EC key pair imported");
         assert_eq!(key.public_bytes(), point);
         let signature = key
             .sign(kind.digest, MESSAGE)
@@ -798,12 +668,12 @@ fn imported_ec_private_keys_sign() {
 
 #[test]
 fn refusals_name_their_reason() {
-    let p256 = Key::generate(c"EC", Some(c"P-256"), c"provider=regula");
+    let p256 = generate(c"EC", Some(c"P-256"), c"provider=regula");
     // The P-256 row signs with SHA2-256 only.
     let error = p256.sign(Some(c"SHA384"), MESSAGE).unwrap_err();
     assert!(error.contains("SHA2-256 only"), "{error}");
     // Ed25519 takes no digest.
-    let ed = Key::generate(c"ED25519", None, c"provider=regula");
+    let ed = generate(c"ED25519", None, c"provider=regula");
     let error = ed.sign(Some(c"SHA256"), MESSAGE).unwrap_err();
     assert!(!error.is_empty(), "Ed25519 with SHA-256 refused");
     // ECDSA over a digest the caller computed is refused with the reason.
@@ -819,7 +689,7 @@ fn refusals_name_their_reason() {
     };
     assert!(error.contains("EVP_DigestSign"), "{error}");
     // A key of another type: an X25519 key does not sign.
-    let x25519 = Key::generate(c"X25519", None, c"provider=regula");
+    let x25519 = generate(c"X25519", None, c"provider=regula");
     assert!(x25519.sign(None, MESSAGE).is_err(), "an X25519 key signed");
     // A public key does not sign.
     let public = Key::public(P256, &p256.public_bytes(), "regula");
@@ -844,7 +714,7 @@ fn algorithm_identifiers() {
         (ED25519, "300506032b6570"),
     ];
     for (kind, expected) in cases {
-        let key = Key::generate(kind.algorithm, kind.group, c"provider=regula");
+        let key = generate(kind.algorithm, kind.group, c"provider=regula");
         let (_md, pctx) = key.init(true, kind.digest).expect("init");
         let mut out = [0u8; 64];
         let mut params = [

@@ -8,6 +8,8 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::PathBuf;
 
+pub mod pkey;
+
 use libloading::Library;
 use regula_ossl::ffi::{PARAM_OCTET_STRING, PARAM_UNSIGNED_INTEGER, PARAM_UTF8_STRING, Param};
 
