@@ -15,8 +15,7 @@
 //! The libcrypto is `REGULA_TEST_LIBCRYPTO` (OpenSSL 3.5's in scripts/test-ossl-provider) or
 //! the system's `libcrypto.so.3`.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
-use std::path::PathBuf;
+use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
 
 use regula_ossl::ffi::{PARAM_INTEGER, Param};
@@ -24,6 +23,7 @@ use regula_ossl::ffi::{PARAM_INTEGER, Param};
 mod common;
 
 use common::Ptr;
+use common::ciphers::{Ciphers, Peer};
 
 // openssl/evp.h
 const EVP_CTRL_AEAD_SET_IVLEN: c_int = 0x9;
@@ -34,75 +34,20 @@ const EVP_CTRL_GCM_IV_GEN: c_int = 0x13;
 const EVP_CTRL_AEAD_TLS1_AAD: c_int = 0x16;
 const EVP_CTRL_GCM_SET_IV_INV: c_int = 0x18;
 
-struct Crypto {
-    library: &'static libloading::Library,
-    libctx: usize,
-    dir: PathBuf,
-    get_params: unsafe extern "C" fn(Ptr, *mut Param) -> c_int,
-    fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
-    cipher_free: unsafe extern "C" fn(Ptr),
-    ctx_new: unsafe extern "C" fn() -> Ptr,
-    ctx_free: unsafe extern "C" fn(Ptr),
-    init: unsafe extern "C" fn(Ptr, Ptr, *const u8, *const u8, c_int, *const c_void) -> c_int,
-    ctrl: unsafe extern "C" fn(Ptr, c_int, c_int, *mut c_void) -> c_int,
-    cipher: unsafe extern "C" fn(Ptr, *mut u8, *const u8, u32) -> c_int,
-    update: unsafe extern "C" fn(Ptr, *mut u8, *mut c_int, *const u8, c_int) -> c_int,
-    finalize: unsafe extern "C" fn(Ptr, *mut u8, *mut c_int) -> c_int,
-    err_get: unsafe extern "C" fn() -> c_ulong,
-    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
-    err_clear: unsafe extern "C" fn(),
-}
+type Crypto = Ciphers;
 
 fn crypto() -> &'static Crypto {
     static CRYPTO: OnceLock<Crypto> = OnceLock::new();
     CRYPTO.get_or_init(|| {
-        let path = std::env::var("REGULA_TEST_LIBCRYPTO").unwrap_or("libcrypto.so.3".into());
-        let library = common::libcrypto(&path);
-        macro_rules! symbol {
-            ($name:literal) => {
-                // SAFETY: each symbol is declared with the signature of OpenSSL 3's headers.
-                *unsafe { library.get(concat!($name, "\0").as_bytes()) }
-                    .expect(concat!("libcrypto has ", $name))
-            };
-        }
-        let dir = common::provider_dir("tls-aead-params");
-        let libctx = common::libctx_with(library, &dir, &[c"regula", c"default"]);
-        Crypto {
-            library,
-            libctx: libctx as usize,
-            dir,
-            get_params: symbol!("EVP_CIPHER_CTX_get_params"),
-            fetch: symbol!("EVP_CIPHER_fetch"),
-            cipher_free: symbol!("EVP_CIPHER_free"),
-            ctx_new: symbol!("EVP_CIPHER_CTX_new"),
-            ctx_free: symbol!("EVP_CIPHER_CTX_free"),
-            init: symbol!("EVP_CipherInit_ex2"),
-            ctrl: symbol!("EVP_CIPHER_CTX_ctrl"),
-            cipher: symbol!("EVP_Cipher"),
-            update: symbol!("EVP_CipherUpdate"),
-            finalize: symbol!("EVP_CipherFinal_ex"),
-            err_get: symbol!("ERR_get_error"),
-            err_string: symbol!("ERR_error_string_n"),
-            err_clear: symbol!("ERR_clear_error"),
-        }
+        Ciphers::load(
+            &std::env::var("REGULA_TEST_LIBCRYPTO").unwrap_or("libcrypto.so.3".into()),
+            "tls-aead-params",
+        )
     })
 }
 
 fn take_error() -> String {
-    let c = crypto();
-    let mut text = [0 as c_char; 256];
-    // SAFETY: libcrypto's error functions with a valid buffer.
-    unsafe {
-        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
-        (c.err_clear)();
-        CStr::from_ptr(text.as_ptr()).to_string_lossy().into_owned()
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Peer {
-    Regula,
-    Default,
+    crypto().take_error()
 }
 
 /// An `EVP_CIPHER_CTX` and the cipher it was made from.
@@ -116,10 +61,7 @@ impl Ctx {
     /// `None` when the provider does not offer the cipher.
     fn new(libctx: Ptr, peer: Peer, name: &str, encrypt: bool) -> Option<Ctx> {
         let c = crypto();
-        let properties = match peer {
-            Peer::Regula => c"provider=regula",
-            Peer::Default => c"provider=default",
-        };
+        let properties = peer.properties();
         let cname = CString::new(name).unwrap();
         // SAFETY: libcrypto calls with valid arguments; the context keeps its own reference to
         // the cipher.

@@ -5,8 +5,7 @@
 //! fixed IV, explicit nonce, AAD and payload; each opens the other's records; a flipped tag byte
 //! is refused with no plaintext left in the buffer.
 
-use std::ffi::{CStr, CString, c_char, c_int, c_ulong, c_void};
-use std::path::PathBuf;
+use std::ffi::{CString, c_int, c_void};
 use std::sync::OnceLock;
 
 use regula_ossl::ffi::{PARAM_INTEGER, Param};
@@ -14,76 +13,21 @@ use regula_ossl::ffi::{PARAM_INTEGER, Param};
 mod common;
 
 use common::Ptr;
+use common::ciphers::{Ciphers, Peer};
 
 // openssl/evp.h
 const EVP_CTRL_AEAD_SET_IV_FIXED: c_int = 0x12;
 const EVP_CTRL_AEAD_TLS1_AAD: c_int = 0x16;
 
-struct Crypto {
-    libctx: usize,
-    /// The directory holding `regula.so`.
-    dir: PathBuf,
-    get_params: unsafe extern "C" fn(Ptr, *mut Param) -> c_int,
-    fetch: unsafe extern "C" fn(Ptr, *const c_char, *const c_char) -> Ptr,
-    cipher_free: unsafe extern "C" fn(Ptr),
-    ctx_new: unsafe extern "C" fn() -> Ptr,
-    ctx_free: unsafe extern "C" fn(Ptr),
-    init: unsafe extern "C" fn(Ptr, Ptr, *const u8, *const u8, c_int, *const c_void) -> c_int,
-    ctrl: unsafe extern "C" fn(Ptr, c_int, c_int, *mut c_void) -> c_int,
-    cipher: unsafe extern "C" fn(Ptr, *mut u8, *const u8, u32) -> c_int,
-    update: unsafe extern "C" fn(Ptr, *mut u8, *mut c_int, *const u8, c_int) -> c_int,
-    err_get: unsafe extern "C" fn() -> c_ulong,
-    err_string: unsafe extern "C" fn(c_ulong, *mut c_char, usize),
-    err_clear: unsafe extern "C" fn(),
-}
+type Crypto = Ciphers;
 
 fn crypto() -> &'static Crypto {
     static CRYPTO: OnceLock<Crypto> = OnceLock::new();
-    CRYPTO.get_or_init(|| {
-        let library = common::libcrypto("libcrypto.so.3");
-        macro_rules! symbol {
-            ($name:literal) => {
-                // SAFETY: each symbol is declared with the signature of OpenSSL 3's headers.
-                *unsafe { library.get(concat!($name, "\0").as_bytes()) }
-                    .expect(concat!("libcrypto has ", $name))
-            };
-        }
-        let provider_dir = common::provider_dir("tls-test");
-        let libctx = common::libctx_with(library, &provider_dir, &[c"regula", c"default"]);
-        Crypto {
-            libctx: libctx as usize,
-            dir: provider_dir,
-            get_params: symbol!("EVP_CIPHER_CTX_get_params"),
-            fetch: symbol!("EVP_CIPHER_fetch"),
-            cipher_free: symbol!("EVP_CIPHER_free"),
-            ctx_new: symbol!("EVP_CIPHER_CTX_new"),
-            ctx_free: symbol!("EVP_CIPHER_CTX_free"),
-            init: symbol!("EVP_CipherInit_ex2"),
-            ctrl: symbol!("EVP_CIPHER_CTX_ctrl"),
-            cipher: symbol!("EVP_Cipher"),
-            update: symbol!("EVP_CipherUpdate"),
-            err_get: symbol!("ERR_get_error"),
-            err_string: symbol!("ERR_error_string_n"),
-            err_clear: symbol!("ERR_clear_error"),
-        }
-    })
+    CRYPTO.get_or_init(|| Ciphers::load("libcrypto.so.3", "tls-test"))
 }
 
 fn take_error() -> String {
-    let c = crypto();
-    let mut text = [0 as c_char; 256];
-    // SAFETY: libcrypto's error functions with a valid buffer.
-    unsafe {
-        (c.err_string)((c.err_get)(), text.as_mut_ptr(), text.len());
-        (c.err_clear)();
-        CStr::from_ptr(text.as_ptr()).to_string_lossy().into_owned()
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Peer {
-    Regula,
-    Default,
+    crypto().take_error()
 }
 
 /// One `EVP_CIPHER_CTX` keyed for TLS records in one direction, as libssl sets it up.
@@ -111,10 +55,7 @@ impl Records {
         encrypt: bool,
     ) -> Records {
         let c = crypto();
-        let properties = match peer {
-            Peer::Regula => c"provider=regula",
-            Peer::Default => c"provider=default",
-        };
+        let properties = peer.properties();
         let cname = CString::new(name).unwrap();
         let gcm = name.contains("GCM");
         // SAFETY: libcrypto calls with valid arguments; the cipher is freed once the context

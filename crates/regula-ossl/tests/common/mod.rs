@@ -8,6 +8,7 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::PathBuf;
 
+pub mod ciphers;
 pub mod pkey;
 
 use libloading::Library;
