@@ -34,6 +34,9 @@ const MIN_PASSED: &[(&str, u64)] = &[
     ("evpmd_ripemd.txt", 8),
     ("evpmd_sha.txt", 59),
     ("evpmd_sm3.txt", 10),
+    // Public-key stanzas: `regula vectors` runs this file through the module; this host
+    // skips them, each with its reason.
+    ("evppkey_ecdsa.txt", 0),
 ];
 
 fn data_dir() -> PathBuf {

@@ -147,9 +147,17 @@ pub(crate) fn run(module: &Module, label: &str, text: &str) -> Result<FileReport
                 };
                 (derivation.name, outcome)
             }),
-            "Decrypt" | "Verify" | "Sign" | "KeyGen" => {
+            "Decrypt" | "Verify" | "Sign" | "KeyGen"
+                if ec_curve_of(&keys, &kind.value).is_none() =>
+            {
                 pkey(module, label, stanza, &kind.key, &kind.value, &keys)
             }
+            "Verify"
+            | "Sign"
+            | "DigestVerify"
+            | "OneShotDigestVerify"
+            | "DigestSign"
+            | "PrivPubKeyPair" => ecdsa(module, label, stanza, &kind.key, &kind.value, &keys),
             other => Ok((
                 other.to_ascii_lowercase(),
                 Outcome::Skip(format!("unsupported evp_test stanza: {other}")),
@@ -681,6 +689,206 @@ fn pkey(
             )),
         )),
     }
+}
+
+/// The NIST curves the module signs on, by the named-curve OID a key's DER carries.
+const EC_CURVES: &[(&str, &[u8])] = &[
+    (
+        "P-256",
+        &[0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07],
+    ),
+    ("P-384", &[0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22]),
+    ("P-521", &[0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23]),
+];
+
+/// id-ecPublicKey (1.2.840.10045.2.1): the key algorithm of every EC key, SM2's included.
+const EC_PUBLIC_KEY_OID: &[u8] = &[0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01];
+
+fn contains(der: &[u8], needle: &[u8]) -> bool {
+    der.windows(needle.len()).any(|window| window == needle)
+}
+
+/// For an `id-ecPublicKey` key of this file that is not SM2: its NIST curve, or `"other"`
+/// (explicit parameters, binary curves, secp256k1). `None` for SM2 and non-EC keys, which
+/// [`pkey`] judges.
+fn ec_curve_of(keys: &[(String, bool, Vec<u8>)], name: &str) -> Option<&'static str> {
+    const SM2_CURVE_OID: &[u8] = &[0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
+    // `PrivPubKeyPair = PRIVATE:PUBLIC` names two keys; the first decides.
+    let name = name.split(':').next().unwrap_or(name);
+    let (_, _, der) = keys.iter().find(|(key, ..)| key == name)?;
+    if !contains(der, EC_PUBLIC_KEY_OID) || contains(der, SM2_CURVE_OID) {
+        return None;
+    }
+    Some(
+        EC_CURVES
+            .iter()
+            .find(|(_, oid)| contains(der, oid))
+            .map_or("other", |(curve, _)| curve),
+    )
+}
+
+/// The module's ECDSA scheme for a curve and digest: each curve with its own hash
+/// (FIPS 186-5 pairs P-256/SHA-256, P-384/SHA-384, P-521/SHA-512), and P-256 with SHA-1 for
+/// verification only.
+fn ecdsa_algorithm(curve: &str, digest: &str) -> Option<Algorithm> {
+    match (curve, digest.to_ascii_uppercase().replace('-', "").as_str()) {
+        ("P-256", "SHA256") => Some(Algorithm::EcdsaP256),
+        ("P-384", "SHA384") => Some(Algorithm::EcdsaP384),
+        ("P-521", "SHA512") => Some(Algorithm::EcdsaP521),
+        ("P-256", "SHA1") => Some(Algorithm::EcdsaP256Sha1),
+        _ => None,
+    }
+}
+
+/// ECDSA stanzas of `evppkey_ecdsa.txt`: `DigestVerify`/`OneShotDigestVerify` (hash and
+/// verify a message), `DigestSign` (a fresh signature, random k: it must verify, and it never
+/// equals a file's), `PrivPubKeyPair`. `Sign`/`Verify` over a caller-computed digest have no
+/// module service for ECDSA and are skipped with that reason.
+fn ecdsa(
+    module: &Module,
+    label: &str,
+    stanza: &Stanza,
+    kind: &str,
+    value: &str,
+    keys: &[(String, bool, Vec<u8>)],
+) -> Run {
+    let key_name = match kind {
+        "Verify" | "Sign" | "PrivPubKeyPair" => value.split(':').next().unwrap_or(value),
+        _ => stanza.get("Key").map_or("", |field| field.value.as_str()),
+    };
+    let Some((_, private, der)) = keys.iter().find(|(name, ..)| name == key_name) else {
+        return Ok((
+            "ecdsa".into(),
+            Outcome::Skip(format!("key {key_name} is not defined in this file")),
+        ));
+    };
+    let curve = match ec_curve_of(keys, key_name) {
+        Some("other") => "other",
+        Some(curve) => curve,
+        None => {
+            return Ok((
+                kind.to_ascii_lowercase(),
+                Outcome::unsupported(format!("{kind} with a key that is not ECDSA's")),
+            ));
+        }
+    };
+    if curve == "other" {
+        // Where OpenSSL's FIPS provider must refuse such a key, show that the module refuses
+        // it too: it imports named NIST curves only.
+        if stanza.get("Result").is_some() && *private {
+            let outcome = attempt(|| {
+                module.signing_key_from_pkcs8(Algorithm::EcdsaP256, der)?;
+                Ok(Outcome::Accepted)
+            });
+            return Ok(("ecdsa".into(), outcome));
+        }
+        return Ok((
+            "ecdsa".into(),
+            Outcome::unsupported(
+                "an EC key on explicit parameters, a binary curve or secp256k1 \
+                 (the module takes the named curves P-256, P-384 and P-521)",
+            ),
+        ));
+    }
+    if kind == "PrivPubKeyPair" {
+        let public_name = value.split(':').nth(1).unwrap_or_default();
+        let Some((_, _, public_der)) = keys.iter().find(|(name, ..)| name == public_name) else {
+            return Ok((
+                "ecdsa".into(),
+                Outcome::Skip(format!("key {public_name} is not defined in this file")),
+            ));
+        };
+        let own_hash = match curve {
+            "P-256" => "SHA256",
+            "P-384" => "SHA384",
+            _ => "SHA512",
+        };
+        let Some(algorithm) = ecdsa_algorithm(curve, own_hash) else {
+            return Ok((
+                "ecdsa".into(),
+                Outcome::unsupported(format!("ECDSA on {curve}")),
+            ));
+        };
+        let outcome = attempt(|| {
+            let ours = module
+                .signing_key_from_pkcs8(algorithm, der)?
+                .public_key_der()?;
+            Ok(if &ours == public_der {
+                Outcome::Accepted
+            } else {
+                Outcome::WrongOutput("the private key's public key differs from the file's".into())
+            })
+        });
+        return Ok((algorithm.name().to_string(), outcome));
+    }
+    let digest = match kind {
+        "Verify" | "Sign" => {
+            return Ok((
+                "ecdsa".into(),
+                Outcome::unsupported(format!(
+                    "ECDSA {kind} over a caller-computed digest (the module hashes the message itself)"
+                )),
+            ));
+        }
+        _ => value,
+    };
+    let Some(algorithm) = ecdsa_algorithm(curve, digest) else {
+        return Ok((
+            "ecdsa".into(),
+            Outcome::unsupported(format!(
+                "ECDSA on {curve} with {digest} (the module pairs each curve with its own hash)"
+            )),
+        ));
+    };
+    let input = optional(label, stanza, "Input")?;
+    let expected = optional(label, stanza, "Output")?;
+    let outcome = if kind == "DigestSign" {
+        if algorithm == Algorithm::EcdsaP256Sha1 {
+            return Ok((
+                algorithm.name().to_string(),
+                Outcome::unsupported(
+                    "ECDSA signing with SHA-1 (the module verifies SHA-1 signatures only, \
+                     as SP 800-131A allows)",
+                ),
+            ));
+        }
+        if !*private {
+            return Ok((
+                algorithm.name().to_string(),
+                Outcome::Skip("DigestSign with a public key".into()),
+            ));
+        }
+        attempt(|| {
+            let key = module.signing_key_from_pkcs8(algorithm, der)?.into_value();
+            let signature = key.sign(&input)?.into_value();
+            if module
+                .verify(algorithm, &key.public_key_der()?, &input, &signature)
+                .is_err()
+            {
+                return Ok(Outcome::WrongOutput(
+                    "the module's signature does not verify".into(),
+                ));
+            }
+            Ok(if signature == expected {
+                Outcome::Accepted
+            } else {
+                Outcome::Rejected("a fresh signature (random k) differs from the file's".into())
+            })
+        })
+    } else {
+        attempt(|| {
+            let public_key = if *private {
+                module
+                    .signing_key_from_pkcs8(algorithm, der)?
+                    .public_key_der()?
+            } else {
+                der.clone()
+            };
+            module.verify(algorithm, &public_key, &input, &expected)?;
+            Ok(Outcome::Accepted)
+        })
+    };
+    Ok((algorithm.name().to_string(), outcome))
 }
 
 /// The SM2 public key of a PKCS#8 private key or SubjectPublicKeyInfo (DER).

@@ -45,6 +45,7 @@ fn the_directory_runs_whole_under_default_and_fips() {
             "evpkdf_tls13_kdf.txt",
             "evpciph_aes_wrap.txt",
             "evpmac_common.txt",
+            "evppkey_ecdsa.txt",
         ] {
             let report = reports
                 .iter()
@@ -99,6 +100,25 @@ fn a_mutated_kdf_output_byte_fails() {
             report.failures
         );
     }
+}
+
+/// OpenSSL's P-256 `DigestVerify` signature with one bit of `r` flipped fails; so does a
+/// `PrivPubKeyPair` whose public key is another key's.
+#[test]
+fn a_mutated_ecdsa_stanza_fails() {
+    let module = module(Profile::Default);
+    let text = std::fs::read_to_string(data_dir().join("evppkey_ecdsa.txt")).unwrap();
+    let signature = "3046022100e7515177ec3817b77a4a94066ab3070817b7aa9d44a8a09f040da250116e8972";
+    assert_eq!(text.matches(signature).count(), 2, "the DigestVerify and one-shot stanzas");
+    let mutated = text.replace(signature, &format!("{}3", &signature[..signature.len() - 1]));
+    let report = run_source(&module, "evppkey_ecdsa.txt", &mutated).unwrap();
+    assert_eq!(report.failed, 2, "{:?}", report.failures);
+    assert!(report.failures[0].contains("signature verification failed"));
+
+    // P-384-PUBLIC is defined further down the file; the pair goes at its end.
+    let mismatched = format!("{text}\nPrivPubKeyPair = P-256:P-384-PUBLIC\n");
+    let report = run_source(&module, "evppkey_ecdsa.txt", &mismatched).unwrap();
+    assert_eq!(report.failed, 1, "{:?}", report.failures);
 }
 
 /// `Availablein` and `FIPSversion` are judged against the loaded policy.
