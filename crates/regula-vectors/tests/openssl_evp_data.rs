@@ -109,8 +109,15 @@ fn a_mutated_ecdsa_stanza_fails() {
     let module = module(Profile::Default);
     let text = std::fs::read_to_string(data_dir().join("evppkey_ecdsa.txt")).unwrap();
     let signature = "3046022100e7515177ec3817b77a4a94066ab3070817b7aa9d44a8a09f040da250116e8972";
-    assert_eq!(text.matches(signature).count(), 2, "the DigestVerify and one-shot stanzas");
-    let mutated = text.replace(signature, &format!("{}3", &signature[..signature.len() - 1]));
+    assert_eq!(
+        text.matches(signature).count(),
+        2,
+        "the DigestVerify and one-shot stanzas"
+    );
+    let mutated = text.replace(
+        signature,
+        &format!("{}3", &signature[..signature.len() - 1]),
+    );
     let report = run_source(&module, "evppkey_ecdsa.txt", &mutated).unwrap();
     assert_eq!(report.failed, 2, "{:?}", report.failures);
     assert!(report.failures[0].contains("signature verification failed"));

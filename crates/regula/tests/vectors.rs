@@ -784,6 +784,43 @@ fn tls12_prf_sha256_nist() {
     ));
 }
 
+/// FIPS 140-3 IG D.Q: under fips-140-3 the TLS 1.2 KDF derives a master secret only as RFC
+/// 7627's extended master secret (label "extended master secret", seed the session hash); the
+/// label "master secret" is refused there and served under the default policy.
+#[test]
+fn tls12_master_secret_only_extended_under_fips() {
+    let pre_master = [0x42u8; 48];
+    let randoms = [0x17u8; 64];
+    let plain = [&b"master secret"[..], &randoms].concat();
+    let extended = [&b"extended master secret"[..], &[0x5au8; 32]].concat();
+    let fips = Module::load(Policy::builtin(Profile::Fips1403));
+    match fips.tls12_prf(Algorithm::Tls12PrfSha256, &pre_master, &plain, 48) {
+        Err(Error::NotApproved { reason, .. }) => {
+            assert!(reason.contains("RFC 7627"), "{reason}")
+        }
+        other => panic!("a plain master secret under fips-140-3: {other:?}"),
+    }
+    for algorithm in [Algorithm::Tls12PrfSha256, Algorithm::Tls12PrfSha384] {
+        let derived = fips
+            .tls12_prf(algorithm, &pre_master, &extended, 48)
+            .unwrap();
+        assert!(derived.indicator().is_approved(), "{algorithm:?}");
+    }
+    // Key expansion from the master secret stays approved.
+    let key_block = [&b"key expansion"[..], &randoms].concat();
+    assert!(
+        fips.tls12_prf(Algorithm::Tls12PrfSha256, &[0x33; 48], &key_block, 104)
+            .unwrap()
+            .indicator()
+            .is_approved()
+    );
+    let default = module();
+    let served = default
+        .tls12_prf(Algorithm::Tls12PrfSha256, &pre_master, &plain, 48)
+        .unwrap();
+    assert!(served.indicator().is_approved());
+}
+
 #[test]
 fn pbkdf2_sha256_rfc7914() {
     let module = module();

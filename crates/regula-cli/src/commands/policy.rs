@@ -261,6 +261,7 @@ fn describe_limits(limits: &Limits) -> String {
         min_iterations,
         min_output_bytes,
         signing_approved,
+        extended_master_secret_only,
     } = *limits;
     let mut parts = Vec::new();
     match (min_key_bits, max_key_bits) {
@@ -284,6 +285,9 @@ fn describe_limits(limits: &Limits) -> String {
     at_least("output bytes", min_output_bytes);
     if !signing_approved {
         parts.push("verification only".to_string());
+    }
+    if extended_master_secret_only {
+        parts.push("extended master secret only".to_string());
     }
     parts.join(", ")
 }

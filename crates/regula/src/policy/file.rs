@@ -305,8 +305,9 @@ fn narrow(base: Limits, file: &LimitsFile) -> Result<Limits, String> {
         min_info_bytes: raise("min_info_bytes", base.min_info_bytes, min_info_bytes)?,
         min_iterations: raise("min_iterations", base.min_iterations, min_iterations)?,
         min_output_bytes: raise("min_output_bytes", base.min_output_bytes, min_output_bytes)?,
-        // It cannot be loosened, so a file does not set it.
+        // These two cannot be loosened, so a file does not set them.
         signing_approved: base.signing_approved,
+        extended_master_secret_only: base.extended_master_secret_only,
     })
 }
 

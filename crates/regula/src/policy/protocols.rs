@@ -48,6 +48,7 @@ const PLAIN: Usage = Usage {
     iterations: None,
     output_bytes: None,
     signing: false,
+    tls12_plain_master_secret: false,
 };
 /// The nonce SMB 3.x encryption and GMAC signing build themselves (from the session's counter
 /// or the MessageId).

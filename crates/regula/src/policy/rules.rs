@@ -44,6 +44,9 @@ pub struct Limits {
     pub min_output_bytes: Option<u32>,
     /// May keys of this algorithm create signatures? (SHA-1 signatures: verification only.)
     pub signing_approved: bool,
+    /// TLS 1.2 KDF: the master secret only as RFC 7627's extended master secret (FIPS 140-3
+    /// IG D.Q); the label `master secret` is not approved.
+    pub extended_master_secret_only: bool,
 }
 
 impl Limits {
@@ -58,6 +61,7 @@ impl Limits {
         min_iterations: None,
         min_output_bytes: None,
         signing_approved: true,
+        extended_master_secret_only: false,
     };
 
     /// Checks a request against the limits; the error is the reason it falls outside them.
@@ -72,6 +76,7 @@ impl Limits {
             min_iterations,
             min_output_bytes,
             signing_approved,
+            extended_master_secret_only,
         } = *self;
         fn at_least(
             what: &str,
@@ -114,6 +119,13 @@ impl Limits {
             return Err(
                 "signature generation is disallowed (SP 800-131A Rev. 2 §9); only verifying \
                  existing signatures is allowed"
+                    .to_string(),
+            );
+        }
+        if usage.tls12_plain_master_secret && extended_master_secret_only {
+            return Err(
+                "a TLS 1.2 master secret without the extended master secret (RFC 7627) is not \
+                 approved (FIPS 140-3 IG D.Q); derive it with the label \"extended master secret\""
                     .to_string(),
             );
         }
@@ -289,6 +301,9 @@ pub struct Usage {
     pub output_bytes: Option<u32>,
     /// The request creates a signature (as opposed to verifying one).
     pub signing: bool,
+    /// A TLS 1.2 PRF call with the label `master secret`: a master secret without RFC 7627's
+    /// extended master secret.
+    pub tls12_plain_master_secret: bool,
 }
 
 /// Whether one operation was approved. Ordered so that `min` aggregates: one non-approved

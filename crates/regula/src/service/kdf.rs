@@ -121,6 +121,7 @@ impl Module {
     ) -> Result<Served<Zeroizing<Vec<u8>>>> {
         let usage = Usage {
             secret_bytes: len_u32(secret.len()),
+            tls12_plain_master_secret: seed.starts_with(b"master secret"),
             ..Usage::default()
         };
         let approval = self.authorize(algorithm, Family::Kdf, &usage)?;

@@ -11,6 +11,13 @@ pub(super) const AT_LEAST_112_BIT_SECRET: Limits = Limits {
     ..Limits::NONE
 };
 
+/// The TLS 1.2 KDF (SP 800-135 Rev. 1 §4.2.2) as FIPS 140-3 IG D.Q approves it: a 112-bit
+/// secret, and the master secret only as RFC 7627's extended master secret.
+pub(super) const TLS12_KDF_WITH_EMS: Rule = Rule::approved(Limits {
+    extended_master_secret_only: true,
+    ..AT_LEAST_112_BIT_SECRET
+});
+
 /// IG C.H: an AES-GCM IV must be generated inside the module's boundary; a caller-chosen IV
 /// makes the encryption non-approved.
 pub(super) const FIPS_GCM: Rule = Rule::approved(Limits {
