@@ -145,18 +145,53 @@ fn a_self_test_failing_during_the_run_exits_4() {
     );
 }
 
-/// `regula check` runs no ACVP set (they are fetched, not built in) and says how to run them.
+/// `regula check` runs no ACVP set unless given one (they are fetched, not built in) and says
+/// how; with `--acvp` it adds the totals, and a failed case fails the check.
 #[test]
-fn check_names_the_acvp_command() {
+fn check_runs_acvp_sets_when_given() {
     let output = regula(&["check", "--policy", "fips-140-3", "--no-bench"]);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
-    let text = stdout(&output);
-    let line = text
-        .lines()
-        .find(|line| line.trim_start().starts_with("acvp"))
-        .unwrap_or_else(|| panic!("no acvp line in:\n{text}"));
+    let acvp_line = |text: &str| {
+        text.lines()
+            .find(|line| line.trim_start().starts_with("acvp"))
+            .unwrap_or_else(|| panic!("no acvp line in:\n{text}"))
+            .to_string()
+    };
+    let line = acvp_line(&stdout(&output));
     assert!(
-        line.contains("regula acvp run --policy fips-140-3 \"$(scripts/acvp-testdata)\""),
+        line.contains("regula check --acvp \"$(scripts/acvp-testdata)\""),
         "{line}"
     );
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("SHA3-256-2.0");
+    write(&set.join("prompt.json"), PROMPT);
+    write(&set.join("expectedResults.json"), &answers(MD));
+    let dir_arg = dir.path().to_str().expect("utf-8 path");
+    let output = regula(&[
+        "check",
+        "--policy",
+        "fips-140-3",
+        "--no-bench",
+        "--acvp",
+        dir_arg,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let line = acvp_line(&stdout(&output));
+    assert!(line.contains("1 passed, 0 failed, 0 skipped"), "{line}");
+
+    write(&set.join("expectedResults.json"), &answers(WRONG_MD));
+    let output = regula(&[
+        "check",
+        "--policy",
+        "fips-140-3",
+        "--no-bench",
+        "--json",
+        "--acvp",
+        dir_arg,
+    ]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(json["verdict"], "FAIL");
+    assert_eq!(json["acvp"]["failed"], 1);
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use clap::Args;
 use regula::{Algorithm, Module, ModuleState};
 use regula_bench::{Config, Impl};
+use regula_vectors::acvp::AcvpTotals;
 use regula_vectors::{FileReport, Totals};
 use serde::Serialize;
 
@@ -45,6 +46,10 @@ pub struct CheckArgs {
     /// Skip the benchmark section (e.g. on a loaded machine).
     #[arg(long)]
     no_bench: bool,
+    /// Also answer recorded NIST ACVP sets (as `regula acvp run` reads them; repeatable),
+    /// e.g. `--acvp "$(scripts/acvp-testdata)"`. A failed case fails the check.
+    #[arg(long, value_name = "PATH")]
+    acvp: Vec<PathBuf>,
 }
 
 /// The algorithms the short benchmark measures, when the policy serves them.
@@ -76,6 +81,9 @@ pub struct CheckResult {
     pub self_tests: Vec<regula::selftest::SelfTestResult>,
     pub vectors: Vec<FileReport>,
     pub vector_totals: Totals,
+    /// With `--acvp`: the totals over the recorded ACVP sets read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acvp: Option<AcvpTotals>,
     /// `None` when skipped (`--no-bench` or the module is in its error state).
     pub benchmark: Option<regula_bench::Report>,
 }
@@ -90,7 +98,24 @@ pub fn run(global: &GlobalOptions, args: CheckArgs) -> Result<(), Failure> {
         )));
     }
     let module = input::module(global)?;
-    let result = check(&module, !args.no_bench);
+    let mut result = check(&module, !args.no_bench);
+    if !args.acvp.is_empty() && result.module_state == ModuleState::Operational {
+        let mut rows = Vec::new();
+        for path in &args.acvp {
+            rows.extend(
+                regula_vectors::acvp::run_path(&module, path, None)
+                    .map_err(|error| Failure::input(error.to_string()))?,
+            );
+        }
+        let totals = AcvpTotals::of(&rows);
+        if totals.failed > 0 {
+            result.verdict = "FAIL";
+            result
+                .reasons
+                .push(format!("{} ACVP test cases failed", totals.failed));
+        }
+        result.acvp = Some(totals);
+    }
     if args.json {
         println!(
             "{}",
@@ -105,7 +130,11 @@ pub fn run(global: &GlobalOptions, args: CheckArgs) -> Result<(), Failure> {
             .map_err(|error| Failure::input(format!("cannot write {}: {error}", path.display())))?;
         eprintln!("report written to {}", path.display());
     }
-    match (result.module_state, result.vector_totals.failed) {
+    let acvp_failed = result.acvp.as_ref().map_or(0, |totals| totals.failed);
+    match (
+        result.module_state,
+        result.vector_totals.failed + acvp_failed,
+    ) {
         (ModuleState::Error, _) => Err(Failure {
             code: MODULE_ERROR_STATE,
             message: "check failed: module in error state".into(),
@@ -113,7 +142,7 @@ pub fn run(global: &GlobalOptions, args: CheckArgs) -> Result<(), Failure> {
         (_, 0) => Ok(()),
         (_, failed) => Err(Failure {
             code: CRYPTO_FAILURE,
-            message: format!("check failed: {failed} vectors failed"),
+            message: format!("check failed: {failed} vectors or ACVP cases failed"),
         }),
     }
 }
@@ -182,6 +211,7 @@ fn check(module: &Module, with_bench: bool) -> CheckResult {
         self_tests,
         vectors,
         vector_totals,
+        acvp: None,
         benchmark,
     }
 }
@@ -245,11 +275,26 @@ fn summary(result: &CheckResult) -> String {
             report.failures.join("; ")
         );
     }
-    let _ = writeln!(
-        out,
-        "  acvp        not run here (NIST's recorded sets are fetched, not built in): regula acvp run --policy {} \"$(scripts/acvp-testdata)\"",
-        result.policy
-    );
+    match &result.acvp {
+        Some(totals) => {
+            let _ = writeln!(
+                out,
+                "  acvp        {} passed, {} failed, {} skipped (NIST's recorded ACVP sets; `regula acvp run` lists them)",
+                totals.passed, totals.failed, totals.skipped
+            );
+            let mut reasons: Vec<(&String, &u64)> = totals.skip_reasons.iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(a.1));
+            for (reason, count) in reasons.into_iter().take(3) {
+                let _ = writeln!(out, "                skipped {count}: {reason}");
+            }
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  acvp        not run (NIST's recorded sets are fetched, not built in): regula check --acvp \"$(scripts/acvp-testdata)\""
+            );
+        }
+    }
     match &result.benchmark {
         Some(benchmark) => {
             for row in benchmark
