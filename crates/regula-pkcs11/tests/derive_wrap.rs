@@ -6,161 +6,17 @@
 
 use std::process::Command;
 use std::ptr::null_mut;
-use std::sync::Mutex;
 
 use hex_literal::hex;
 use regula_pkcs11::*;
 
-static TURN: Mutex<()> = Mutex::new(());
+mod common;
+use common::*;
 
-const FIPS: CK_SLOT_ID = 0;
-const DEFAULT: CK_SLOT_ID = 1;
-const GM: CK_SLOT_ID = 2;
-const PIN: &[u8] = b"regula-user-pin-1";
-const SO_PIN: &[u8] = b"regula-so-pin-0001";
-const TRUE: CK_BBOOL = 1;
-const FALSE: CK_BBOOL = 0;
-
-/// prime256v1 and secp384r1 (RFC 5480), id-Ed25519 (RFC 8410), and the name PKCS#11 3.0
-/// §2.3.10 allows for edwards25519 (a PrintableString).
-const P256_PARAMS: [u8; 10] = hex!("06082a8648ce3d030107");
-const P384_PARAMS: [u8; 7] = hex!("06052b81040022");
+/// id-Ed25519 (RFC 8410), and the name PKCS#11 3.0 §2.3.10 allows for edwards25519 (a
+/// PrintableString).
 const ED25519_OID: [u8; 5] = hex!("06032b6570");
 const ED25519_NAME: &[u8] = b"\x13\x0cedwards25519";
-
-fn readme_config() -> String {
-    let readme = include_str!("../../../README.md");
-    let start = readme
-        .find("<!-- pkcs11-conf:begin -->\n```toml\n")
-        .expect("README has the PKCS#11 configuration example");
-    let rest = &readme[start..];
-    let body = &rest[rest.find("```toml\n").unwrap() + 8..];
-    body[..body.find("```").unwrap()].to_string()
-}
-
-fn fresh_dir(what: &str) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("regula-p11dw-{what}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn login(session: CK_SESSION_HANDLE, user: CK_USER_TYPE, pin: &[u8]) -> CK_RV {
-    // SAFETY: a live PIN.
-    unsafe {
-        C_Login(
-            session,
-            user,
-            pin.as_ptr().cast_mut(),
-            pin.len() as CK_ULONG,
-        )
-    }
-}
-
-fn open_session(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
-    let mut session = 0;
-    let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-    // SAFETY: a pointer to a local.
-    let rv = unsafe { C_OpenSession(slot, flags, null_mut(), None, &mut session) };
-    assert_eq!(rv, CKR_OK);
-    session
-}
-
-fn init_token(slot: CK_SLOT_ID) {
-    let name = ["regula-fips", "regula-default", "regula-gm"][slot as usize];
-    let mut label = [b' '; 32];
-    label[..name.len()].copy_from_slice(name.as_bytes());
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_InitToken(
-            slot,
-            SO_PIN.as_ptr().cast_mut(),
-            SO_PIN.len() as CK_ULONG,
-            label.as_mut_ptr(),
-        );
-        assert_eq!(rv, CKR_OK);
-        let session = open_session(slot);
-        assert_eq!(login(session, CKU_SO, SO_PIN), CKR_OK);
-        let rv = C_InitPIN(session, PIN.as_ptr().cast_mut(), PIN.len() as CK_ULONG);
-        assert_eq!(rv, CKR_OK);
-        assert_eq!(C_CloseSession(session), CKR_OK);
-    }
-}
-
-/// Initializes the library with the README's configuration and a `gm` token; runs `f`; ends.
-fn with_token(f: impl FnOnce(&std::path::Path)) {
-    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let dir = fresh_dir("test");
-    let path = dir.join("pkcs11.toml");
-    let config = readme_config()
-        .replace("pbkdf2_iterations = 100000", "pbkdf2_iterations = 1000")
-        .replace(
-            "storage = \"/var/lib/regula/pkcs11/",
-            &format!("storage = \"{}/", dir.display()),
-        )
-        + &format!(
-            "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\npbkdf2_iterations = 1000\n\
-             storage = \"{}/gm.db\"\n",
-            dir.display()
-        );
-    std::fs::write(&path, config).unwrap();
-    // SAFETY: the tests take turns (TURN), so no other thread reads the environment meanwhile.
-    unsafe { std::env::set_var(config::CONF_ENV, &path) };
-    // SAFETY: NULL arguments are allowed.
-    assert_eq!(unsafe { C_Initialize(null_mut()) }, CKR_OK);
-    struct Finalize;
-    impl Drop for Finalize {
-        fn drop(&mut self) {
-            // SAFETY: a NULL argument.
-            let rv = unsafe { C_Finalize(null_mut()) };
-            if !std::thread::panicking() {
-                assert_eq!(rv, CKR_OK);
-            }
-        }
-    }
-    let _finalize = Finalize;
-    for slot in [FIPS, DEFAULT, GM] {
-        init_token(slot);
-    }
-    f(&dir);
-}
-
-/// A session of `slot` with the user logged in.
-fn open(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
-    let session = open_session(slot);
-    let rv = login(session, CKU_USER, PIN);
-    assert!(
-        rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN,
-        "login: {rv:#x}"
-    );
-    session
-}
-
-fn attribute<T>(kind: CK_ATTRIBUTE_TYPE, value: &T) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: (value as *const T).cast_mut().cast(),
-        ulValueLen: std::mem::size_of::<T>() as CK_ULONG,
-    }
-}
-
-fn bytes(kind: CK_ATTRIBUTE_TYPE, value: &[u8]) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: value.as_ptr().cast_mut().cast(),
-        ulValueLen: value.len() as CK_ULONG,
-    }
-}
-
-fn mechanism(kind: CK_MECHANISM_TYPE) -> CK_MECHANISM {
-    CK_MECHANISM {
-        mechanism: kind,
-        pParameter: null_mut(),
-        ulParameterLen: 0,
-    }
-}
 
 fn create(
     session: CK_SESSION_HANDLE,
@@ -193,42 +49,6 @@ fn secret(session: CK_SESSION_HANDLE, key_type: CK_KEY_TYPE, value: &[u8]) -> CK
         ],
     )
     .unwrap()
-}
-
-fn read(
-    session: CK_SESSION_HANDLE,
-    object: CK_OBJECT_HANDLE,
-    kind: CK_ATTRIBUTE_TYPE,
-) -> Result<Vec<u8>, CK_RV> {
-    let mut template = [CK_ATTRIBUTE {
-        type_: kind,
-        pValue: null_mut(),
-        ulValueLen: 0,
-    }];
-    // SAFETY: the length protocol with a live buffer.
-    unsafe {
-        let rv = C_GetAttributeValue(session, object, template.as_mut_ptr(), 1);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut value = vec![0u8; template[0].ulValueLen as usize];
-        template[0].pValue = value.as_mut_ptr().cast();
-        let rv = C_GetAttributeValue(session, object, template.as_mut_ptr(), 1);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        Ok(value)
-    }
-}
-
-fn validation(session: CK_SESSION_HANDLE) -> CK_FLAGS {
-    let mut flags = 0xff;
-    // SAFETY: a pointer to a local.
-    let rv = unsafe {
-        C_GetSessionValidationFlags(session, CKS_LAST_VALIDATION_OK as CK_ULONG, &mut flags)
-    };
-    assert_eq!(rv, CKR_OK);
-    flags
 }
 
 // ---- ECDH ------------------------------------------------------------------------------------
@@ -356,7 +176,7 @@ fn ecdh_gives_both_sides_and_openssl_the_same_secret() {
             let (a_point, b_point) = (point_of(session, a_public), point_of(session, b_public));
             // The raw point on one side, the DER OCTET STRING on the other.
             let ab = derive(session, a_private, &b_point, CKK_GENERIC_SECRET, None).unwrap();
-            assert_eq!(validation(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
             let a_ec_point = read(session, a_public, CKA_EC_POINT).unwrap();
             assert_eq!(a_ec_point.len(), 2 + a_point.len());
             let ba = derive(session, b_private, &a_ec_point, CKK_GENERIC_SECRET, None).unwrap();
@@ -556,7 +376,7 @@ fn ed25519_signs_rfc_8032s_answers_and_openssl_verifies_a_generated_key() {
                 key_type.to_ne_bytes()
             );
             assert_eq!(sign(session, private, message), expected);
-            assert_eq!(validation(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
             assert_eq!(verify(session, verifier, message, &expected), CKR_OK);
             let mut mutated = expected;
             mutated[17] ^= 0x20;
@@ -751,7 +571,7 @@ fn aes_key_wrap_gives_rfc_3394_and_cavp_kwp_answers() {
             let kek = secret(session, CKK_AES, kek);
             let target = secret(session, key_type, key);
             assert_eq!(wrap(session, kind, kek, target).unwrap(), expected);
-            assert_eq!(validation(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
             let unwrapped = unwrap(session, kind, kek, expected, key_type).unwrap();
             assert_eq!(read(session, unwrapped, CKA_VALUE).unwrap(), key);
             assert_eq!(read(session, unwrapped, CKA_LOCAL).unwrap(), [FALSE]);

@@ -9,35 +9,25 @@ use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::ptr::null_mut;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use hex_literal::hex;
 use regula_pkcs11::*;
 
-/// The library is one per process: the tests take turns.
-static TURN: Mutex<()> = Mutex::new(());
+mod common;
+use common::{
+    FALSE, PIN, SO_PIN, TRUE, TURN, attribute, bytes, fresh_dir, login, open_session, read,
+};
 
 const DEFAULT: CK_SLOT_ID = 0;
 const FIPS: CK_SLOT_ID = 1;
 const GM: CK_SLOT_ID = 2;
-const PIN: &[u8] = b"regula-user-pin-1";
 const NEW_PIN: &[u8] = b"regula-user-pin-2";
-const SO_PIN: &[u8] = b"regula-so-pin-0001";
 const MAX_ATTEMPTS: u32 = 3;
-const TRUE: CK_BBOOL = 1;
-const FALSE: CK_BBOOL = 0;
 
 /// Child processes find their token through these.
 const WORKER_DIR: &str = "REGULA_PKCS11_TEST_DIR";
 const CONFIG_FILE: &str = "pkcs11.toml";
-
-fn fresh_dir(what: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("regula-pkcs11-{what}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Writes the configuration of three tokens in `dir` and points the library at it.
 fn configure(dir: &Path) {
@@ -72,27 +62,6 @@ fn finalize() {
     assert_eq!(unsafe { C_Finalize(null_mut()) }, CKR_OK);
 }
 
-fn session(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
-    let mut session = 0;
-    let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-    // SAFETY: a pointer to a local.
-    let rv = unsafe { C_OpenSession(slot, flags, null_mut(), None, &mut session) };
-    assert_eq!(rv, CKR_OK);
-    session
-}
-
-fn login(session: CK_SESSION_HANDLE, user: CK_USER_TYPE, pin: &[u8]) -> CK_RV {
-    // SAFETY: the PIN's bytes.
-    unsafe {
-        C_Login(
-            session,
-            user,
-            pin.as_ptr().cast_mut(),
-            pin.len() as CK_ULONG,
-        )
-    }
-}
-
 fn init_token(slot: CK_SLOT_ID, so_pin: &[u8]) -> CK_RV {
     let mut label = [b' '; 32];
     label[..5].copy_from_slice(b"tests");
@@ -115,7 +84,7 @@ fn init_pin(session: CK_SESSION_HANDLE, pin: &[u8]) -> CK_RV {
 /// Initializes `slot` with the SO PIN and sets the user PIN.
 fn set_up(slot: CK_SLOT_ID) {
     assert_eq!(init_token(slot, SO_PIN), CKR_OK);
-    let so = session(slot);
+    let so = open_session(slot);
     assert_eq!(login(so, CKU_SO, SO_PIN), CKR_OK);
     assert_eq!(init_pin(so, PIN), CKR_OK);
     assert_eq!(C_CloseSession(so), CKR_OK);
@@ -127,22 +96,6 @@ fn token_flags(slot: CK_SLOT_ID) -> CK_FLAGS {
         let mut info: CK_TOKEN_INFO = std::mem::zeroed();
         assert_eq!(C_GetTokenInfo(slot, &mut info), CKR_OK);
         info.flags
-    }
-}
-
-fn attribute<T>(kind: CK_ATTRIBUTE_TYPE, value: &T) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: (value as *const T).cast_mut().cast(),
-        ulValueLen: std::mem::size_of::<T>() as CK_ULONG,
-    }
-}
-
-fn bytes(kind: CK_ATTRIBUTE_TYPE, value: &[u8]) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: value.as_ptr().cast_mut().cast(),
-        ulValueLen: value.len() as CK_ULONG,
     }
 }
 
@@ -206,27 +159,6 @@ fn find(session: CK_SESSION_HANDLE, label: Option<&[u8]>) -> Result<Vec<CK_OBJEC
         }
     }
     Ok(found)
-}
-
-/// One attribute's bytes.
-fn read(
-    session: CK_SESSION_HANDLE,
-    object: CK_OBJECT_HANDLE,
-    kind: CK_ATTRIBUTE_TYPE,
-) -> Result<Vec<u8>, CK_RV> {
-    let mut buffer = vec![0u8; 256];
-    let mut template = [CK_ATTRIBUTE {
-        type_: kind,
-        pValue: buffer.as_mut_ptr().cast(),
-        ulValueLen: buffer.len() as CK_ULONG,
-    }];
-    // SAFETY: a 256-byte buffer.
-    let rv = unsafe { C_GetAttributeValue(session, object, template.as_mut_ptr(), 1) };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    buffer.truncate(template[0].ulValueLen as usize);
-    Ok(buffer)
 }
 
 /// One-shot encryption with `mechanism` and an optional 16-byte IV.
@@ -317,7 +249,7 @@ fn a_token_key_survives_a_restart_gives_the_known_answers_and_is_never_on_disk_i
         assert_ne!(flags & CKF_USER_PIN_INITIALIZED, 0);
     }
     for slot in [DEFAULT, FIPS] {
-        let user = session(slot);
+        let user = open_session(slot);
         assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
         let (rv, key) = create(user, CKK_AES, &AES256_KEY, b"first label", true);
         assert_eq!(rv, CKR_OK);
@@ -327,7 +259,7 @@ fn a_token_key_survives_a_restart_gives_the_known_answers_and_is_never_on_disk_i
         let rv = unsafe { C_SetAttributeValue(user, key, template.as_mut_ptr(), 1) };
         assert_eq!(rv, CKR_OK);
     }
-    let gm = session(GM);
+    let gm = open_session(GM);
     assert_eq!(login(gm, CKU_USER, PIN), CKR_OK);
     assert_eq!(create(gm, CKK_REGULA_SM4, &SM4_KEY, b"sm4", true).0, CKR_OK);
     assert_no_key_bytes(&dir, &AES256_KEY);
@@ -336,7 +268,7 @@ fn a_token_key_survives_a_restart_gives_the_known_answers_and_is_never_on_disk_i
 
     initialize();
     for slot in [DEFAULT, FIPS] {
-        let user = session(slot);
+        let user = open_session(slot);
         // A private object is not there before the login.
         assert_eq!(find(user, Some(b"aes")), Ok(vec![]));
         assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
@@ -352,7 +284,7 @@ fn a_token_key_survives_a_restart_gives_the_known_answers_and_is_never_on_disk_i
             Ok(CBC_CIPHER.to_vec())
         );
     }
-    let gm = session(GM);
+    let gm = open_session(GM);
     assert_eq!(login(gm, CKU_USER, PIN), CKR_OK);
     let found = find(gm, Some(b"sm4")).unwrap();
     assert_eq!(found.len(), 1);
@@ -372,9 +304,9 @@ fn wrong_pins_are_counted_and_lock_and_the_so_unlocks() {
     configure(&dir);
     initialize();
     set_up(FIPS);
-    let user = session(FIPS);
+    let user = open_session(FIPS);
     // fips-140-3 approves PBKDF2 passwords of 14 bytes or more: a shorter PIN is not set.
-    let so = session(FIPS);
+    let so = open_session(FIPS);
     assert_eq!(login(so, CKU_SO, SO_PIN), CKR_OK);
     assert_eq!(init_pin(so, b"123456"), CKR_PIN_LEN_RANGE);
     assert_eq!(
@@ -391,7 +323,7 @@ fn wrong_pins_are_counted_and_lock_and_the_so_unlocks() {
     // The count is in the database: a restart keeps it.
     finalize();
     initialize();
-    let user = session(FIPS);
+    let user = open_session(FIPS);
     assert_eq!(
         token_flags(FIPS) & pin_flags,
         CKF_USER_PIN_COUNT_LOW,
@@ -408,7 +340,7 @@ fn wrong_pins_are_counted_and_lock_and_the_so_unlocks() {
 
     // The SO sets the PIN again, which unlocks it.
     assert_eq!(C_CloseSession(user), CKR_OK);
-    let so = session(FIPS);
+    let so = open_session(FIPS);
     assert_eq!(login(so, CKU_SO, SO_PIN), CKR_OK);
     assert_eq!(init_pin(so, PIN), CKR_OK);
     assert_eq!(C_Logout(so), CKR_OK);
@@ -427,7 +359,7 @@ fn set_pin_rewraps_the_token_key_and_the_old_pin_is_refused() {
     configure(&dir);
     initialize();
     set_up(DEFAULT);
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
     assert_eq!(create(user, CKK_AES, &AES256_KEY, b"aes", true).0, CKR_OK);
     // SAFETY: the PINs' bytes.
@@ -443,7 +375,7 @@ fn set_pin_rewraps_the_token_key_and_the_old_pin_is_refused() {
     assert_eq!(rv, CKR_OK);
     finalize();
     initialize();
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     assert_eq!(login(user, CKU_USER, PIN), CKR_PIN_INCORRECT);
     assert_eq!(login(user, CKU_USER, NEW_PIN), CKR_OK);
     let found = find(user, Some(b"aes")).unwrap();
@@ -453,7 +385,7 @@ fn set_pin_rewraps_the_token_key_and_the_old_pin_is_refused() {
     );
     // The SO's PIN changes in an SO session.
     assert_eq!(C_CloseSession(user), CKR_OK);
-    let so = session(DEFAULT);
+    let so = open_session(DEFAULT);
     assert_eq!(login(so, CKU_SO, SO_PIN), CKR_OK);
     let new_so = b"regula-so-pin-0002";
     // SAFETY: the PINs' bytes.
@@ -480,7 +412,7 @@ fn init_token_wipes_every_object_and_the_user_pin() {
     configure(&dir);
     initialize();
     set_up(GM);
-    let user = session(GM);
+    let user = open_session(GM);
     assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
     assert_eq!(
         create(user, CKK_REGULA_SM4, &SM4_KEY, b"sm4", false).0,
@@ -492,11 +424,11 @@ fn init_token_wipes_every_object_and_the_user_pin() {
     assert_eq!(init_token(GM, b"regula-so-pin-XXXX"), CKR_PIN_INCORRECT);
     assert_eq!(init_token(GM, SO_PIN), CKR_OK);
     assert_eq!(token_flags(GM) & CKF_USER_PIN_INITIALIZED, 0);
-    let user = session(GM);
+    let user = open_session(GM);
     assert_eq!(login(user, CKU_USER, PIN), CKR_USER_PIN_NOT_INITIALIZED);
     assert_eq!(C_CloseSession(user), CKR_OK);
     set_up(GM);
-    let user = session(GM);
+    let user = open_session(GM);
     assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
     assert_eq!(find(user, None), Ok(vec![]));
     finalize();
@@ -536,7 +468,7 @@ fn worker_session() -> Option<CK_SESSION_HANDLE> {
     // SAFETY: set before any thread of this worker starts.
     unsafe { std::env::set_var(config::CONF_ENV, dir.join(CONFIG_FILE)) };
     initialize();
-    let session = session(DEFAULT);
+    let session = open_session(DEFAULT);
     let rv = login(session, CKU_USER, PIN);
     assert!(rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN, "{rv:#x}");
     Some(session)
@@ -629,7 +561,7 @@ fn kill_9_at_random_points_leaves_the_token_consistent() {
         committed.len()
     );
     initialize();
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
     let mut found = BTreeMap::new();
     for handle in find(user, None).unwrap() {
@@ -669,7 +601,7 @@ fn worker_four_threads() {
     let threads: Vec<_> = (0..4)
         .map(|thread| {
             std::thread::spawn(move || {
-                let session = session(DEFAULT);
+                let session = open_session(DEFAULT);
                 let mut kept = Vec::new();
                 let mut n = 0u64;
                 while Instant::now() < deadline {
@@ -742,7 +674,7 @@ fn four_processes_of_four_threads_share_a_token() {
     }
     assert!(kept.len() >= 4, "only {} objects were kept", kept.len());
     initialize();
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     assert_eq!(login(user, CKU_USER, PIN), CKR_OK);
     let mut found = BTreeSet::new();
     for handle in find(user, None).unwrap() {
@@ -782,7 +714,7 @@ fn a_public_token_object_is_seen_without_login_but_its_value_opens_only_with_one
         create(read_only, CKK_AES, &AES256_KEY, b"aes", true).0,
         CKR_SESSION_READ_ONLY
     );
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     let class = CKO_SECRET_KEY;
     let key_type = CKK_AES;
     let mut template = [
@@ -801,7 +733,7 @@ fn a_public_token_object_is_seen_without_login_but_its_value_opens_only_with_one
     assert_no_key_bytes(&dir, &AES256_KEY);
 
     initialize();
-    let user = session(DEFAULT);
+    let user = open_session(DEFAULT);
     let found = find(user, Some(b"public")).unwrap();
     assert_eq!(
         found.len(),

@@ -4,167 +4,12 @@
 //! GB/T 32907 SM4 example. The configuration is the README's example, plus a `gm` slot.
 
 use std::ptr::null_mut;
-use std::sync::Mutex;
 
 use hex_literal::hex;
 use regula_pkcs11::*;
 
-/// The library is one per process: the tests take turns.
-static TURN: Mutex<()> = Mutex::new(());
-
-const FIPS: CK_SLOT_ID = 0;
-const DEFAULT: CK_SLOT_ID = 1;
-const GM: CK_SLOT_ID = 2;
-/// The user and SO PINs the tests set: 14 bytes or more, the shortest PBKDF2 password
-/// `fips-140-3` approves.
-const PIN: &[u8] = b"regula-user-pin-1";
-const SO_PIN: &[u8] = b"regula-so-pin-0001";
-
-/// The README's configuration with its storage in `dir` and, where it names an iteration
-/// count, the PBKDF2 minimum (SP 800-132's 1000 rounds: the tests log in often).
-fn config_in(dir: &std::path::Path) -> String {
-    readme_config()
-        .replace("pbkdf2_iterations = 100000", "pbkdf2_iterations = 1000")
-        .replace(
-            "storage = \"/var/lib/regula/pkcs11/",
-            &format!("storage = \"{}/", dir.display()),
-        )
-        + &format!(
-            "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\npbkdf2_iterations = 1000\n\
-         storage = \"{}/gm.db\"\n",
-            dir.display()
-        )
-}
-
-/// `C_InitToken` with the SO PIN and the configuration's label, then the SO sets the user PIN.
-fn init_token(slot: CK_SLOT_ID) {
-    let name = ["regula-fips", "regula-default", "regula-gm"][slot as usize];
-    let mut label = [b' '; 32];
-    label[..name.len()].copy_from_slice(name.as_bytes());
-    let mut session = 0;
-    // SAFETY: live locals.
-    unsafe {
-        assert_eq!(
-            C_InitToken(
-                slot,
-                SO_PIN.as_ptr().cast_mut(),
-                SO_PIN.len() as CK_ULONG,
-                label.as_mut_ptr()
-            ),
-            CKR_OK
-        );
-        let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-        assert_eq!(
-            C_OpenSession(slot, flags, null_mut(), None, &mut session),
-            CKR_OK
-        );
-        assert_eq!(
-            C_Login(
-                session,
-                CKU_SO,
-                SO_PIN.as_ptr().cast_mut(),
-                SO_PIN.len() as CK_ULONG
-            ),
-            CKR_OK
-        );
-        assert_eq!(
-            C_InitPIN(session, PIN.as_ptr().cast_mut(), PIN.len() as CK_ULONG),
-            CKR_OK
-        );
-        assert_eq!(C_CloseSession(session), CKR_OK);
-    }
-}
-
-/// A fresh directory for one test's tokens.
-fn fresh_dir(what: &str) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("regula-pkcs11-{what}-{}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// The README's `[[token]]` example.
-fn readme_config() -> String {
-    let readme = include_str!("../../../README.md");
-    let start = readme
-        .find("<!-- pkcs11-conf:begin -->\n```toml\n")
-        .expect("README has the PKCS#11 configuration example");
-    let rest = &readme[start..];
-    let body = &rest[rest.find("```toml\n").unwrap() + 8..];
-    body[..body.find("```").unwrap()].to_string()
-}
-
-/// Initializes the library with the README's configuration and a `gm` token; runs `f`; ends.
-fn with_token(f: impl FnOnce()) {
-    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let dir = fresh_dir("test");
-    let path = dir.join("pkcs11.toml");
-    std::fs::write(&path, config_in(&dir)).unwrap();
-    // SAFETY: the tests take turns (TURN), so no other thread reads the environment meanwhile.
-    unsafe { std::env::set_var(config::CONF_ENV, &path) };
-    // SAFETY: NULL arguments are allowed.
-    assert_eq!(unsafe { C_Initialize(null_mut()) }, CKR_OK);
-    /// Finalizes even when the test fails, so that the next test can initialize.
-    struct Finalize;
-    impl Drop for Finalize {
-        fn drop(&mut self) {
-            // SAFETY: a NULL argument.
-            let rv = unsafe { C_Finalize(null_mut()) };
-            if !std::thread::panicking() {
-                assert_eq!(rv, CKR_OK);
-            }
-        }
-    }
-    let _finalize = Finalize;
-    for slot in [FIPS, DEFAULT, GM] {
-        init_token(slot);
-    }
-    f();
-}
-
-fn open(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
-    let mut session = 0;
-    // SAFETY: valid pointers to locals.
-    unsafe {
-        let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
-        assert_eq!(
-            C_OpenSession(slot, flags, null_mut(), None, &mut session),
-            CKR_OK
-        );
-        let rv = C_Login(
-            session,
-            CKU_USER,
-            PIN.as_ptr().cast_mut(),
-            PIN.len() as CK_ULONG,
-        );
-        assert!(
-            rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN,
-            "login: {rv:#x}"
-        );
-    }
-    session
-}
-
-fn attribute<T>(kind: CK_ATTRIBUTE_TYPE, value: &T) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: (value as *const T).cast_mut().cast(),
-        ulValueLen: std::mem::size_of::<T>() as CK_ULONG,
-    }
-}
-
-fn bytes(kind: CK_ATTRIBUTE_TYPE, value: &[u8]) -> CK_ATTRIBUTE {
-    CK_ATTRIBUTE {
-        type_: kind,
-        pValue: value.as_ptr().cast_mut().cast(),
-        ulValueLen: value.len() as CK_ULONG,
-    }
-}
-
-const TRUE: CK_BBOOL = 1;
-const FALSE: CK_BBOOL = 0;
+mod common;
+use common::*;
 
 fn secret_key(
     session: CK_SESSION_HANDLE,
@@ -193,32 +38,6 @@ fn secret_key(
     };
     assert_eq!(rv, CKR_OK);
     handle
-}
-
-fn flags(session: CK_SESSION_HANDLE) -> CK_FLAGS {
-    let mut flags = 0xff;
-    // SAFETY: a pointer to a local.
-    let rv = unsafe {
-        C_GetSessionValidationFlags(session, CKS_LAST_VALIDATION_OK as CK_ULONG, &mut flags)
-    };
-    assert_eq!(rv, CKR_OK);
-    flags
-}
-
-fn mechanism(kind: CK_MECHANISM_TYPE) -> CK_MECHANISM {
-    CK_MECHANISM {
-        mechanism: kind,
-        pParameter: null_mut(),
-        ulParameterLen: 0,
-    }
-}
-
-fn with_param<T>(kind: CK_MECHANISM_TYPE, param: &mut T) -> CK_MECHANISM {
-    CK_MECHANISM {
-        mechanism: kind,
-        pParameter: (param as *mut T).cast(),
-        ulParameterLen: std::mem::size_of::<T>() as CK_ULONG,
-    }
 }
 
 fn digest(session: CK_SESSION_HANDLE, kind: CK_MECHANISM_TYPE, data: &[u8]) -> Vec<u8> {
@@ -306,20 +125,24 @@ fn crypt(
 
 #[test]
 fn digests_give_the_standards_answers_and_the_indicator_follows_the_policy() {
-    with_token(|| {
+    with_token(|_| {
         let fips = open(FIPS);
         assert_eq!(
             digest(fips, CKM_SHA256, b"abc"),
             hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         );
-        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(fips), VALIDATION_FLAG_POLICY);
 
         let default = open(DEFAULT);
         assert_eq!(
             digest(default, CKM_MD5, b"abc"),
             hex!("900150983cd24fb0d6963f7d28e17f72")
         );
-        assert_eq!(flags(default), 0, "MD5 is served but never approved");
+        assert_eq!(
+            validation_flags(default),
+            0,
+            "MD5 is served but never approved"
+        );
 
         let gm = open(GM);
         let sm3 = CK_MECHANISM_TYPE::from(regula::registry::pkcs11::CKM_REGULA_SM3.value);
@@ -327,7 +150,7 @@ fn digests_give_the_standards_answers_and_the_indicator_follows_the_policy() {
             digest(gm, sm3, b"abc"),
             hex!("66c7f0f462eeedd9d1f2d46bdc10e4e24167c4875cf2f7a2297da02b8f4ba8e0")
         );
-        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(gm), VALIDATION_FLAG_POLICY);
         let mut sm3_mechanism = mechanism(sm3);
         assert_eq!(
             // SAFETY: a live local.
@@ -369,7 +192,7 @@ fn digests_give_the_standards_answers_and_the_indicator_follows_the_policy() {
 
 #[test]
 fn macs_give_rfc_4231_and_sp_800_38b_answers() {
-    with_token(|| {
+    with_token(|_| {
         // RFC 4231 test case 1 (a 160-bit key) on the fips-140-3 slot.
         let session = open(FIPS);
         let key = secret_key(session, CKK_GENERIC_SECRET, &[0x0b; 20], true);
@@ -405,7 +228,7 @@ fn macs_give_rfc_4231_and_sp_800_38b_answers() {
                 tag,
                 hex!("b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7")
             );
-            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
         }
         // RFC 4231 test case 2 on the default slot, signed and verified.
         let default = open(DEFAULT);
@@ -474,14 +297,14 @@ fn macs_give_rfc_4231_and_sp_800_38b_answers() {
             let mut len = 16;
             assert_eq!(C_SignFinal(session, tag.as_mut_ptr(), &mut len), CKR_OK);
             assert_eq!(tag, hex!("070a16b46b4d4144f79bdd9dd04a287c"));
-            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
         }
     });
 }
 
 #[test]
 fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
-    with_token(|| {
+    with_token(|_| {
         let session = open(FIPS);
         let key = secret_key(
             session,
@@ -498,7 +321,7 @@ fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
             ciphertext,
             hex!("7649abac8119b246cee98e9b12e9197d 5086cb9b507219ee95db113a917678b2")
         );
-        assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
         assert_eq!(
             crypt(session, &mut cbc, key, &ciphertext, false).unwrap(),
             plaintext
@@ -621,7 +444,7 @@ fn gcm_params(iv: &mut [u8; 12], aad: &[u8]) -> CK_GCM_PARAMS {
 
 #[test]
 fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
-    with_token(|| {
+    with_token(|_| {
         let default = open(DEFAULT);
         let key = secret_key(default, CKK_AES, &GCM_KEY, true);
         let mut iv = GCM_IV;
@@ -630,7 +453,7 @@ fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
         let sealed = crypt(default, &mut gcm, key, &GCM_PLAINTEXT, true).unwrap();
         assert_eq!(sealed, [&GCM_CIPHERTEXT[..], &GCM_TAG_3].concat());
         // The default policy approves a caller's GCM IV (fips-140-3 does not: below).
-        assert_eq!(flags(default), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(default), VALIDATION_FLAG_POLICY);
         assert_eq!(
             crypt(default, &mut gcm, key, &sealed, false).unwrap(),
             GCM_PLAINTEXT
@@ -657,7 +480,7 @@ fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
             crypt(fips, &mut gcm, key, &sealed, false).unwrap(),
             GCM_PLAINTEXT[..60]
         );
-        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(fips), VALIDATION_FLAG_POLICY);
 
         let mut no_iv = gcm_params(&mut iv, &[]);
         no_iv.pIv = null_mut();
@@ -671,7 +494,7 @@ fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
         let mut params = gcm_params(&mut generated, &GCM_AAD_4);
         let mut gcm = with_param(CKM_AES_GCM, &mut params);
         let sealed = crypt(fips, &mut gcm, key, &GCM_PLAINTEXT, true).unwrap();
-        assert_eq!(flags(fips), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(fips), VALIDATION_FLAG_POLICY);
         assert_eq!(params.ulIvBits, 96);
         assert_ne!(generated, GCM_IV, "the token did not write its IV");
         assert_ne!(sealed[..64], GCM_CIPHERTEXT, "the caller's IV was used");
@@ -686,7 +509,7 @@ fn gcm_gives_the_specifications_answers_and_generates_its_iv_under_fips() {
 
 #[test]
 fn sm4_gives_the_gb_t_32907_example_on_the_gm_slot() {
-    with_token(|| {
+    with_token(|_| {
         let gm = open(GM);
         let value = hex!("0123456789abcdeffedcba9876543210");
         let key = secret_key(gm, CKK_REGULA_SM4, &value, true);
@@ -696,7 +519,7 @@ fn sm4_gives_the_gb_t_32907_example_on_the_gm_slot() {
             crypt(gm, &mut mechanism, key, &value, true).unwrap(),
             hex!("681edf34d206965e86b3e94f536e4246")
         );
-        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(gm), VALIDATION_FLAG_POLICY);
         // The fips-140-3 slot does not list SM4.
         let fips = open(FIPS);
         let key = secret_key(fips, CKK_REGULA_SM4, &value, true);
@@ -709,7 +532,7 @@ fn sm4_gives_the_gb_t_32907_example_on_the_gm_slot() {
 
 #[test]
 fn attributes_follow_the_standards_rules() {
-    with_token(|| {
+    with_token(|_| {
         let session = open(DEFAULT);
         let value = [7u8; 32];
         let open_key = secret_key(session, CKK_AES, &value, false);
@@ -860,7 +683,7 @@ fn attributes_follow_the_standards_rules() {
 
 #[test]
 fn the_library_initializes_once_and_reports_its_slots() {
-    with_token(|| {
+    with_token(|_| {
         // SAFETY: live locals.
         unsafe {
             assert_eq!(C_Initialize(null_mut()), CKR_CRYPTOKI_ALREADY_INITIALIZED);
@@ -909,7 +732,7 @@ fn a_bad_configuration_fails_initialization_and_a_forked_child_initializes_again
     }
     drop(_turn);
 
-    with_token(|| {
+    with_token(|_| {
         // SAFETY: the child calls only this library's functions and _exit; the parent waits.
         unsafe {
             let pid = libc::fork();
@@ -943,7 +766,7 @@ fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
         CKM_REGULA_SM4_CBC_PAD, CKM_REGULA_SM4_CTR, CKM_REGULA_SM4_GCM,
     };
     let mech = |m: regula::registry::Mechanism| CK_MECHANISM_TYPE::from(m.value);
-    with_token(|| {
+    with_token(|_| {
         let gm = open(GM);
         let key = secret_key(
             gm,
@@ -962,7 +785,7 @@ fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
         );
         assert_eq!(sealed.len(), 48, "CBC-PAD adds a block of padding");
         assert_eq!(crypt(gm, &mut cbc, key, &sealed, false).unwrap(), plaintext);
-        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(gm), VALIDATION_FLAG_POLICY);
 
         let plaintext = hex!(
             "aaaaaaaaaaaaaaaabbbbbbbbbbbbbbbbccccccccccccccccdddddddddddddddd"
@@ -995,7 +818,7 @@ fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
         let mut params = gcm_params(&mut iv, &aad);
         let mut gcm = with_param(mech(CKM_REGULA_SM4_GCM), &mut params);
         assert_eq!(crypt(gm, &mut gcm, key, &sealed, false).unwrap(), plaintext);
-        assert_eq!(flags(gm), VALIDATION_FLAG_POLICY);
+        assert_eq!(validation_flags(gm), VALIDATION_FLAG_POLICY);
         // Encryption: the caller's IV where the gm policy serves it, else one the token draws.
         let caller_iv = regula::policy::Usage {
             caller_nonce: true,
@@ -1017,7 +840,7 @@ fn sm4_modes_give_the_drafts_and_rfc_8998s_answers() {
 
 #[test]
 fn threads_share_the_token() {
-    with_token(|| {
+    with_token(|_| {
         let workers: Vec<_> = (0..4)
             .map(|_| {
                 std::thread::spawn(|| {
@@ -1041,10 +864,6 @@ fn threads_share_the_token() {
 }
 
 // ---- EC key pairs and ECDSA -------------------------------------------------------------------
-
-/// RFC 5480 §2.1.1.1: the named curves' OIDs, DER (`CKA_EC_PARAMS`).
-const P256_PARAMS: [u8; 10] = hex!("06082a8648ce3d030107");
-const P384_PARAMS: [u8; 7] = hex!("06052b81040022");
 
 /// `C_GenerateKeyPair` with `CKM_EC_KEY_PAIR_GEN` on the curve `params`, as pkcs11-tool's
 /// templates do; (public, private) handles, or the return value.
@@ -1088,27 +907,6 @@ fn ec_key_pair(
         return Err(rv);
     }
     Ok((public_key, private_key))
-}
-
-/// One attribute's bytes, or the return value.
-fn read_attribute(
-    session: CK_SESSION_HANDLE,
-    object: CK_OBJECT_HANDLE,
-    kind: CK_ATTRIBUTE_TYPE,
-) -> Result<Vec<u8>, CK_RV> {
-    let mut value = vec![0u8; 256];
-    let mut template = [CK_ATTRIBUTE {
-        type_: kind,
-        pValue: value.as_mut_ptr().cast(),
-        ulValueLen: value.len() as CK_ULONG,
-    }];
-    // SAFETY: a template of live locals.
-    let rv = unsafe { C_GetAttributeValue(session, object, template.as_mut_ptr(), 1) };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    value.truncate(template[0].ulValueLen as usize);
-    Ok(value)
 }
 
 fn ecdsa_sign(
@@ -1220,7 +1018,7 @@ fn openssl_verifies(params: &[u8], point: &[u8], digest: &str, message: &[u8], r
 
 #[test]
 fn ec_key_pairs_sign_and_openssl_verifies() {
-    with_token(|| {
+    with_token(|_| {
         let session = open(FIPS);
         let message = b"the token signs this with ECDSA";
         let cases = [
@@ -1229,10 +1027,10 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
         ];
         for (params, kind, digest, width) in cases {
             let (public, private) = ec_key_pair(session, params, false).unwrap();
-            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
             // The standard's attributes of a generated private key.
             let ulong = |value: CK_ULONG| value.to_ne_bytes().to_vec();
-            let read = |object, kind| read_attribute(session, object, kind);
+            let read = |object, kind| read(session, object, kind);
             assert_eq!(read(private, CKA_CLASS), Ok(ulong(CKO_PRIVATE_KEY)));
             assert_eq!(read(private, CKA_KEY_TYPE), Ok(ulong(CKK_EC)));
             for kind in [
@@ -1261,7 +1059,7 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
 
             let signature = ecdsa_sign(session, kind, private, message).unwrap();
             assert_eq!(signature.len(), 2 * width);
-            assert_eq!(flags(session), VALIDATION_FLAG_POLICY);
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
             assert_eq!(
                 ecdsa_verify(session, kind, public, message, &signature),
                 CKR_OK
@@ -1319,7 +1117,7 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
 
 #[test]
 fn an_ec_token_key_is_sealed_at_rest_and_signs_after_a_new_login() {
-    with_token(|| {
+    with_token(|_| {
         let session = open(DEFAULT);
         let (public, private) = ec_key_pair(session, &P256_PARAMS, true).unwrap();
         let message = b"signed after the key came back from storage";
@@ -1411,7 +1209,7 @@ fn unhex(text: &str) -> Vec<u8> {
 
 #[test]
 fn ecdsa_verifies_nist_cavp_sigver_p256_sha256() {
-    with_token(|| {
+    with_token(|_| {
         let session = open(FIPS);
         for (msg, qx, qy, r, s, passes) in SIGVER_P256_SHA256 {
             let ec_point = [&[0x04, 65, 0x04][..], &unhex(qx), &unhex(qy)].concat();

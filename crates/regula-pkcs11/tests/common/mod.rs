@@ -1,0 +1,220 @@
+//! What the token's integration tests share: the PINs, the README's configuration with a `gm`
+//! slot added, library set-up and tear-down in turns, sessions, and attribute and mechanism
+//! builders over the exported C functions. Each test file uses a part of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::ptr::null_mut;
+use std::sync::Mutex;
+
+use regula_pkcs11::*;
+
+/// The library is one per process: the tests take turns.
+pub static TURN: Mutex<()> = Mutex::new(());
+
+/// The slots of the README's configuration, then the `gm` token [`with_token`] adds.
+pub const FIPS: CK_SLOT_ID = 0;
+pub const DEFAULT: CK_SLOT_ID = 1;
+pub const GM: CK_SLOT_ID = 2;
+/// The user and SO PINs the tests set: 14 bytes or more, the shortest PBKDF2 password
+/// `fips-140-3` approves.
+pub const PIN: &[u8] = b"regula-user-pin-1";
+pub const SO_PIN: &[u8] = b"regula-so-pin-0001";
+pub const TRUE: CK_BBOOL = 1;
+pub const FALSE: CK_BBOOL = 0;
+
+/// prime256v1 and secp384r1 as `CKA_EC_PARAMS` (RFC 5480 named-curve OIDs).
+pub const P256_PARAMS: [u8; 10] = hex_literal::hex!("06082a8648ce3d030107");
+pub const P384_PARAMS: [u8; 7] = hex_literal::hex!("06052b81040022");
+
+/// A fresh directory for one test's tokens.
+pub fn fresh_dir(what: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("regula-pkcs11-{what}-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The README's `[[token]]` example.
+pub fn readme_config() -> String {
+    let readme = include_str!("../../../../README.md");
+    let start = readme
+        .find("<!-- pkcs11-conf:begin -->\n```toml\n")
+        .expect("README has the PKCS#11 configuration example");
+    let rest = &readme[start..];
+    let body = &rest[rest.find("```toml\n").unwrap() + 8..];
+    body[..body.find("```").unwrap()].to_string()
+}
+
+/// The README's configuration with its storage in `dir`, a `gm` token added, and the PBKDF2
+/// minimum where it names an iteration count (SP 800-132's 1000 rounds: the tests log in often).
+pub fn config_in(dir: &Path) -> String {
+    readme_config()
+        .replace("pbkdf2_iterations = 100000", "pbkdf2_iterations = 1000")
+        .replace(
+            "storage = \"/var/lib/regula/pkcs11/",
+            &format!("storage = \"{}/", dir.display()),
+        )
+        + &format!(
+            "\n[[token]]\nlabel = \"regula-gm\"\npolicy = \"gm\"\npbkdf2_iterations = 1000\n\
+             storage = \"{}/gm.db\"\n",
+            dir.display()
+        )
+}
+
+pub fn login(session: CK_SESSION_HANDLE, user: CK_USER_TYPE, pin: &[u8]) -> CK_RV {
+    // SAFETY: the PIN's bytes.
+    unsafe {
+        C_Login(
+            session,
+            user,
+            pin.as_ptr().cast_mut(),
+            pin.len() as CK_ULONG,
+        )
+    }
+}
+
+/// A read-write session of `slot`, nobody logged in.
+pub fn open_session(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
+    let mut session = 0;
+    let flags = CKF_SERIAL_SESSION | CKF_RW_SESSION;
+    // SAFETY: a pointer to a local.
+    let rv = unsafe { C_OpenSession(slot, flags, null_mut(), None, &mut session) };
+    assert_eq!(rv, CKR_OK);
+    session
+}
+
+/// A session of `slot` with the user logged in.
+pub fn open(slot: CK_SLOT_ID) -> CK_SESSION_HANDLE {
+    let session = open_session(slot);
+    let rv = login(session, CKU_USER, PIN);
+    assert!(
+        rv == CKR_OK || rv == CKR_USER_ALREADY_LOGGED_IN,
+        "login: {rv:#x}"
+    );
+    session
+}
+
+/// `C_InitToken` with the SO PIN and the configuration's label, then the SO sets the user PIN.
+pub fn init_token(slot: CK_SLOT_ID) {
+    let name = ["regula-fips", "regula-default", "regula-gm"][slot as usize];
+    let mut label = [b' '; 32];
+    label[..name.len()].copy_from_slice(name.as_bytes());
+    // SAFETY: live locals.
+    unsafe {
+        let rv = C_InitToken(
+            slot,
+            SO_PIN.as_ptr().cast_mut(),
+            SO_PIN.len() as CK_ULONG,
+            label.as_mut_ptr(),
+        );
+        assert_eq!(rv, CKR_OK);
+        let session = open_session(slot);
+        assert_eq!(login(session, CKU_SO, SO_PIN), CKR_OK);
+        let rv = C_InitPIN(session, PIN.as_ptr().cast_mut(), PIN.len() as CK_ULONG);
+        assert_eq!(rv, CKR_OK);
+        assert_eq!(C_CloseSession(session), CKR_OK);
+    }
+}
+
+/// Initializes the library with [`config_in`] a fresh directory, initializes every token,
+/// runs `f` with the directory, and finalizes (also when `f` panics).
+pub fn with_token(f: impl FnOnce(&Path)) {
+    let _turn = TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let dir = fresh_dir("test");
+    let path = dir.join("pkcs11.toml");
+    std::fs::write(&path, config_in(&dir)).unwrap();
+    // SAFETY: the tests take turns (TURN), so no other thread reads the environment meanwhile.
+    unsafe { std::env::set_var(config::CONF_ENV, &path) };
+    // SAFETY: NULL arguments are allowed.
+    assert_eq!(unsafe { C_Initialize(null_mut()) }, CKR_OK);
+    /// Finalizes even when the test fails, so that the next test can initialize.
+    struct Finalize;
+    impl Drop for Finalize {
+        fn drop(&mut self) {
+            // SAFETY: a NULL argument.
+            let rv = unsafe { C_Finalize(null_mut()) };
+            if !std::thread::panicking() {
+                assert_eq!(rv, CKR_OK);
+            }
+        }
+    }
+    let _finalize = Finalize;
+    for slot in [FIPS, DEFAULT, GM] {
+        init_token(slot);
+    }
+    f(&dir);
+}
+
+pub fn attribute<T>(kind: CK_ATTRIBUTE_TYPE, value: &T) -> CK_ATTRIBUTE {
+    CK_ATTRIBUTE {
+        type_: kind,
+        pValue: (value as *const T).cast_mut().cast(),
+        ulValueLen: std::mem::size_of::<T>() as CK_ULONG,
+    }
+}
+
+pub fn bytes(kind: CK_ATTRIBUTE_TYPE, value: &[u8]) -> CK_ATTRIBUTE {
+    CK_ATTRIBUTE {
+        type_: kind,
+        pValue: value.as_ptr().cast_mut().cast(),
+        ulValueLen: value.len() as CK_ULONG,
+    }
+}
+
+/// One attribute's bytes, by the length protocol of `C_GetAttributeValue`.
+pub fn read(
+    session: CK_SESSION_HANDLE,
+    object: CK_OBJECT_HANDLE,
+    kind: CK_ATTRIBUTE_TYPE,
+) -> Result<Vec<u8>, CK_RV> {
+    let mut template = [CK_ATTRIBUTE {
+        type_: kind,
+        pValue: null_mut(),
+        ulValueLen: 0,
+    }];
+    // SAFETY: the length protocol with a live buffer.
+    unsafe {
+        let rv = C_GetAttributeValue(session, object, template.as_mut_ptr(), 1);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut value = vec![0u8; template[0].ulValueLen as usize];
+        template[0].pValue = value.as_mut_ptr().cast();
+        let rv = C_GetAttributeValue(session, object, template.as_mut_ptr(), 1);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        value.truncate(template[0].ulValueLen as usize);
+        Ok(value)
+    }
+}
+
+pub fn mechanism(kind: CK_MECHANISM_TYPE) -> CK_MECHANISM {
+    CK_MECHANISM {
+        mechanism: kind,
+        pParameter: null_mut(),
+        ulParameterLen: 0,
+    }
+}
+
+pub fn with_param<T>(kind: CK_MECHANISM_TYPE, param: &mut T) -> CK_MECHANISM {
+    CK_MECHANISM {
+        mechanism: kind,
+        pParameter: (param as *mut T).cast(),
+        ulParameterLen: std::mem::size_of::<T>() as CK_ULONG,
+    }
+}
+
+/// PKCS#11 3.2's validation flags of the session's last operation (the service indicator).
+pub fn validation_flags(session: CK_SESSION_HANDLE) -> CK_FLAGS {
+    let mut flags = 0xff;
+    // SAFETY: a pointer to a local.
+    let rv = unsafe {
+        C_GetSessionValidationFlags(session, CKS_LAST_VALIDATION_OK as CK_ULONG, &mut flags)
+    };
+    assert_eq!(rv, CKR_OK);
+    flags
+}
