@@ -51,7 +51,7 @@ fn definitions() -> BTreeMap<String, (u64, bool)> {
 #[test]
 fn the_header_defines_the_registry_values_and_the_served_section_is_what_slots_list() {
     let header = definitions();
-    assert_eq!(header["CKK_REGULA_SM4"].0, CKK_REGULA_SM4 as u64);
+    assert_eq!(header["CKK_REGULA_SM4"].0, CKK_REGULA_SM4);
     let mut registry: BTreeMap<&str, u64> = BTreeMap::new();
     for entry in REGISTRY.iter() {
         for mechanism in entry.pkcs11.iter().filter(|m| m.is_vendor_defined()) {
@@ -79,7 +79,7 @@ fn the_header_defines_the_registry_values_and_the_served_section_is_what_slots_l
     for profile in [Profile::Default, Profile::Gm] {
         let listed: Vec<u64> = mech::mechanisms(&Policy::builtin(profile))
             .keys()
-            .map(|&mechanism| mechanism as u64)
+            .copied()
             .filter(|&value| value >= 0x8000_0000)
             .collect();
         let served: Vec<u64> = in_header
@@ -92,10 +92,7 @@ fn the_header_defines_the_registry_values_and_the_served_section_is_what_slots_l
         assert_eq!(listed, served_sorted, "{profile:?}");
     }
     let fips = mech::mechanisms(&Policy::builtin(Profile::Fips1403));
-    assert!(
-        fips.keys()
-            .all(|&mechanism| (mechanism as u64) < 0x8000_0000)
-    );
+    assert!(fips.keys().all(|&mechanism| mechanism < 0x8000_0000));
 }
 
 #[test]
