@@ -3,8 +3,8 @@
 //!
 //! * NIST ACVP-Server excerpts kept in this repository (`tests/data/acvp-server/`, NIST's own
 //!   answers in `internalProjection.json`);
-//! * BoringSSL's recorded acvptool sets with BoringSSL's module's answers, kept outside the
-//!   repository with the other shared vectors (`shared/vectors/acvp-boringssl/`).
+//! * BoringSSL's recorded acvptool sets with BoringSSL's module's answers
+//!   (`tests/data/acvp-boringssl/`).
 //!
 //! Every set runs with 0 failures, at least one case of each new family passes, and a changed
 //! byte of an expected answer (in a temporary copy) fails.
@@ -21,7 +21,7 @@ fn server_data() -> PathBuf {
 }
 
 fn boringssl_data() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/vectors/acvp-boringssl");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/acvp-boringssl");
     assert!(
         dir.join("vectors").is_dir() && dir.join("expected").is_dir(),
         "BoringSSL's recorded ACVP sets are expected in {} (see its README.md)",

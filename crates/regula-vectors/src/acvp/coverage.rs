@@ -5,7 +5,7 @@
 //! The recorded data is Go's (fetched by `scripts/acvp-testdata`, [`RECORDED`]) together with
 //! the sets it lacks ([`SUPPLEMENT`]): NIST ACVP-Server excerpts kept in
 //! `crates/regula-vectors/tests/data/acvp-server/`, and BoringSSL's recorded acvptool sets in
-//! `shared/vectors/acvp-boringssl/`.
+//! `crates/regula-vectors/tests/data/acvp-boringssl/`.
 
 /// The vector sets (ACVP algorithm names) of the recorded data `scripts/acvp-testdata` pins
 /// (Go's `github.com/geomys/acvp-testdata` v0.0.0-20251201200548-d893de8b8b1c).
@@ -282,7 +282,7 @@ mod tests {
             .expect("the recorded data reads");
         for supplement in [
             manifest.join("tests/data/acvp-server"),
-            manifest.join("../../../shared/vectors/acvp-boringssl"),
+            manifest.join("tests/data/acvp-boringssl"),
         ] {
             rows.extend(
                 super::super::run_path(&module, &supplement, None).expect("the supplement reads"),
