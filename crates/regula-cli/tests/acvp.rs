@@ -195,3 +195,40 @@ fn check_runs_acvp_sets_when_given() {
     assert_eq!(json["verdict"], "FAIL");
     assert_eq!(json["acvp"]["failed"], 1);
 }
+
+/// `--out` writes the response file: the vector set's `vsId`, `algorithm` and `revision`, and
+/// for tgId 1 tcId 11 the module's `md`, which is NIST's recorded answer.
+#[test]
+fn out_writes_the_answers_in_acvps_response_format() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let set = dir.path().join("SHA3-256-2.0");
+    write(&set.join("prompt.json"), PROMPT);
+    write(&set.join("expectedResults.json"), &answers(MD));
+    let out = dir.path().join("responses.json");
+    let output = regula(&[
+        "acvp",
+        "run",
+        "--policy",
+        "fips-140-3",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+        set.to_str().expect("utf-8 path"),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out).expect("written")).expect("JSON");
+    let sets = written.as_array().expect("an array of vector sets");
+    assert_eq!(sets.len(), 1, "{written}");
+    assert_eq!(sets[0]["vsId"], 2599070);
+    assert_eq!(sets[0]["algorithm"], "SHA3-256");
+    assert_eq!(sets[0]["revision"], "2.0");
+    let group = &sets[0]["testGroups"][0];
+    assert_eq!(group["tgId"], 1, "{written}");
+    let test = &group["tests"][0];
+    assert_eq!(test["tcId"], 11, "{written}");
+    assert_eq!(
+        test["md"].as_str().map(str::to_ascii_lowercase).as_deref(),
+        Some(MD),
+        "{written}"
+    );
+}

@@ -13,17 +13,25 @@ use crate::input;
 pub const AFTER_HELP: &str = "\
 Reads recorded ACVP vector sets with their expected answers: a directory with vectors/ and
 expected/ (Go's github.com/geomys/acvp-testdata module, bzip2 JSON; scripts/acvp-testdata
-fetches it), a directory of NIST ACVP-Server prompt.json / expectedResults.json pairs, or one
-prompt file (its answers found beside it, or given with --expected).
+fetches it), a directory of NIST ACVP-Server prompt.json / expectedResults.json pairs or
+internalProjection.json files (the server's answers inside each case), or one prompt file (its
+answers found beside it, or given with --expected).
 
 Every case is answered through the module's services under the policy. A skipped case is
 never counted as passed; every skip has a reason (not approved by the policy, unsupported by
 this module, not yet answered by regula acvp). A case whose expected answer is `testPassed:
 false` passes only when the module refuses it.
 
+--out FILE writes the module's answers in ACVP's response format: a JSON array with one
+{vsId, algorithm, mode, revision, testGroups: [{tgId, tests: [{tcId, ...}]}]} per vector set,
+holding the fields each family compared (and testPassed where the expected answer is a
+verdict). Skipped cases are absent, as a real response would omit them; so are Monte Carlo
+results and the TLS KDFs' answers, which are compared but not written.
+
 Examples:
   regula acvp run --policy fips-140-3 \"$(scripts/acvp-testdata)\"
   regula acvp run --json gen-val/json-files/SHA2-256-1.0/prompt.json
+  regula acvp run --out responses.json crates/regula-vectors/tests/data/acvp-server
 
 Exit codes: 0 nothing failed, 1 a case failed, 2 a file could not be read or parsed
 (the message names the file and the case), 4 module in error state (also when a self-test
@@ -45,6 +53,9 @@ pub struct RunArgs {
     /// them.
     #[arg(long, value_name = "FILE")]
     expected: Option<PathBuf>,
+    /// Write the module's answers to FILE in ACVP's response format.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
     /// Directories or prompt files.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -59,11 +70,17 @@ pub fn run(global: &GlobalOptions, command: AcvpCommand) -> Result<(), Failure> 
     }
     let module = input::operational_module(global)?;
     let mut rows: Vec<AcvpRow> = Vec::new();
+    let mut responses = Vec::new();
     for path in &args.paths {
-        rows.extend(
-            regula_vectors::acvp::run_path(&module, path, args.expected.as_deref())
-                .map_err(|error| Failure::input(error.to_string()))?,
-        );
+        let (path_rows, path_responses) =
+            regula_vectors::acvp::run_path_with_responses(&module, path, args.expected.as_deref())
+                .map_err(|error| Failure::input(error.to_string()))?;
+        rows.extend(path_rows);
+        responses.extend(path_responses);
+    }
+    if let Some(out) = &args.out {
+        regula_vectors::acvp::write_responses(out, &responses)
+            .map_err(|error| Failure::input(error.to_string()))?;
     }
     let totals = AcvpTotals::of(&rows);
     if args.json {

@@ -8,7 +8,7 @@
 use regula::{Algorithm, Direction, Module};
 use serde_json::Value;
 
-use super::{Case, Verdict, hex_field, through_module, unsupported, valid};
+use super::{Case, Verdict, hex_field, number_field, through_module, unsupported, valid};
 use crate::tally::{Expect, Outcome};
 
 fn direction(case: &Case<'_>) -> Result<Direction, String> {
@@ -84,6 +84,7 @@ pub(super) fn block_mode(case: &Case<'_>) -> Verdict {
             let expected = case.expected_hex(output_key)?;
             Ok(through_module(Expect::Valid, || {
                 let ours = crypt(case.module, algorithm, &key, &iv, direction, &input)?;
+                case.respond_hex(output_key, &ours);
                 Ok(if ours == expected {
                     Outcome::Accepted
                 } else {
@@ -224,6 +225,9 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
                 let mut sealed = aead.seal_with_nonce(&iv, &aad, &plaintext)?.into_value();
                 // A shorter GCM tag is the full tag's leading bytes (SP 800-38D §7.1, MSB_t).
                 sealed.truncate(sealed.len() - (16 - tag_len));
+                let (ct, tag) = sealed.split_at(plaintext.len());
+                case.respond_hex("ct", ct);
+                case.respond_hex("tag", tag);
                 Ok(if sealed == expected {
                     Outcome::Accepted
                 } else {
@@ -247,6 +251,7 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
                     Err(error) => return Err(error),
                 };
                 let opened = aead.open(&iv, &aad, &sealed)?.into_value();
+                case.respond_hex("pt", &opened);
                 Ok(match plaintext {
                     Some(plaintext) if opened != plaintext => {
                         Outcome::WrongOutput("`pt` differs from the expected answer".into())
@@ -256,4 +261,229 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
             }))
         }
     }
+}
+
+/// Whole bytes from an ACVP bit length; `Err` is the skip for a partial byte.
+fn whole_bytes(bits: u64, what: &str) -> Result<usize, (Expect, Outcome)> {
+    if !bits.is_multiple_of(8) {
+        return Err(unsupported(format!(
+            "{what} of {bits} bits (not a whole number of bytes)"
+        )));
+    }
+    usize::try_from(bits / 8).map_err(|_| unsupported(format!("{what} of {bits} bits")))
+}
+
+/// ACVP-AES-CCM (SP 800-38C) through `Module::aead_key_with_tag_len` with the group's tag
+/// length: encryption by `AeadKey::seal_with_nonce` (`ct` is the ciphertext with the tag
+/// appended), decryption by `AeadKey::open`, which must refuse a case whose expected answer is
+/// `testPassed: false`. The module takes nonces of 7 to 13 bytes and tags of 4 to 16 bytes
+/// (even); other lengths are skipped.
+pub(super) fn ccm(case: &Case<'_>) -> Verdict {
+    let key = case.hex("key")?;
+    let algorithm = match aes_algorithm("ccm", &key) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return Ok(skip),
+    };
+    let tag_len = match whole_bytes(case.group_number("tagLen")?, "CCM tag") {
+        Ok(len) => len,
+        Err(skip) => return Ok(skip),
+    };
+    let iv = case.hex("iv")?;
+    if !(7..=13).contains(&iv.len()) {
+        return Ok(unsupported(format!(
+            "{}-bit CCM nonce (the module takes 7 to 13 bytes)",
+            iv.len() * 8
+        )));
+    }
+    let aad = case.hex("aad")?;
+    let tag_unsupported = || {
+        Outcome::Skip(format!(
+            "unsupported by this module: {}-bit CCM tag (the module takes 4 to 16 bytes, even)",
+            tag_len * 8
+        ))
+    };
+    let bind = || match case.module.aead_key_with_tag_len(algorithm, &key, tag_len) {
+        Ok(aead) => Ok(Some(aead)),
+        Err(regula::Error::InvalidInput { .. }) => Ok(None),
+        Err(error) => Err(error),
+    };
+    match direction(case)? {
+        Direction::Encrypt => {
+            let plaintext = case.hex("pt")?;
+            let expected = case.expected_hex("ct")?;
+            Ok(through_module(Expect::Valid, || {
+                let Some(aead) = bind()? else {
+                    return Ok(tag_unsupported());
+                };
+                let sealed = aead.seal_with_nonce(&iv, &aad, &plaintext)?.into_value();
+                case.respond_hex("ct", &sealed);
+                Ok(if sealed == expected {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput("`ct` differs from the expected answer".into())
+                })
+            }))
+        }
+        Direction::Decrypt => {
+            let sealed = case.hex("ct")?;
+            let (expect, plaintext) = match case.expected_verdict() {
+                Some(false) => (Expect::Invalid, None),
+                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
+            };
+            Ok(through_module(expect, || {
+                let Some(aead) = bind()? else {
+                    return Ok(tag_unsupported());
+                };
+                let opened = aead.open(&iv, &aad, &sealed)?.into_value();
+                case.respond_hex("pt", &opened);
+                Ok(match plaintext {
+                    Some(plaintext) if opened != plaintext => {
+                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
+                    }
+                    _ => Outcome::Accepted,
+                })
+            }))
+        }
+    }
+}
+
+/// ACVP-AES-KW and ACVP-AES-KWP (SP 800-38F) with the forward cipher, through
+/// `CipherKey::encrypt_in_place` / `decrypt_in_place` of `aes-*-kw` / `aes-*-kwp` (no IV). An
+/// unwrap whose integrity check fails is refused, which a `testPassed: false` case expects.
+pub(super) fn key_wrap(case: &Case<'_>) -> Verdict {
+    let mode = if case.algorithm == "ACVP-AES-KWP" {
+        "kwp"
+    } else {
+        "kw"
+    };
+    let cipher = case
+        .group
+        .get("kwCipher")
+        .and_then(Value::as_str)
+        .unwrap_or("cipher");
+    if cipher != "cipher" {
+        return Ok(unsupported(format!(
+            "{} with the {cipher} function (the module wraps with the forward cipher)",
+            case.algorithm
+        )));
+    }
+    let key = case.hex("key")?;
+    let algorithm = match aes_algorithm(mode, &key) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return Ok(skip),
+    };
+    if let Err(skip) = whole_bytes(case.group_number("payloadLen")?, "payload") {
+        return Ok(skip);
+    }
+    match direction(case)? {
+        Direction::Encrypt => {
+            let plaintext = case.hex("pt")?;
+            let expected = case.expected_hex("ct")?;
+            Ok(through_module(Expect::Valid, || {
+                let mut buffer = plaintext.clone();
+                case.module
+                    .cipher_key(algorithm, &key)?
+                    .encrypt_in_place(&[], &mut buffer)?;
+                case.respond_hex("ct", &buffer);
+                Ok(if buffer == expected {
+                    Outcome::Accepted
+                } else {
+                    Outcome::WrongOutput("`ct` differs from the expected answer".into())
+                })
+            }))
+        }
+        Direction::Decrypt => {
+            let wrapped = case.hex("ct")?;
+            let (expect, plaintext) = match case.expected_verdict() {
+                Some(false) => (Expect::Invalid, None),
+                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
+            };
+            Ok(through_module(expect, || {
+                let mut buffer = wrapped.clone();
+                case.module
+                    .cipher_key(algorithm, &key)?
+                    .decrypt_in_place(&[], &mut buffer)?;
+                case.respond_hex("pt", &buffer);
+                Ok(match plaintext {
+                    Some(plaintext) if buffer != plaintext => {
+                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
+                    }
+                    _ => Outcome::Accepted,
+                })
+            }))
+        }
+    }
+}
+
+/// ACVP-AES-XTS (SP 800-38E) revisions 1.0 and 2.0 through `CipherKey::encrypt_in_place` /
+/// `decrypt_in_place` of `aes-256-xts`, the tweak given (`tweakMode: hex`) or made from the data
+/// unit's sequence number (`number`: 128-bit little-endian, IEEE 1619 §5.1). ACVP's `keyLen`
+/// is the AES key length: 256 means the 64-byte XTS key; AES-128-XTS is not served. The whole
+/// payload is one data unit; a 2.0 group whose `dataUnitLen` is shorter, or not whole bytes, is
+/// skipped.
+pub(super) fn xts(case: &Case<'_>) -> Verdict {
+    let key = case.hex("key")?;
+    if key.len() != 64 {
+        return Ok(unsupported(format!(
+            "AES-{}-XTS (the module serves AES-256-XTS only)",
+            key.len() * 4
+        )));
+    }
+    let Some(algorithm) = Algorithm::from_name("aes-256-xts") else {
+        return Ok(unsupported("aes-256-xts"));
+    };
+    let payload_bits = case
+        .test
+        .get("payloadLen")
+        .or_else(|| case.group.get("payloadLen"))
+        .and_then(Value::as_u64)
+        .ok_or("no number field `payloadLen`")?;
+    if let Err(skip) = whole_bytes(payload_bits, "XTS payload") {
+        return Ok(skip);
+    }
+    if let Some(unit_bits) = case
+        .test
+        .get("dataUnitLen")
+        .or_else(|| case.group.get("dataUnitLen"))
+        .and_then(Value::as_u64)
+    {
+        if let Err(skip) = whole_bytes(unit_bits, "XTS data unit") {
+            return Ok(skip);
+        }
+        if unit_bits != payload_bits {
+            return Ok(unsupported(format!(
+                "XTS data units of {unit_bits} bits in a {payload_bits}-bit payload (the module \
+                 takes one data unit per call)"
+            )));
+        }
+    }
+    let tweak: [u8; 16] = match case.group_text("tweakMode")? {
+        "hex" => case
+            .hex("tweakValue")?
+            .try_into()
+            .map_err(|_| "`tweakValue` is not 16 bytes")?,
+        "number" => u128::from(number_field(case.test, "sequenceNumber")?).to_le_bytes(),
+        other => return Err(format!("unknown tweakMode `{other}`")),
+    };
+    let direction = direction(case)?;
+    let (input_key, output_key) = match direction {
+        Direction::Encrypt => ("pt", "ct"),
+        Direction::Decrypt => ("ct", "pt"),
+    };
+    let input = case.hex(input_key)?;
+    let expected = case.expected_hex(output_key)?;
+    Ok(through_module(Expect::Valid, || {
+        let cipher_key = case.module.cipher_key(algorithm, &key)?;
+        let mut buffer = input.clone();
+        match direction {
+            Direction::Encrypt => cipher_key.encrypt_in_place(&tweak, &mut buffer)?,
+            Direction::Decrypt => cipher_key.decrypt_in_place(&tweak, &mut buffer)?,
+        };
+        case.respond_hex(output_key, &buffer);
+        Ok(if buffer == expected {
+            Outcome::Accepted
+        } else {
+            Outcome::WrongOutput(format!("`{output_key}` differs from the expected answer"))
+        })
+    }))
 }

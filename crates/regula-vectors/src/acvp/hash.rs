@@ -44,6 +44,7 @@ pub(super) fn answer(case: &Case<'_>) -> Verdict {
             let expected = case.expected_hex("md")?;
             Ok(through_module(Expect::Valid, || {
                 let md = case.module.digest(algorithm, message)?.into_value();
+                case.respond_hex("md", &md);
                 Ok(compare(&md, &expected, "md"))
             }))
         }

@@ -51,6 +51,7 @@ pub(super) fn pbkdf(case: &Case<'_>) -> Verdict {
         let derived = case
             .module
             .pbkdf2(algorithm, &password, &salt, iterations, len)?;
+        case.respond_hex("derivedKey", &derived);
         Ok(compare_output(&derived, &expected, "derivedKey"))
     }))
 }
@@ -128,6 +129,7 @@ pub(super) fn kda(case: &Case<'_>) -> Verdict {
             let expected = case.expected_hex("dkm")?;
             Ok(through_module(Expect::Valid, || {
                 let dkm = case.module.hkdf(algorithm, &z, &salt, &fixed_info, len)?;
+                case.respond_hex("dkm", &dkm);
                 Ok(compare_output(&dkm, &expected, "dkm"))
             }))
         }
@@ -323,5 +325,58 @@ pub(super) fn tls13(case: &Case<'_>) -> Verdict {
             }
         }
         Ok(Outcome::Accepted)
+    }))
+}
+
+/// KDF (SP 800-108r1 KBKDF) through `Module::kbkdf`: counter mode with an HMAC-SHA2 PRF and a
+/// 32-bit counter before the fixed data, the one construction the module serves
+/// (`kbkdf-ctr-hmac-sha*`). Other modes, PRFs, counter lengths and places, and outputs that
+/// are not whole bytes are skipped, each with its reason.
+pub(super) fn kbkdf(case: &Case<'_>) -> Verdict {
+    let mode = case.group_text("kdfMode")?;
+    if mode != "counter" {
+        return Ok(unsupported(format!(
+            "KBKDF in {mode} mode (the module serves counter mode)"
+        )));
+    }
+    let mac = case.group_text("macMode")?;
+    let Some(hash) = mac.strip_prefix("HMAC-") else {
+        return Ok(unsupported(format!(
+            "KBKDF with {mac} (the module's KBKDF PRF is HMAC)"
+        )));
+    };
+    let algorithm = match by_hash("kbkdf-ctr-hmac", hash) {
+        Ok(algorithm) => algorithm,
+        Err(skip) => return Ok(skip),
+    };
+    let counter_bits = case.group_number("counterLength")?;
+    if counter_bits != 32 {
+        return Ok(unsupported(format!(
+            "KBKDF with a {counter_bits}-bit counter (the module's is 32 bits)"
+        )));
+    }
+    let location = case.group_text("counterLocation")?;
+    if location != "before fixed data" {
+        return Ok(unsupported(format!(
+            "KBKDF with the counter {location} (the module puts it before the fixed data)"
+        )));
+    }
+    let out_bits = case.group_number("keyOutLength")?;
+    if !out_bits.is_multiple_of(8) {
+        return Ok(unsupported(format!(
+            "KBKDF output of {out_bits} bits (not a whole number of bytes)"
+        )));
+    }
+    let len = bytes_of(out_bits)?;
+    let key = case.hex("keyIn")?;
+    let fixed = case.hex("fixedData")?;
+    let expected = case.expected_hex("keyOut")?;
+    Ok(through_module(Expect::Valid, || {
+        let derived = case
+            .module
+            .kbkdf(algorithm, &key, &fixed, len)?
+            .into_value();
+        case.respond_hex("keyOut", &derived);
+        Ok(compare_output(&derived, &expected, "keyOut"))
     }))
 }

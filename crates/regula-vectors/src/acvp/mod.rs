@@ -6,11 +6,19 @@
 //! * a directory with `vectors/NAME` and `expected/NAME` (Go's `acvp-testdata` module: each
 //!   file a bzip2-compressed JSON array `[ {session header}, {vector set}, … ]`);
 //! * NIST ACVP-Server `gen-val/json-files/…/prompt.json` beside `expectedResults.json` (one
-//!   uncompressed vector set, no header).
+//!   uncompressed vector set, no header);
+//! * NIST ACVP-Server `internalProjection.json` alone: the prompt with the server's answers
+//!   (`ct`, `pt`, `testPassed`, …) inside each test case, so it is its own expected file.
 //!
-//! Files are recognised by content: bzip2 by its `BZh` magic, JSON otherwise; a vector set is
-//! any object with `algorithm` and `testGroups`. Expected answers are matched by `vsId`, then
-//! `tgId` and `tcId`.
+//! Files are recognised by content: bzip2 by its `BZh` magic, JSON otherwise (text after the
+//! first JSON value is ignored: BoringSSL's recorded AES-XTS answers end with `EOF.`); a vector
+//! set is any object with `algorithm` and `testGroups`. Expected answers are matched by `vsId`,
+//! then `tgId` and `tcId`.
+//!
+//! [`run_path_with_responses`] also gives the module's answers in ACVP's response format (one
+//! `{vsId, algorithm, mode, revision, testGroups: [{tgId, tests: [{tcId, …}]}]}` per vector
+//! set): the fields each family compared, and `testPassed` where the expected answer is a
+//! verdict. Skipped cases are absent, as a real response would omit them.
 //!
 //! Every test case ends up passed, failed or skipped, counted per algorithm / mode (the set's
 //! `mode`, or the group's `direction`) / test type. A case the module cannot frame is skipped
@@ -19,7 +27,8 @@
 //! answer says `testPassed: false` passes only when the module refuses it (a GCM tag mismatch,
 //! a CMAC that does not verify).
 //!
-//! Families: hashes, HMAC, CMAC, AES-CBC/CTR/GCM, PBKDF, KDA HKDF and the TLS KDFs; ECDSA,
+//! Families: hashes, HMAC, CMAC, GMAC, AES-CBC/CTR/GCM/CCM/XTS, AES-KW/KWP, PBKDF, KBKDF
+//! (SP 800-108 counter mode, HMAC), KDA HKDF and the TLS KDFs; ECDSA,
 //! EdDSA, RSA and ML-DSA sigVer and ML-DSA keyGen from a seed (`sig`); KAS-ECC-SSC VAL and
 //! ML-KEM decapsulation (`pk`). Other sigGen, keyGen and KAS AFT answers are the
 //! implementation's own random keys and nonces, judged by the ACVP server rather than by
@@ -34,13 +43,14 @@ mod mac;
 mod pk;
 mod sig;
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use regula::Module;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::tally::{Expect, Outcome, Tally};
 use crate::{FileReport, Format, VectorError, VectorErrorKind};
@@ -102,6 +112,8 @@ pub(crate) struct Case<'a> {
     pub group: &'a Value,
     pub test: &'a Value,
     pub expected: &'a Value,
+    /// The module's answer fields for the response file, filled by the runner.
+    pub response: RefCell<Map<String, Value>>,
 }
 
 /// What a runner decided for one case. `Err` is a malformed case (missing field, bad hex).
@@ -136,6 +148,14 @@ impl Case<'_> {
     /// The expected `testPassed`, when the answer is a verdict rather than a value.
     pub fn expected_verdict(&self) -> Option<bool> {
         self.expected.get("testPassed").and_then(Value::as_bool)
+    }
+
+    /// Records an answer field (hex, upper case as the ACVP server writes it) for the response
+    /// file.
+    pub fn respond_hex(&self, key: &str, bytes: &[u8]) {
+        self.response
+            .borrow_mut()
+            .insert(key.to_string(), Value::String(hex::encode_upper(bytes)));
     }
 }
 
@@ -181,6 +201,15 @@ pub fn run_path(
     path: &Path,
     expected: Option<&Path>,
 ) -> Result<Vec<AcvpRow>, VectorError> {
+    run_path_with_responses(module, path, expected).map(|(rows, _)| rows)
+}
+
+/// [`run_path`], with the module's answers: one ACVP response object per vector set.
+pub fn run_path_with_responses(
+    module: &Module,
+    path: &Path,
+    expected: Option<&Path>,
+) -> Result<(Vec<AcvpRow>, Vec<Value>), VectorError> {
     let pairs = if path.is_dir() {
         if expected.is_some() {
             return Err(io_error(
@@ -195,8 +224,8 @@ pub fn run_path(
                 &path.display().to_string(),
                 0,
                 VectorErrorKind::UnknownFormat,
-                "no ACVP vector sets here (expected `vectors/` and `expected/`, or `prompt.json` \
-                 and `expectedResults.json`)",
+                "no ACVP vector sets here (expected `vectors/` and `expected/`, `prompt.json` \
+                 and `expectedResults.json`, or `internalProjection.json`)",
             ));
         }
         pairs
@@ -208,13 +237,31 @@ pub fn run_path(
         vec![(path.to_path_buf(), expected)]
     };
     let mut rows = Vec::new();
+    let mut responses = Vec::new();
     for (prompt, expected) in pairs {
         let label = prompt.display().to_string();
         let prompt_json = read_json(&prompt)?;
-        let expected_json = read_json(&expected)?;
-        rows.extend(run_json(module, &label, &prompt_json, &expected_json)?);
+        let expected_json = if expected == prompt {
+            prompt_json.clone()
+        } else {
+            read_json(&expected)?
+        };
+        rows.extend(run_json_into(
+            module,
+            &label,
+            &prompt_json,
+            &expected_json,
+            &mut responses,
+        )?);
     }
-    Ok(rows)
+    Ok((rows, responses))
+}
+
+/// Writes response objects (from [`run_path_with_responses`]) as a JSON array.
+pub fn write_responses(path: &Path, responses: &[Value]) -> Result<(), VectorError> {
+    let text = serde_json::to_string_pretty(responses)
+        .map_err(|error| io_error(path, error.to_string()))?;
+    std::fs::write(path, text + "\n").map_err(|error| io_error(path, error.to_string()))
 }
 
 fn io_error(path: &Path, message: impl Into<String>) -> VectorError {
@@ -250,6 +297,11 @@ fn find_pairs(dir: &Path, pairs: &mut Vec<(PathBuf, PathBuf)>) -> Result<(), Vec
         pairs.push((prompt, answers));
         return Ok(());
     }
+    let projection = dir.join(PROJECTION);
+    if projection.is_file() {
+        pairs.push((projection.clone(), projection));
+        return Ok(());
+    }
     for entry in sorted_entries(dir)? {
         if entry.is_dir() {
             find_pairs(&entry, pairs)?;
@@ -258,10 +310,16 @@ fn find_pairs(dir: &Path, pairs: &mut Vec<(PathBuf, PathBuf)>) -> Result<(), Vec
     Ok(())
 }
 
-/// Where the expected answers of a prompt file are, by the two layouts' conventions.
+/// NIST ACVP-Server's file holding a vector set with the server's answers inside its cases.
+const PROJECTION: &str = "internalProjection.json";
+
+/// Where the expected answers of a prompt file are, by the layouts' conventions (an
+/// `internalProjection.json` holds its own).
 fn expected_for(prompt: &Path) -> Result<PathBuf, VectorError> {
     let name = prompt.file_name().unwrap_or_default();
-    let candidate = if name == "prompt.json" {
+    let candidate = if name == PROJECTION {
+        Some(prompt.to_path_buf())
+    } else if name == "prompt.json" {
         Some(prompt.with_file_name("expectedResults.json"))
     } else {
         prompt
@@ -307,9 +365,22 @@ fn read_json(path: &Path) -> Result<Value, VectorError> {
     } else {
         raw
     };
-    serde_json::from_slice(&bytes).map_err(|error| {
-        VectorError::malformed(&label, error.line(), format!("invalid JSON: {error}"))
-    })
+    // The first JSON value; trailing text is ignored (BoringSSL's recorded AES-XTS answers end
+    // with `EOF.`), but an empty or unparsable start is an error.
+    let mut values = serde_json::Deserializer::from_slice(&bytes).into_iter::<Value>();
+    match values.next() {
+        Some(Ok(value)) => Ok(value),
+        Some(Err(error)) => Err(VectorError::malformed(
+            &label,
+            error.line(),
+            format!("invalid JSON: {error}"),
+        )),
+        None => Err(VectorError::malformed(
+            &label,
+            0,
+            "empty file: no JSON value",
+        )),
+    }
 }
 
 /// The vector sets in a parsed file: the elements of a top-level array (or the object itself)
@@ -328,6 +399,17 @@ pub fn run_json(
     label: &str,
     prompt: &Value,
     expected: &Value,
+) -> Result<Vec<AcvpRow>, VectorError> {
+    run_json_into(module, label, prompt, expected, &mut Vec::new())
+}
+
+/// [`run_json`], appending one ACVP response object per vector set to `responses`.
+pub fn run_json_into(
+    module: &Module,
+    label: &str,
+    prompt: &Value,
+    expected: &Value,
+    responses: &mut Vec<Value>,
 ) -> Result<Vec<AcvpRow>, VectorError> {
     let answer_sets = vector_sets(expected);
     let prompt_sets = vector_sets(prompt);
@@ -355,7 +437,23 @@ pub fn run_json(
                     format!("no expected answers for vector set {}", vs_id.unwrap_or(0)),
                 )
             })?;
-        let set_mode = set.get("mode").and_then(Value::as_str);
+        // NIST's projections carry `"mode": ""`: no mode, so the group's direction names rows.
+        let set_mode = set
+            .get("mode")
+            .and_then(Value::as_str)
+            .filter(|mode| !mode.is_empty());
+        let mut response = Map::new();
+        response.insert(
+            "vsId".into(),
+            set.get("vsId").cloned().unwrap_or(Value::from(0)),
+        );
+        response.insert("algorithm".into(), Value::from(algorithm));
+        for key in ["mode", "revision"] {
+            if let Some(value) = set.get(key) {
+                response.insert(key.into(), value.clone());
+            }
+        }
+        let mut response_groups = Vec::new();
         let groups = set
             .get("testGroups")
             .and_then(Value::as_array)
@@ -401,6 +499,7 @@ pub fn run_json(
                         format!("tgId {tg_id}: `tests` is not an array"),
                     )
                 })?;
+            let mut response_tests = Vec::new();
             for test in tests {
                 let tc_id = number_field(test, "tcId").map_err(|error| {
                     VectorError::malformed(label, 0, format!("tgId {tg_id}: {error}"))
@@ -425,12 +524,21 @@ pub fn run_json(
                     group,
                     test,
                     expected: expected_test,
+                    response: RefCell::default(),
                 };
                 let (expect, outcome) = answer(&case)
                     .map_err(|error| VectorError::malformed(label, 0, format!("{id}: {error}")))?;
+                if let Some(answer) = response_test(tc_id, &case, &outcome) {
+                    response_tests.push(answer);
+                }
                 tally.record(&id, expect, outcome);
             }
+            if !response_tests.is_empty() {
+                response_groups.push(serde_json::json!({"tgId": tg_id, "tests": response_tests}));
+            }
         }
+        response.insert("testGroups".into(), Value::Array(response_groups));
+        responses.push(Value::Object(response));
     }
     Ok(rows
         .into_iter()
@@ -438,6 +546,30 @@ pub fn run_json(
             AcvpRow::from_report(label, &algorithm, &mode, &test_type, tally.finish())
         })
         .collect())
+}
+
+/// One test case of the response: `tcId`, the fields the runner recorded, and `testPassed`
+/// where the expected answer is a verdict (true when the module accepted the case). `None` for
+/// a skipped case, or one whose family records no answer fields (Monte Carlo results, the TLS
+/// KDFs).
+fn response_test(tc_id: u64, case: &Case<'_>, outcome: &Outcome) -> Option<Value> {
+    if matches!(outcome, Outcome::Skip(_)) {
+        return None;
+    }
+    let mut fields = case.response.borrow().clone();
+    if case.expected_verdict().is_some() {
+        fields.insert(
+            "testPassed".into(),
+            Value::Bool(matches!(outcome, Outcome::Accepted)),
+        );
+    }
+    if fields.is_empty() {
+        return None;
+    }
+    let mut test = Map::new();
+    test.insert("tcId".into(), Value::from(tc_id));
+    test.extend(fields);
+    Some(Value::Object(test))
 }
 
 /// Dispatch on ACVP's algorithm name.
@@ -459,6 +591,11 @@ fn answer(case: &Case<'_>) -> Verdict {
         "ACVP-AES-ECB" => Ok(unsupported("AES-ECB (no ECB mode for AES)")),
         "ACVP-AES-CBC" | "ACVP-AES-CTR" => aes::block_mode(case),
         "ACVP-AES-GCM" => aes::gcm(case),
+        "ACVP-AES-CCM" => aes::ccm(case),
+        "ACVP-AES-KW" | "ACVP-AES-KWP" => aes::key_wrap(case),
+        "ACVP-AES-XTS" => aes::xts(case),
+        "ACVP-AES-GMAC" => mac::gmac(case),
+        "KDF" => kdf::kbkdf(case),
         "PBKDF" => kdf::pbkdf(case),
         "KDA" => kdf::kda(case),
         "TLS-v1.2" => kdf::tls12(case),

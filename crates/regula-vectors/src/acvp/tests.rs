@@ -725,3 +725,89 @@ fn ecdsa_key_ver() {
     assert_eq!(counts(&case(&off_curve, false)), (1, 0, 0));
     assert_eq!(counts(&case(&off_curve, true)), (0, 1, 0));
 }
+
+/// `--out`: the response file holds, per vector set, the module's answers in ACVP's shape. For
+/// ACVP-AES-GCM tgId 17 tcId 251 (NIST's recorded encryption above) the written `ct` and
+/// `tag` are NIST's; a decryption with a flipped tag is answered `testPassed: false`; a case
+/// the module skips (a 64-bit IV) is absent, and so is its group.
+#[test]
+fn the_response_file_holds_the_answers_of_the_cases_run() {
+    let key = "179BC9E1B0C6699E045C8B06DC1E6CD62084B4E3BAA1BF6275DE161F6F85F549";
+    let group = |tg_id: u64, direction: &str, iv_len: u64, test: Value| {
+        json!({"tgId": tg_id, "testType": "AFT", "direction": direction, "ivGen": "external",
+            "ivLen": iv_len, "keyLen": 256, "tagLen": 128, "payloadLen": 0, "aadLen": 0,
+            "tests": [test]})
+    };
+    let prompt = set(
+        "ACVP-AES-GCM",
+        json!([
+            group(
+                17,
+                "encrypt",
+                96,
+                json!({"tcId": 251, "key": key, "iv": "BEC101F97EC77F957DFDE8D9", "aad": "", "pt": ""})
+            ),
+            group(
+                18,
+                "decrypt",
+                96,
+                json!({"tcId": 252, "key": key, "iv": "BEC101F97EC77F957DFDE8D9", "aad": "",
+                    "ct": "", "tag": "B748B73140453C30E27C41D0CA3DE696"})
+            ),
+            group(
+                19,
+                "encrypt",
+                64,
+                json!({"tcId": 253, "key": key, "iv": "BEC101F97EC77F95", "aad": "", "pt": ""})
+            ),
+        ]),
+    );
+    let expected = set(
+        "ACVP-AES-GCM",
+        json!([
+            {"tgId": 17, "tests": [{"tcId": 251, "ct": "", "tag": "b748b73140453c30e27c41d0ca3de697"}]},
+            {"tgId": 18, "tests": [{"tcId": 252, "testPassed": false}]},
+            {"tgId": 19, "tests": [{"tcId": 253, "ct": "", "tag": "00"}]},
+        ]),
+    );
+    let mut responses = Vec::new();
+    let rows = run_json_into(
+        &module("default"),
+        "test",
+        &prompt,
+        &expected,
+        &mut responses,
+    )
+    .expect("well-formed sets");
+    assert_eq!(AcvpTotals::of(&rows).failed, 0, "{rows:?}");
+    let path =
+        std::env::temp_dir().join(format!("regula-acvp-response-{}.json", std::process::id()));
+    write_responses(&path, &responses).expect("written");
+    let written: Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("readable")).expect("JSON");
+    let _ = std::fs::remove_file(&path);
+    let sets = written.as_array().expect("an array of vector sets");
+    assert_eq!(sets.len(), 1, "{written}");
+    let response = &sets[0];
+    assert_eq!(response["vsId"], 1);
+    assert_eq!(response["algorithm"], "ACVP-AES-GCM");
+    assert_eq!(response["revision"], "1.0");
+    let groups = response["testGroups"].as_array().expect("testGroups");
+    let tg_ids: Vec<&Value> = groups.iter().map(|group| &group["tgId"]).collect();
+    assert_eq!(tg_ids, [17, 18], "{written}");
+    let encrypted = &groups[0]["tests"][0];
+    let recorded = &expected[1]["testGroups"][0]["tests"][0];
+    assert_eq!(encrypted["tcId"], recorded["tcId"]);
+    for field in ["ct", "tag"] {
+        assert_eq!(
+            encrypted[field].as_str().map(str::to_ascii_lowercase),
+            recorded[field].as_str().map(str::to_owned),
+            "{field}: {written}"
+        );
+    }
+    assert_eq!(
+        groups[1]["tests"][0],
+        json!({"tcId": 252, "testPassed": false}),
+        "{written}"
+    );
+}
