@@ -1,4 +1,4 @@
-//! `regula-evp-test`: OpenSSL's own evp_test data (digests, ciphers, MACs, KDFs) run through an
+//! `regula-evp-test`: OpenSSL's own evp_test data (digests, ciphers, MACs, KDFs, public keys) run through an
 //! OpenSSL 3 libcrypto's EVP API, in a library context of its own with only the providers asked
 //! for. libcrypto is loaded at run time; nothing of OpenSSL is linked into this binary.
 
@@ -147,6 +147,8 @@ struct Tally {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// Key stanzas whose key was decoded (definitions, not tests).
+    keys: usize,
 }
 
 impl Tally {
@@ -155,11 +157,12 @@ impl Tally {
             Outcome::Passed => self.passed += 1,
             Outcome::Failed(_) => self.failed += 1,
             Outcome::Skipped(_) => self.skipped += 1,
+            Outcome::Loaded => self.keys += 1,
         }
     }
 
     fn json(self) -> serde_json::Value {
-        serde_json::json!({"passed": self.passed, "failed": self.failed, "skipped": self.skipped})
+        serde_json::json!({"passed": self.passed, "failed": self.failed, "skipped": self.skipped, "keys_loaded": self.keys})
     }
 }
 
@@ -227,8 +230,10 @@ fn main() -> ExitCode {
             }
         };
         let mut tally = Tally::default();
+        // Keys are defined per file, as in evp_test.
+        let mut keys = run::Keys::default();
         for st in &stanzas {
-            let r = run::run_stanza(&ctx, st);
+            let r = run::run_stanza(&ctx, st, &mut keys);
             tally.add(&r.outcome);
             total.add(&r.outcome);
             let provider = provider_label(&r.provider);
@@ -239,6 +244,7 @@ fn main() -> ExitCode {
             let place = format!("{label}:{}", r.line);
             let (status, why) = match &r.outcome {
                 Outcome::Passed => ("passed", String::new()),
+                Outcome::Loaded => ("key loaded", String::new()),
                 Outcome::Failed(why) => {
                     failures.push(format!("{place} {} {} [{provider}]: {why}", r.kind, r.alg));
                     ("failed", why.clone())

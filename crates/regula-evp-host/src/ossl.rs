@@ -188,6 +188,36 @@ api! {
         EVP_KDF_CTX_get_params: fn(Ptr, *mut OsslParam) -> c_int;
         EVP_KDF_derive: fn(Ptr, *mut u8, usize, *const OsslParam) -> c_int;
         EVP_KDF_CTX_dup: fn(Ptr) -> Ptr;
+
+        BIO_new_mem_buf: fn(*const c_void, c_int) -> Ptr;
+        BIO_free_all: fn(Ptr) -> ();
+        PEM_read_bio_PrivateKey_ex: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr, Cs) -> Ptr;
+        PEM_read_bio_PUBKEY_ex: fn(Ptr, *mut Ptr, Ptr, Ptr, Ptr, Cs) -> Ptr;
+        EVP_PKEY_new_raw_private_key_ex: fn(Ptr, Cs, Cs, *const u8, usize) -> Ptr;
+        EVP_PKEY_new_raw_public_key_ex: fn(Ptr, Cs, Cs, *const u8, usize) -> Ptr;
+        EVP_PKEY_free: fn(Ptr) -> ();
+        EVP_PKEY_eq: fn(Ptr, Ptr) -> c_int;
+        EVP_PKEY_get0_provider: fn(Ptr) -> Ptr;
+        EVP_PKEY_CTX_new_from_pkey: fn(Ptr, Ptr, Cs) -> Ptr;
+        EVP_PKEY_CTX_free: fn(Ptr) -> ();
+        EVP_PKEY_CTX_dup: fn(Ptr) -> Ptr;
+        EVP_PKEY_CTX_get0_provider: fn(Ptr) -> Ptr;
+        EVP_PKEY_CTX_ctrl_str: fn(Ptr, Cs, Cs) -> c_int;
+        EVP_PKEY_sign_init_ex: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_verify_init_ex: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_derive_init_ex: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_sign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_verify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
+        EVP_PKEY_derive_set_peer_ex: fn(Ptr, Ptr, c_int) -> c_int;
+        EVP_PKEY_derive: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_DigestSignInit_ex: fn(Ptr, *mut Ptr, Cs, Ptr, Cs, Ptr, *const OsslParam) -> c_int;
+        EVP_DigestSignUpdate: fn(Ptr, *const u8, usize) -> c_int;
+        EVP_DigestSignFinal: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_DigestSign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_DigestVerifyInit_ex: fn(Ptr, *mut Ptr, Cs, Ptr, Cs, Ptr, *const OsslParam) -> c_int;
+        EVP_DigestVerifyUpdate: fn(Ptr, *const u8, usize) -> c_int;
+        EVP_DigestVerifyFinal: fn(Ptr, *const u8, usize) -> c_int;
+        EVP_DigestVerify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
     }
     optional {
         // OpenSSL 3.1 and later.

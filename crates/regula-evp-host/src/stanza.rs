@@ -16,6 +16,8 @@ pub struct Stanza {
     pub line: usize,
     pub title: Option<String>,
     pub pairs: Vec<Pair>,
+    /// The PEM block after a `PrivateKey`/`PublicKey`/`ParamKey` line, BEGIN to END lines.
+    pub pem: Option<String>,
 }
 
 /// Splits a file into stanzas. `Err` names the first malformed line.
@@ -25,9 +27,13 @@ pub fn parse(text: &str) -> Result<Vec<Stanza>, String> {
     let mut current: Vec<Pair> = Vec::new();
     let mut start = 0;
     let mut in_pem = false;
+    let mut pem: Option<String> = None;
     for (index, raw) in text.lines().enumerate() {
         let line_no = index + 1;
         if in_pem {
+            let block = pem.get_or_insert_with(String::new);
+            block.push_str(raw);
+            block.push('\n');
             if raw.starts_with("-----END") {
                 in_pem = false;
             }
@@ -39,6 +45,7 @@ pub fn parse(text: &str) -> Result<Vec<Stanza>, String> {
                     line: start,
                     title: title.clone(),
                     pairs: std::mem::take(&mut current),
+                    pem: pem.take(),
                 });
             }
             continue;
@@ -78,6 +85,7 @@ pub fn parse(text: &str) -> Result<Vec<Stanza>, String> {
             line: start,
             title,
             pairs: current,
+            pem,
         });
     }
     Ok(stanzas)

@@ -34,9 +34,12 @@ const MIN_PASSED: &[(&str, u64)] = &[
     ("evpmd_ripemd.txt", 8),
     ("evpmd_sha.txt", 59),
     ("evpmd_sm3.txt", 10),
-    // Public-key stanzas: `regula vectors` runs this file through the module; this host
-    // skips them, each with its reason.
-    ("evppkey_ecdsa.txt", 0),
+    // Public-key stanzas (keys decoded and stanzas run through EVP_PKEY/EVP_DigestSign*).
+    ("evppkey_ecdh.txt", 305),
+    ("evppkey_ecdsa.txt", 16),
+    ("evppkey_ecx.txt", 98),
+    ("evppkey_rsa.txt", 58),
+    ("evppkey_rsa_common.txt", 82),
 ];
 
 fn data_dir() -> PathBuf {
@@ -186,6 +189,46 @@ fn a_changed_expected_byte_is_a_failure() {
         assert_eq!(code, 1, "{changed}");
         assert_eq!(count(&report["total"], "failed"), 1, "{changed}");
         assert_eq!(count(&report["total"], "passed"), 0, "{changed}");
+    }
+}
+
+/// Public-key stanzas need the keys defined before them: the file up to the first stanza that
+/// starts with `head`, then that stanza, is run as is and with one hex digit of `key` changed.
+#[test]
+fn a_changed_public_key_answer_is_a_failure() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("evp-host-negative-pkey");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        ("evppkey_rsa_common.txt", "Verify = RSA-2048", "Output"),
+        ("evppkey_rsa_common.txt", "Sign = RSA-2048", "Output"),
+        ("evppkey_ecx.txt", "Derive=Alice-25519", "SharedSecret"),
+    ];
+    for (file, head, key) in cases {
+        let text = std::fs::read_to_string(data_dir().join(file)).unwrap();
+        let line = text
+            .lines()
+            .position(|l| l == head)
+            .unwrap_or_else(|| panic!("no `{head}` in {file}"))
+            + 1;
+        let prefix: String = text
+            .lines()
+            .take(line - 1)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let original = stanza(file, line);
+        let path = dir.join("pkey-original.txt");
+        std::fs::write(&path, format!("{prefix}{original}")).unwrap();
+        let (code, report) = host(&[path.to_str().unwrap()]);
+        assert_eq!(code, 0, "{original}");
+        let passed = count(&report["total"], "passed");
+        assert!(passed > 0, "{original}");
+
+        let changed = corrupt(&original, key);
+        std::fs::write(&path, format!("{prefix}{changed}")).unwrap();
+        let (code, report) = host(&[path.to_str().unwrap()]);
+        assert_eq!(code, 1, "{changed}");
+        assert_eq!(count(&report["total"], "failed"), 1, "{changed}");
+        assert_eq!(count(&report["total"], "passed"), passed - 1, "{changed}");
     }
 }
 
