@@ -232,3 +232,130 @@ fn out_writes_the_answers_in_acvps_response_format() {
         "{written}"
     );
 }
+
+/// One message of the module-wrapper protocol: a little-endian u32 count of fields, their u32
+/// lengths, then their bytes.
+fn wrapper_message(fields: &[&[u8]]) -> Vec<u8> {
+    let mut message = (fields.len() as u32).to_le_bytes().to_vec();
+    for field in fields {
+        message.extend_from_slice(&(field.len() as u32).to_le_bytes());
+    }
+    for field in fields {
+        message.extend_from_slice(field);
+    }
+    message
+}
+
+/// Reads one reply off `bytes`, returning its fields and the rest.
+fn wrapper_reply(bytes: &[u8]) -> (Vec<Vec<u8>>, &[u8]) {
+    let word = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+    let count = word(0) as usize;
+    let lengths: Vec<usize> = (0..count).map(|i| word(4 + 4 * i) as usize).collect();
+    let mut at = 4 + 4 * count;
+    let mut fields = Vec::new();
+    for length in lengths {
+        fields.push(bytes[at..at + length].to_vec());
+        at += length;
+    }
+    (fields, &bytes[at..])
+}
+
+/// Runs `regula --policy fips-140-3 acvp wrapper` with `input` on a pipe to its stdin.
+fn wrapper(input: &[u8]) -> Output {
+    wrapper_under("fips-140-3", input)
+}
+
+fn wrapper_under(policy: &str, input: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(REGULA)
+        .args(["--policy", policy, "acvp", "wrapper"])
+        .env_remove("REGULA_BREAK_SELFTEST")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("regula runs");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("write the requests");
+    drop(stdin);
+    child.wait_with_output().expect("regula ends")
+}
+
+#[test]
+fn wrapper_answers_get_config_and_sha256_over_a_pipe() {
+    let mut input = wrapper_message(&[b"getConfig"]);
+    input.extend(wrapper_message(&[b"SHA2-256", b"abc"]));
+    let output = wrapper(&input);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+
+    let (config, rest) = wrapper_reply(&output.stdout);
+    assert_eq!(config.len(), 1, "getConfig answers one field");
+    let config: serde_json::Value = serde_json::from_slice(&config[0]).expect("JSON");
+    let algorithms: Vec<&str> = config
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|entry| entry["algorithm"].as_str())
+        .collect();
+    assert!(algorithms.contains(&"SHA2-256"), "{config}");
+    // Not approved by fips-140-3, so not claimed.
+    assert!(
+        !algorithms.iter().any(|name| name.starts_with("SM")),
+        "{config}"
+    );
+
+    let (digest, rest) = wrapper_reply(rest);
+    assert!(rest.is_empty(), "nothing after the second reply");
+    // FIPS 180-4's example (NIST's SHA256.pdf, "One-Block Message"): SHA-256("abc").
+    assert_eq!(
+        digest,
+        [
+            hex::decode("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+                .expect("hex")
+        ]
+    );
+}
+
+#[test]
+fn wrapper_refuses_malformed_and_unknown_requests_with_an_error_exit() {
+    // A message cut short: 2 fields announced, one length given.
+    let truncated = [2u8, 0, 0, 0, 9, 0, 0, 0];
+    // A count of zero fields, an unknown command, a hash with two arguments.
+    let zero = [0u8, 0, 0, 0];
+    let unknown = wrapper_message(&[b"NOT-A-COMMAND", b"x"]);
+    let wrong_arity = wrapper_message(&[b"SHA2-256", b"a", b"b"]);
+    for (input, says) in [
+        (&truncated[..], "input ends inside a message"),
+        (&zero[..], "count of 0 fields"),
+        (&unknown[..], "unknown command"),
+        (&wrong_arity[..], "takes 1 argument, got 2"),
+    ] {
+        let output = wrapper(input);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        assert!(stderr.contains(says), "{says}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn wrapper_claims_and_answers_only_what_the_policy_approves() {
+    // The gm policy approves SM2, SM3 and SM4, none of which ACVP tests: getConfig claims
+    // nothing but acvptool's own entry, and a SHA-256 request is refused, naming the policy.
+    let mut input = wrapper_message(&[b"getConfig"]);
+    input.extend(wrapper_message(&[b"SHA2-256", b"abc"]));
+    let output = wrapper_under("gm", &input);
+    let (config, rest) = wrapper_reply(&output.stdout);
+    let config: serde_json::Value = serde_json::from_slice(&config[0]).expect("JSON");
+    assert_eq!(
+        config,
+        serde_json::json!([{"algorithm": "acvptool", "features": ["batch"]}])
+    );
+    assert!(rest.is_empty(), "no answer to the refused request");
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("sha256 is not approved by policy gm"),
+        "{stderr}"
+    );
+}

@@ -1,5 +1,6 @@
 //! `regula acvp run`: recorded NIST ACVP vector sets through the module, per algorithm / mode /
-//! test type.
+//! test type. `regula acvp wrapper`: the module-wrapper protocol that BoringSSL's acvptool
+//! drives over stdin/stdout.
 
 use std::path::PathBuf;
 
@@ -42,7 +43,26 @@ pub enum AcvpCommand {
     /// Answer recorded vector sets and compare with the expected answers.
     #[command(after_help = AFTER_HELP)]
     Run(RunArgs),
+    /// Speak the ACVP module-wrapper protocol on stdin/stdout, for BoringSSL's acvptool.
+    #[command(after_help = WRAPPER_AFTER_HELP)]
+    Wrapper,
 }
+
+pub const WRAPPER_AFTER_HELP: &str = "\
+The length-prefixed protocol of BoringSSL's and AWS-LC's acvptool (a little-endian u32 count
+of fields, their u32 lengths, then their bytes; replies the same way). `getConfig` answers the
+capabilities the loaded policy approves; every other command goes to one of the module's
+services under that policy. acvptool (util/fipstools/acvp/acvptool of a BoringSSL checkout,
+built there with `go build`; Regula does not ship it) starts the wrapper itself, as a single
+program:
+
+  printf '#!/bin/sh\\nexec regula --policy fips-140-3 acvp wrapper\\n' > wrapper.sh
+  chmod +x wrapper.sh
+  acvptool -wrapper ./wrapper.sh -json VECTOR-SET.json
+
+Exit codes: 0 the input ended between messages, 2 a malformed message, an unknown command,
+bad arguments, or a request the policy or the module refused (the message on stderr names the
+command), 4 module in error state.";
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -62,7 +82,10 @@ pub struct RunArgs {
 }
 
 pub fn run(global: &GlobalOptions, command: AcvpCommand) -> Result<(), Failure> {
-    let AcvpCommand::Run(args) = command;
+    let args = match command {
+        AcvpCommand::Run(args) => args,
+        AcvpCommand::Wrapper => return wrapper(global),
+    };
     if args.expected.is_some() && args.paths.len() != 1 {
         return Err(Failure::input(
             "--expected goes with exactly one prompt file",
@@ -102,6 +125,19 @@ pub fn run(global: &GlobalOptions, command: AcvpCommand) -> Result<(), Failure> 
         });
     }
     Ok(())
+}
+
+fn wrapper(global: &GlobalOptions) -> Result<(), Failure> {
+    let module = input::operational_module(global)?;
+    let served = regula_vectors::acvp::wrapper::serve(
+        &module,
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+    );
+    input::still_operational(&module)?;
+    served
+        .map(|_| ())
+        .map_err(|error| Failure::input(format!("acvp wrapper: {error}")))
 }
 
 fn print_text(rows: &[AcvpRow], totals: &AcvpTotals, policy: &str) {

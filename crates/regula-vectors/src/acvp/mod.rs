@@ -33,7 +33,8 @@
 //! ML-KEM decapsulation (`pk`). Other sigGen, keyGen and KAS AFT answers are the
 //! implementation's own random keys and nonces, judged by the ACVP server rather than by
 //! recorded answers: they are skipped with that reason. [`coverage`] says which registry rows
-//! the recorded data runs, and why the others are not.
+//! the recorded data runs, and why the others are not. [`wrapper`] answers the same services
+//! over the module-wrapper protocol of BoringSSL's `acvptool`.
 
 mod aes;
 pub mod coverage;
@@ -42,6 +43,7 @@ mod kdf;
 mod mac;
 mod pk;
 mod sig;
+pub mod wrapper;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
