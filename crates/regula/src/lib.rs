@@ -57,6 +57,7 @@ pub use service::cipher_stream::{CipherStream, Direction};
 pub use service::digest::{DigestContext, Digester};
 pub use service::kem::{Encapsulated, KemPrivateKey};
 pub use service::key_exchange::{ExchangedKey, KeyExchange};
+pub use service::known_answer_drbg::KnownAnswerCtrDrbg;
 pub use service::mac::{MacContext, MacKey};
 pub use service::pke::{CiphertextFormat, DecryptionKey};
 pub use service::signature::SigningKey;

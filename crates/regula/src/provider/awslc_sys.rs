@@ -1198,3 +1198,476 @@ impl StreamCtx {
         })
     }
 }
+
+/// An owned `EVP_PKEY`.
+struct Pkey(NonNull<sys::EVP_PKEY>);
+
+impl Pkey {
+    fn from_raw(pkey: *mut sys::EVP_PKEY) -> Result<Pkey, Failed> {
+        match NonNull::new(pkey) {
+            Some(pkey) => Ok(Pkey(pkey)),
+            None => {
+                // SAFETY: clears this thread's AWS-LC error queue; takes no arguments.
+                unsafe { sys::ERR_clear_error() };
+                Err(Failed)
+            }
+        }
+    }
+
+    fn ptr(&self) -> *mut sys::EVP_PKEY {
+        self.0.as_ptr()
+    }
+
+    /// A public key from DER SubjectPublicKeyInfo (`d2i_PUBKEY`).
+    fn from_spki(der: &[u8]) -> Result<Pkey, Failed> {
+        let len = std::os::raw::c_long::try_from(der.len()).map_err(|_| Failed)?;
+        let mut input = der.as_ptr();
+        // SAFETY: `input` points to `len` readable bytes; AWS-LC advances it past what it read
+        // and allocates a fresh key (NULL on error, checked by `from_raw`).
+        let pkey = unsafe { sys::d2i_PUBKEY(ptr::null_mut(), &mut input, len) };
+        Pkey::from_raw(pkey)
+    }
+
+    /// A private key from PKCS#8 DER (`d2i_AutoPrivateKey`).
+    fn from_pkcs8(der: &[u8]) -> Result<Pkey, Failed> {
+        let len = std::os::raw::c_long::try_from(der.len()).map_err(|_| Failed)?;
+        let mut input = der.as_ptr();
+        // SAFETY: as for `from_spki`; AWS-LC copies the key material into the new key.
+        let pkey = unsafe { sys::d2i_AutoPrivateKey(ptr::null_mut(), &mut input, len) };
+        Pkey::from_raw(pkey)
+    }
+
+    /// The key's type (`EVP_PKEY_id`) and its maximum signature size (`EVP_PKEY_size`).
+    fn id_and_size(&self) -> (c_int, c_int) {
+        // SAFETY: the key is live; both only read it.
+        unsafe { (sys::EVP_PKEY_id(self.ptr()), sys::EVP_PKEY_size(self.ptr())) }
+    }
+
+    /// `EVP_PKEY_get_raw_private_key` into a buffer wiped on drop.
+    fn raw_private_key(&self) -> Result<zeroize::Zeroizing<Vec<u8>>, Failed> {
+        let mut len = 0usize;
+        // SAFETY: the key is live; a NULL output asks for the length only.
+        check(unsafe { sys::EVP_PKEY_get_raw_private_key(self.ptr(), ptr::null_mut(), &mut len) })?;
+        let mut out = zeroize::Zeroizing::new(vec![0u8; len]);
+        // SAFETY: the key is live; `out` has room for the `len` bytes AWS-LC reported.
+        check(unsafe {
+            sys::EVP_PKEY_get_raw_private_key(self.ptr(), out.as_mut_ptr(), &mut len)
+        })?;
+        out.truncate(len);
+        Ok(out)
+    }
+
+    /// `EVP_PKEY_get_raw_public_key`.
+    fn raw_public_key(&self) -> Result<Vec<u8>, Failed> {
+        let mut len = 0usize;
+        // SAFETY: the key is live; a NULL output asks for the length only.
+        check(unsafe { sys::EVP_PKEY_get_raw_public_key(self.ptr(), ptr::null_mut(), &mut len) })?;
+        let mut out = vec![0u8; len];
+        // SAFETY: the key is live; `out` has room for the `len` bytes AWS-LC reported.
+        check(unsafe { sys::EVP_PKEY_get_raw_public_key(self.ptr(), out.as_mut_ptr(), &mut len) })?;
+        out.truncate(len);
+        Ok(out)
+    }
+}
+
+impl Drop for Pkey {
+    fn drop(&mut self) {
+        // SAFETY: the key was allocated by AWS-LC and is freed once; AWS-LC cleanses private
+        // key material as it frees it.
+        unsafe { sys::EVP_PKEY_free(self.ptr()) }
+    }
+}
+
+/// An owned `EVP_PKEY_CTX`.
+struct PkeyCtx(NonNull<sys::EVP_PKEY_CTX>);
+
+impl PkeyCtx {
+    fn for_key(pkey: &Pkey) -> Result<PkeyCtx, Failed> {
+        // SAFETY: the key is live; the context takes its own reference to it.
+        let ctx = unsafe { sys::EVP_PKEY_CTX_new(pkey.ptr(), ptr::null_mut()) };
+        NonNull::new(ctx).map(PkeyCtx).ok_or(Failed)
+    }
+
+    fn for_type(id: c_int) -> Result<PkeyCtx, Failed> {
+        // SAFETY: allocates a context for a key type; NULL on failure, checked below.
+        let ctx = unsafe { sys::EVP_PKEY_CTX_new_id(id, ptr::null_mut()) };
+        NonNull::new(ctx).map(PkeyCtx).ok_or(Failed)
+    }
+
+    fn ptr(&self) -> *mut sys::EVP_PKEY_CTX {
+        self.0.as_ptr()
+    }
+}
+
+impl Drop for PkeyCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context was allocated by AWS-LC and is freed once.
+        unsafe { sys::EVP_PKEY_CTX_free(self.ptr()) }
+    }
+}
+
+/// The ML-KEM parameter sets, by AWS-LC NID.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MlKem {
+    MlKem768,
+    MlKem1024,
+}
+
+impl MlKem {
+    fn nid(self) -> c_int {
+        match self {
+            MlKem::MlKem768 => sys::NID_MLKEM768,
+            MlKem::MlKem1024 => sys::NID_MLKEM1024,
+        }
+    }
+}
+
+/// FIPS 203 ML-KEM.KeyGen_internal(d, z) through AWS-LC's `EVP_PKEY_keygen_deterministic`:
+/// `seed` is `d ‖ z` (64 bytes, the layout AWS-LC's own key generation draws). Returns the
+/// decapsulation key in FIPS 203's encoding (wiped on drop) and the encapsulation key.
+pub(crate) fn ml_kem_keygen_from_seed(
+    kem: MlKem,
+    seed: &[u8; 64],
+) -> Result<(zeroize::Zeroizing<Vec<u8>>, Vec<u8>), Failed> {
+    let ctx = PkeyCtx::for_type(sys::EVP_PKEY_KEM)?;
+    // SAFETY: the context is live and of type KEM.
+    check(unsafe { sys::EVP_PKEY_keygen_init(ctx.ptr()) })?;
+    // SAFETY: the context is live and has no key; the NID names an ML-KEM parameter set.
+    check(unsafe { sys::EVP_PKEY_CTX_kem_set_params(ctx.ptr(), kem.nid()) })?;
+    let mut pkey: *mut sys::EVP_PKEY = ptr::null_mut();
+    let mut seed_len = seed.len();
+    // SAFETY: the context is initialised for key generation; `seed` is readable for
+    // `seed_len` bytes (AWS-LC checks it is exactly the parameter set's 64); on success AWS-LC
+    // stores a fresh key in `pkey`, which `Pkey` then owns.
+    let result = unsafe {
+        sys::EVP_PKEY_keygen_deterministic(ctx.ptr(), &mut pkey, seed.as_ptr(), &mut seed_len)
+    };
+    let pkey = Pkey::from_raw(pkey);
+    check(result)?;
+    let pkey = pkey?;
+    Ok((pkey.raw_private_key()?, pkey.raw_public_key()?))
+}
+
+/// FIPS 203 ML-KEM.Encaps_internal(ek, m) through AWS-LC's
+/// `EVP_PKEY_encapsulate_deterministic`: `(ciphertext, shared secret)`.
+pub(crate) fn ml_kem_encapsulate_with_m(
+    kem: MlKem,
+    encapsulation_key: &[u8],
+    m: &[u8; 32],
+) -> Result<(Vec<u8>, zeroize::Zeroizing<Vec<u8>>), Failed> {
+    // SAFETY: `encapsulation_key` is readable for its length; AWS-LC copies it into a fresh
+    // key (NULL when the length is not the parameter set's, checked by `from_raw`).
+    let pkey = Pkey::from_raw(unsafe {
+        sys::EVP_PKEY_kem_new_raw_public_key(
+            kem.nid(),
+            encapsulation_key.as_ptr(),
+            encapsulation_key.len(),
+        )
+    })?;
+    let ctx = PkeyCtx::for_key(&pkey)?;
+    let (mut ciphertext_len, mut secret_len, mut seed_len) = (0usize, 0usize, 0usize);
+    // SAFETY: the context is live and holds a KEM key; NULL outputs ask for the sizes only.
+    check(unsafe {
+        sys::EVP_PKEY_encapsulate_deterministic(
+            ctx.ptr(),
+            ptr::null_mut(),
+            &mut ciphertext_len,
+            ptr::null_mut(),
+            &mut secret_len,
+            ptr::null(),
+            &mut seed_len,
+        )
+    })?;
+    if seed_len != m.len() {
+        return Err(Failed);
+    }
+    let mut ciphertext = vec![0u8; ciphertext_len];
+    let mut secret = zeroize::Zeroizing::new(vec![0u8; secret_len]);
+    // SAFETY: the context is live; the outputs have the sizes AWS-LC just reported and `m`
+    // the seed length it asked for.
+    check(unsafe {
+        sys::EVP_PKEY_encapsulate_deterministic(
+            ctx.ptr(),
+            ciphertext.as_mut_ptr(),
+            &mut ciphertext_len,
+            secret.as_mut_ptr(),
+            &mut secret_len,
+            m.as_ptr(),
+            &mut seed_len,
+        )
+    })?;
+    ciphertext.truncate(ciphertext_len);
+    secret.truncate(secret_len);
+    Ok((ciphertext, secret))
+}
+
+/// The ML-DSA parameter sets' signature sizes (FIPS 204 Table 2), which AWS-LC reports as an
+/// ML-DSA key's `EVP_PKEY_size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MlDsa {
+    MlDsa44,
+    MlDsa65,
+    MlDsa87,
+}
+
+impl MlDsa {
+    fn signature_len(self) -> c_int {
+        match self {
+            MlDsa::MlDsa44 => 2420,
+            MlDsa::MlDsa65 => 3309,
+            MlDsa::MlDsa87 => 4627,
+        }
+    }
+
+    /// Whether `pkey` is an ML-DSA key of this parameter set.
+    fn check(self, pkey: &Pkey) -> Result<(), Failed> {
+        if pkey.id_and_size() == (sys::EVP_PKEY_PQDSA, self.signature_len()) {
+            Ok(())
+        } else {
+            Err(Failed)
+        }
+    }
+}
+
+/// Why an ML-DSA call with a context string failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MlDsaFailure {
+    /// The key does not parse or is not of this parameter set.
+    Key,
+    /// This AWS-LC build takes no context string for ML-DSA (`EVP_PKEY_CTX_set_signature_context`
+    /// refused it).
+    ContextUnsupported,
+    /// Signing failed, or the signature does not verify.
+    Operation,
+}
+
+fn set_context(ctx: *mut sys::EVP_PKEY_CTX, context: &[u8]) -> Result<(), MlDsaFailure> {
+    if context.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: `ctx` is the live signing or verifying context EVP_DigestSignInit or
+    // EVP_DigestVerifyInit returned; AWS-LC copies the context string.
+    check(unsafe { sys::EVP_PKEY_CTX_set_signature_context(ctx, context.as_ptr(), context.len()) })
+        .map_err(|_| MlDsaFailure::ContextUnsupported)
+}
+
+/// An owned `EVP_MD_CTX` for one message signature.
+struct MdCtx(NonNull<sys::EVP_MD_CTX>);
+
+impl MdCtx {
+    fn new() -> Result<MdCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        NonNull::new(unsafe { sys::EVP_MD_CTX_new() })
+            .map(MdCtx)
+            .ok_or(Failed)
+    }
+}
+
+impl Drop for MdCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_MD_CTX_new and is freed once (with the key
+        // context EVP_DigestSignInit attached to it).
+        unsafe { sys::EVP_MD_CTX_free(self.0.as_ptr()) }
+    }
+}
+
+/// FIPS 204 ML-DSA.Sign (hedged, AWS-LC's own randomness) of `message` with the context string
+/// `context` (at most 255 bytes), the key given as PKCS#8 DER.
+pub(crate) fn ml_dsa_sign_with_context(
+    set: MlDsa,
+    pkcs8: &[u8],
+    message: &[u8],
+    context: &[u8],
+) -> Result<Vec<u8>, MlDsaFailure> {
+    let pkey = Pkey::from_pkcs8(pkcs8).map_err(|_| MlDsaFailure::Key)?;
+    set.check(&pkey).map_err(|_| MlDsaFailure::Key)?;
+    let md = MdCtx::new().map_err(|_| MlDsaFailure::Operation)?;
+    let mut pctx: *mut sys::EVP_PKEY_CTX = ptr::null_mut();
+    // SAFETY: both objects are live; ML-DSA takes no digest (NULL); `pctx` receives a context
+    // that `md` owns.
+    check(unsafe {
+        sys::EVP_DigestSignInit(
+            md.0.as_ptr(),
+            &mut pctx,
+            ptr::null(),
+            ptr::null_mut(),
+            pkey.ptr(),
+        )
+    })
+    .map_err(|_| MlDsaFailure::Operation)?;
+    set_context(pctx, context)?;
+    let mut signature = vec![0u8; set.signature_len() as usize];
+    let mut len = signature.len();
+    // SAFETY: `md` is initialised for signing; `signature` has room for the parameter set's
+    // signature; `message` is readable for its length.
+    check(unsafe {
+        sys::EVP_DigestSign(
+            md.0.as_ptr(),
+            signature.as_mut_ptr(),
+            &mut len,
+            message.as_ptr(),
+            message.len(),
+        )
+    })
+    .map_err(|_| MlDsaFailure::Operation)?;
+    signature.truncate(len);
+    Ok(signature)
+}
+
+/// FIPS 204 ML-DSA.Verify of `signature` over `message` with the context string `context`, the
+/// public key given as DER SubjectPublicKeyInfo.
+pub(crate) fn ml_dsa_verify_with_context(
+    set: MlDsa,
+    spki: &[u8],
+    message: &[u8],
+    context: &[u8],
+    signature: &[u8],
+) -> Result<(), MlDsaFailure> {
+    let pkey = Pkey::from_spki(spki).map_err(|_| MlDsaFailure::Key)?;
+    set.check(&pkey).map_err(|_| MlDsaFailure::Key)?;
+    let md = MdCtx::new().map_err(|_| MlDsaFailure::Operation)?;
+    let mut pctx: *mut sys::EVP_PKEY_CTX = ptr::null_mut();
+    // SAFETY: as in `ml_dsa_sign_with_context`, for verification.
+    check(unsafe {
+        sys::EVP_DigestVerifyInit(
+            md.0.as_ptr(),
+            &mut pctx,
+            ptr::null(),
+            ptr::null_mut(),
+            pkey.ptr(),
+        )
+    })
+    .map_err(|_| MlDsaFailure::Operation)?;
+    set_context(pctx, context)?;
+    // SAFETY: `md` is initialised for verification; both buffers are readable for their
+    // lengths.
+    check(unsafe {
+        sys::EVP_DigestVerify(
+            md.0.as_ptr(),
+            signature.as_ptr(),
+            signature.len(),
+            message.as_ptr(),
+            message.len(),
+        )
+    })
+    .map_err(|_| MlDsaFailure::Operation)
+}
+
+/// FIPS 204 ML-DSA verification of `signature` over an external μ (64 bytes, Algorithm 7 line
+/// 6's `μ = H(tr ‖ M', 64)`, computed by the caller): AWS-LC's `EVP_PKEY_verify` on an ML-DSA
+/// key takes μ as its "digest".
+pub(crate) fn ml_dsa_verify_external_mu(
+    set: MlDsa,
+    spki: &[u8],
+    mu: &[u8; 64],
+    signature: &[u8],
+) -> Result<(), MlDsaFailure> {
+    let pkey = Pkey::from_spki(spki).map_err(|_| MlDsaFailure::Key)?;
+    set.check(&pkey).map_err(|_| MlDsaFailure::Key)?;
+    let ctx = PkeyCtx::for_key(&pkey).map_err(|_| MlDsaFailure::Operation)?;
+    // SAFETY: the context is live and holds an ML-DSA public key.
+    check(unsafe { sys::EVP_PKEY_verify_init(ctx.ptr()) }).map_err(|_| MlDsaFailure::Operation)?;
+    // SAFETY: the context is initialised for verification; both buffers are readable for
+    // their lengths.
+    check(unsafe {
+        sys::EVP_PKEY_verify(
+            ctx.ptr(),
+            signature.as_ptr(),
+            signature.len(),
+            mu.as_ptr(),
+            mu.len(),
+        )
+    })
+    .map_err(|_| MlDsaFailure::Operation)
+}
+
+/// AWS-LC's SP 800-90A CTR_DRBG (AES-256, no derivation function) as a known-answer instance:
+/// instantiated from caller-given entropy. Never the module's generator.
+pub(crate) struct KnownAnswerCtrDrbgState(NonNull<sys::CTR_DRBG_STATE>);
+
+// SAFETY: the state is owned exclusively and only used through `&mut self`; AWS-LC's DRBG
+// state is plain memory not tied to a thread.
+unsafe impl Send for KnownAnswerCtrDrbgState {}
+
+/// `CTR_DRBG_ENTROPY_LEN`: the seed length of AES-256 CTR_DRBG without a derivation function.
+pub(crate) const CTR_DRBG_SEED_LEN: usize = 48;
+/// `CTR_DRBG_MAX_GENERATE_LENGTH`.
+pub(crate) const CTR_DRBG_MAX_GENERATE: usize = 65536;
+
+impl KnownAnswerCtrDrbgState {
+    /// `CTR_DRBG_new`: `personalization` at most 48 bytes.
+    pub(crate) fn new(
+        entropy: &[u8; CTR_DRBG_SEED_LEN],
+        personalization: &[u8],
+    ) -> Result<KnownAnswerCtrDrbgState, Failed> {
+        if personalization.len() > CTR_DRBG_SEED_LEN {
+            return Err(Failed);
+        }
+        // SAFETY: `entropy` holds the 48 bytes AWS-LC reads; `personalization` is readable for
+        // its length (at most 48, which AWS-LC also checks). NULL on failure, checked below.
+        let state = unsafe {
+            sys::CTR_DRBG_new(
+                entropy.as_ptr(),
+                personalization.as_ptr(),
+                personalization.len(),
+            )
+        };
+        NonNull::new(state)
+            .map(KnownAnswerCtrDrbgState)
+            .ok_or(Failed)
+    }
+
+    /// `CTR_DRBG_reseed`: `additional_input` at most 48 bytes.
+    pub(crate) fn reseed(
+        &mut self,
+        entropy: &[u8; CTR_DRBG_SEED_LEN],
+        additional_input: &[u8],
+    ) -> Result<(), Failed> {
+        if additional_input.len() > CTR_DRBG_SEED_LEN {
+            return Err(Failed);
+        }
+        // SAFETY: the state is live; `entropy` holds 48 bytes and `additional_input` is
+        // readable for its length (at most 48); the two are distinct buffers.
+        check(unsafe {
+            sys::CTR_DRBG_reseed(
+                self.0.as_ptr(),
+                entropy.as_ptr(),
+                additional_input.as_ptr(),
+                additional_input.len(),
+            )
+        })
+    }
+
+    /// `CTR_DRBG_generate`: `output` at most 65536 bytes, `additional_input` at most 48.
+    pub(crate) fn generate(
+        &mut self,
+        output: &mut [u8],
+        additional_input: &[u8],
+    ) -> Result<(), Failed> {
+        if output.len() > CTR_DRBG_MAX_GENERATE || additional_input.len() > CTR_DRBG_SEED_LEN {
+            return Err(Failed);
+        }
+        // SAFETY: the state is live; `output` is writable and `additional_input` readable for
+        // their lengths, within AWS-LC's limits checked above.
+        check(unsafe {
+            sys::CTR_DRBG_generate(
+                self.0.as_ptr(),
+                output.as_mut_ptr(),
+                output.len(),
+                additional_input.as_ptr(),
+                additional_input.len(),
+            )
+        })
+    }
+}
+
+impl Drop for KnownAnswerCtrDrbgState {
+    fn drop(&mut self) {
+        // SAFETY: the state came from CTR_DRBG_new and is cleared and freed once;
+        // CTR_DRBG_clear cleanses the key and counter (OPENSSL_free cleanses again).
+        unsafe {
+            sys::CTR_DRBG_clear(self.0.as_ptr());
+            sys::CTR_DRBG_free(self.0.as_ptr());
+        }
+    }
+}

@@ -3,7 +3,7 @@
 use zeroize::Zeroizing;
 
 use crate::algorithm::{Algorithm, Family, Service};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
@@ -46,6 +46,54 @@ impl Module {
         };
         key.pairwise_consistency_test()?;
         Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
+    }
+
+    /// Known-answer testing only: FIPS 203's ML-KEM.KeyGen_internal(d, z), the key generation
+    /// whose randomness is the caller's 64-byte `seed` = `d ‖ z` (ACVP's ML-KEM keyGen cases).
+    /// A key for use comes from [`Module::generate_kem_key`], which draws `d` and `z` itself.
+    /// The same policy gate, pairwise consistency test and indicator as key generation; the
+    /// result is the module's ordinary [`KemPrivateKey`].
+    pub fn known_answer_kem_keygen(
+        &self,
+        algorithm: Algorithm,
+        seed: &[u8],
+    ) -> Result<Served<KemPrivateKey>> {
+        let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
+        let seed: &[u8; 64] = seed.try_into().map_err(|_| {
+            Error::invalid_input(format!(
+                "an {algorithm} key generation seed is d || z, 64 bytes; got {} bytes",
+                seed.len()
+            ))
+        })?;
+        let key = KemBackend::from_seed(algorithm, seed)?;
+        let key = KemPrivateKey {
+            module: self.clone(),
+            algorithm,
+            approval,
+            key,
+        };
+        key.pairwise_consistency_test()?;
+        Ok(self.serve(algorithm, Service::KeyGeneration, approval, key))
+    }
+
+    /// Known-answer testing only: FIPS 203's ML-KEM.Encaps_internal(ek, m), encapsulation whose
+    /// randomness is the caller's 32-byte `m` (ACVP's ML-KEM encapsulation cases). To share a
+    /// secret use [`Module::encapsulate`], which draws `m` itself.
+    pub fn known_answer_encapsulate(
+        &self,
+        algorithm: Algorithm,
+        encapsulation_key: &[u8],
+        m: &[u8],
+    ) -> Result<Served<Encapsulated>> {
+        let approval = self.authorize(algorithm, Family::Kem, &Usage::default())?;
+        let m: &[u8; 32] = m.try_into().map_err(|_| {
+            Error::invalid_input(format!(
+                "{algorithm} encapsulation randomness m is 32 bytes; got {} bytes",
+                m.len()
+            ))
+        })?;
+        let encapsulated = backend::encapsulate_with_m(algorithm, encapsulation_key, m)?;
+        Ok(self.serve(algorithm, Service::Encapsulate, approval, encapsulated))
     }
 
     /// Encapsulates a fresh shared secret to an encoded encapsulation (public) key.

@@ -10,6 +10,7 @@ pub mod digest;
 pub mod kdf;
 pub mod kem;
 pub mod key_exchange;
+pub mod known_answer_drbg;
 pub mod mac;
 pub(crate) mod nonce_sequence;
 pub mod pke;

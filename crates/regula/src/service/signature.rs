@@ -15,6 +15,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
+use crate::provider::awslc_sys::{self, MlDsaFailure};
 use crate::provider::signature::{self as backend, SchemeKind, SigningBackend};
 use crate::provider::sm::SM2_DEFAULT_ID;
 use crate::selftest::Fault;
@@ -259,6 +260,92 @@ impl Module {
     }
 }
 
+/// FIPS 204 caps a context string at 255 bytes.
+pub const ML_DSA_MAX_CONTEXT: usize = 255;
+
+fn ml_dsa_set(algorithm: Algorithm) -> Result<awslc_sys::MlDsa> {
+    match algorithm {
+        Algorithm::MlDsa44 => Ok(awslc_sys::MlDsa::MlDsa44),
+        Algorithm::MlDsa65 => Ok(awslc_sys::MlDsa::MlDsa65),
+        Algorithm::MlDsa87 => Ok(awslc_sys::MlDsa::MlDsa87),
+        other => Err(Error::invalid_input(format!(
+            "a context string and an external mu apply to ML-DSA only, not to {other}"
+        ))),
+    }
+}
+
+fn check_context(context: &[u8]) -> Result<()> {
+    if context.len() > ML_DSA_MAX_CONTEXT {
+        return Err(Error::invalid_input(format!(
+            "an ML-DSA context string is at most {ML_DSA_MAX_CONTEXT} bytes (FIPS 204); got {}",
+            context.len()
+        )));
+    }
+    Ok(())
+}
+
+/// The error of a failed ML-DSA call with a context string or an external mu; `failed` is
+/// what a failed operation means (a bad signature when verifying).
+fn ml_dsa_error(algorithm: Algorithm, failure: MlDsaFailure, failed: Error) -> Error {
+    match failure {
+        MlDsaFailure::Key => Error::invalid_key(
+            algorithm,
+            format!("not an {algorithm} key in the expected encoding"),
+        ),
+        MlDsaFailure::ContextUnsupported => Error::invalid_input(format!(
+            "this build's AWS-LC takes no context string for {algorithm}; only the empty one"
+        )),
+        MlDsaFailure::Operation => failed,
+    }
+}
+
+impl Module {
+    /// Verifies an ML-DSA signature over `message` made with the context string `context`
+    /// (FIPS 204 ML-DSA.Verify, at most 255 bytes; empty is what [`Module::verify`] uses).
+    /// `public_key` is DER SubjectPublicKeyInfo, as for [`Module::verify`]. A FIPS build whose
+    /// AWS-LC takes no ML-DSA context string refuses a non-empty one with an input error.
+    pub fn verify_with_context(
+        &self,
+        algorithm: Algorithm,
+        public_key: &[u8],
+        message: &[u8],
+        context: &[u8],
+        signature: &[u8],
+    ) -> Result<Served<()>> {
+        self.ensure_operational()?;
+        let set = ml_dsa_set(algorithm)?;
+        check_context(context)?;
+        let approval = self.authorize(algorithm, Family::Signature, &Usage::default())?;
+        awslc_sys::ml_dsa_verify_with_context(set, public_key, message, context, signature)
+            .map_err(|failure| ml_dsa_error(algorithm, failure, Error::BadSignature))?;
+        Ok(self.serve(algorithm, Service::Verify, approval, ()))
+    }
+
+    /// Verifies an ML-DSA signature over an external mu (FIPS 204 section 6.3's
+    /// ML-DSA.Verify_internal with `mu = H(tr || M', 64)` computed by the caller, 64 bytes):
+    /// ACVP's "internal" interface with `externalMu`. `public_key` as for [`Module::verify`].
+    pub fn verify_external_mu(
+        &self,
+        algorithm: Algorithm,
+        public_key: &[u8],
+        mu: &[u8],
+        signature: &[u8],
+    ) -> Result<Served<()>> {
+        self.ensure_operational()?;
+        let set = ml_dsa_set(algorithm)?;
+        let mu: &[u8; 64] = mu.try_into().map_err(|_| {
+            Error::invalid_input(format!(
+                "an ML-DSA external mu is 64 bytes; got {} bytes",
+                mu.len()
+            ))
+        })?;
+        let approval = self.authorize(algorithm, Family::Signature, &Usage::default())?;
+        awslc_sys::ml_dsa_verify_external_mu(set, public_key, mu, signature)
+            .map_err(|failure| ml_dsa_error(algorithm, failure, Error::BadSignature))?;
+        Ok(self.serve(algorithm, Service::Verify, approval, ()))
+    }
+}
+
 impl SigningKey {
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
@@ -287,6 +374,22 @@ impl SigningKey {
     pub fn sign(&self, message: &[u8]) -> Result<Served<Vec<u8>>> {
         self.module.ensure_operational()?;
         let signature = self.raw_sign(message)?;
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Sign, self.approval, signature))
+    }
+
+    /// Signs `message` with ML-DSA and the context string `context` (FIPS 204 ML-DSA.Sign,
+    /// hedged with AWS-LC's own randomness; at most 255 bytes, empty being what
+    /// [`SigningKey::sign`] uses). Only ML-DSA keys take a context string; a FIPS build whose
+    /// AWS-LC takes no ML-DSA context string refuses a non-empty one with an input error.
+    pub fn sign_with_context(&self, message: &[u8], context: &[u8]) -> Result<Served<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        let set = ml_dsa_set(self.algorithm)?;
+        check_context(context)?;
+        let pkcs8 = self.key.to_pkcs8_der()?;
+        let signature = awslc_sys::ml_dsa_sign_with_context(set, &pkcs8, message, context)
+            .map_err(|failure| ml_dsa_error(self.algorithm, failure, Error::CryptoFailure))?;
         Ok(self
             .module
             .serve(self.algorithm, Service::Sign, self.approval, signature))
