@@ -28,9 +28,11 @@
 //! a CMAC that does not verify).
 //!
 //! Families: hashes, HMAC, CMAC, GMAC, AES-CBC/CTR/GCM/CCM/XTS, AES-KW/KWP, PBKDF, KBKDF
-//! (SP 800-108 counter mode, HMAC), KDA HKDF and the TLS KDFs; ECDSA,
-//! EdDSA, RSA and ML-DSA sigVer and ML-DSA keyGen from a seed (`sig`); KAS-ECC-SSC VAL and
-//! ML-KEM decapsulation (`pk`). Other sigGen, keyGen and KAS AFT answers are the
+//! (SP 800-108 counter mode, HMAC), KDA HKDF and the TLS KDFs; ECDSA, EdDSA, RSA and ML-DSA
+//! sigVer (ML-DSA with its context string or over an external mu) and ML-DSA keyGen from a seed
+//! (`sig`); KAS-ECC-SSC VAL, ML-KEM keyGen from seeds, encapsulation with a given `m` and
+//! decapsulation (`pk`); ctrDRBG with given entropy through the module's known-answer CTR_DRBG
+//! (`drbg`). Other sigGen, keyGen and KAS AFT answers are the
 //! implementation's own random keys and nonces, judged by the ACVP server rather than by
 //! recorded answers: they are skipped with that reason. [`coverage`] says which registry rows
 //! the recorded data runs, and why the others are not. [`wrapper`] answers the same services
@@ -38,6 +40,7 @@
 
 mod aes;
 pub mod coverage;
+mod drbg;
 mod hash;
 mod kdf;
 mod mac;
@@ -612,9 +615,7 @@ fn answer(case: &Case<'_>) -> Verdict {
         "KTS-IFC" => Ok(unsupported(
             "KTS-IFC (RSA key transport: no RSA-OAEP service)",
         )),
-        "ctrDRBG" => Ok(unsupported(
-            "ctrDRBG with given entropy and nonce (the module's generator takes no caller entropy)",
-        )),
+        "ctrDRBG" => drbg::ctr_drbg(case),
         "hmacDRBG" => Ok(unsupported("hmacDRBG (no HMAC_DRBG in this module)")),
         "kdf-components" => Ok(unsupported(format!(
             "kdf-components {} (no such KDF service)",

@@ -1,11 +1,12 @@
 //! Key agreement and key encapsulation: KAS-ECC-SSC (SP 800-56A Rev. 3 shared secret Z)
-//! through `Module::agreement_key_from_private_bytes` and `AgreementKey::agree`, and ML-KEM
-//! decapsulation through `Module::kem_key_from_bytes` and `KemPrivateKey::decapsulate`.
+//! through `Module::agreement_key_from_private_bytes` and `AgreementKey::agree`; ML-KEM
+//! decapsulation through `Module::kem_key_from_bytes` and `KemPrivateKey::decapsulate`, keyGen
+//! from the seeds `d` and `z` through `Module::known_answer_kem_keygen` and encapsulation with
+//! a given `m` through `Module::known_answer_encapsulate` (FIPS 203's internal functions).
 //!
 //! KAS-ECC-SSC's VAL cases give the implementation's private key, the server's public key and
 //! a Z to judge (`testPassed`); its AFT cases ask the implementation for its own random key
-//! pair, which only the ACVP server can judge. ML-KEM's encapsulation takes a given `m` and its
-//! keyGen given seeds `d` and `z`: the module draws its own, so those are skipped.
+//! pair, which only the ACVP server can judge.
 
 use regula::Algorithm;
 
@@ -82,17 +83,11 @@ pub(super) fn ml_kem(case: &Case<'_>) -> Verdict {
         return Ok(unsupported(name));
     };
     if case.mode == "keyGen" {
-        return Ok(unsupported(
-            "ML-KEM keyGen from seeds d and z (no seeded key generation service)",
-        ));
+        return ml_kem_key_gen(case, algorithm);
     }
     match case.group_text("function")? {
         "decapsulation" => {}
-        "encapsulation" => {
-            return Ok(unsupported(
-                "ML-KEM encapsulation with a given m (the module draws its own)",
-            ));
-        }
+        "encapsulation" => return ml_kem_encapsulation(case, algorithm),
         other => return Ok(unsupported(format!("ML-KEM {other}"))),
     }
     let decapsulation_key = case.hex_in_case_or_group("dk")?;
@@ -108,6 +103,50 @@ pub(super) fn ml_kem(case: &Case<'_>) -> Verdict {
             Outcome::Accepted
         } else {
             Outcome::WrongOutput("`k` differs from the expected answer".into())
+        })
+    }))
+}
+
+/// ML-KEM keyGen: FIPS 203 ML-KEM.KeyGen_internal(d, z); both keys must be the expected `ek`
+/// and `dk`.
+fn ml_kem_key_gen(case: &Case<'_>, algorithm: Algorithm) -> Verdict {
+    let mut seed = case.hex("d")?;
+    seed.extend(case.hex("z")?);
+    let expected_ek = case.expected_hex("ek")?;
+    let expected_dk = case.expected_hex("dk")?;
+    Ok(through_module(Expect::Valid, || {
+        let key = case
+            .module
+            .known_answer_kem_keygen(algorithm, &seed)?
+            .into_value();
+        Ok(if key.encapsulation_key()? != expected_ek {
+            Outcome::WrongOutput("`ek` differs from the expected answer".into())
+        } else if *key.to_bytes()? != expected_dk {
+            Outcome::WrongOutput("`dk` differs from the expected answer".into())
+        } else {
+            Outcome::Accepted
+        })
+    }))
+}
+
+/// ML-KEM encapsulation: FIPS 203 ML-KEM.Encaps_internal(ek, m); the ciphertext and shared
+/// secret must be the expected `c` and `k`.
+fn ml_kem_encapsulation(case: &Case<'_>, algorithm: Algorithm) -> Verdict {
+    let encapsulation_key = case.hex_in_case_or_group("ek")?;
+    let m = case.hex("m")?;
+    let expected_c = case.expected_hex("c")?;
+    let expected_k = case.expected_hex("k")?;
+    Ok(through_module(Expect::Valid, || {
+        let encapsulated = case
+            .module
+            .known_answer_encapsulate(algorithm, &encapsulation_key, &m)?
+            .into_value();
+        Ok(if encapsulated.ciphertext != expected_c {
+            Outcome::WrongOutput("`c` differs from the expected answer".into())
+        } else if *encapsulated.shared_secret != expected_k {
+            Outcome::WrongOutput("`k` differs from the expected answer".into())
+        } else {
+            Outcome::Accepted
         })
     }))
 }

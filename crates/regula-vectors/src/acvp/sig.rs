@@ -1,5 +1,6 @@
-//! Signatures: ECDSA, EdDSA, RSA and ML-DSA, through `Module::verify` (and ML-DSA seeds
-//! through `Module::signing_key_from_pkcs8`).
+//! Signatures: ECDSA, EdDSA, RSA and ML-DSA, through `Module::verify` (ML-DSA through
+//! `Module::verify_with_context` and `Module::verify_external_mu`, and ML-DSA seeds through
+//! `Module::signing_key_from_pkcs8`).
 //!
 //! sigVer imports the group's (or case's) public key in an encoding the module's verify takes —
 //! the uncompressed point `04 ‖ x ‖ y` for ECDSA, the 32-byte key for Ed25519, a DER
@@ -238,10 +239,18 @@ pub(super) fn rsa(case: &Case<'_>) -> Verdict {
     verify(case, expect, algorithm, &public_key, &message, &signature)
 }
 
-/// ACVP ML-DSA (FIPS 204): keyGen from a seed, and sigVer of pure ML-DSA with an empty context
-/// through the module's verify (the public key as an RFC 9881 SubjectPublicKeyInfo). The
-/// module's ML-DSA services take no context string, no external mu and no caller randomness,
-/// and sign hedged: those cases are skipped with that reason.
+/// What deterministic or given-`rnd` ML-DSA signing would need: AWS-LC signs hedged, with its
+/// own randomness, in every public function; the functions that take `rnd` are internal.
+const ML_DSA_SIGN_INTERNAL: &str = "AWS-LC's public API signs hedged with its own \
+randomness; this needs ml_dsa_{44,65,87}_sign_internal or ml_dsa_extmu_*_sign_internal \
+(crypto/fipsmodule/ml_dsa/ml_dsa.h), bound by neither aws-lc-sys nor aws-lc-fips-sys";
+
+/// ACVP ML-DSA (FIPS 204): keyGen from a seed; sigVer of pure ML-DSA with its context string
+/// (`Module::verify_with_context`) and of the internal interface over an external mu
+/// (`Module::verify_external_mu`), the public key as an RFC 9881 SubjectPublicKeyInfo. sigGen
+/// cases fix the signing randomness (`deterministic`, or a given `rnd`), which AWS-LC's public
+/// API does not take: they are skipped with that reason, as are HashML-DSA and the internal
+/// interface over a message.
 pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
     let set = case.group_text("parameterSet")?;
     let name = match set {
@@ -257,15 +266,25 @@ pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
     if mode == "keyGen" {
         return ml_dsa_key_gen(case, algorithm);
     }
+    match mode {
+        "sigVer" => {}
+        "sigGen" => {
+            let deterministic = case.group.get("deterministic").and_then(Value::as_bool);
+            return Ok(unsupported(if deterministic == Some(true) {
+                format!("deterministic ML-DSA signing ({ML_DSA_SIGN_INTERNAL})")
+            } else {
+                format!("ML-DSA signing with a given rnd ({ML_DSA_SIGN_INTERNAL})")
+            }));
+        }
+        other => return Ok(unsupported(format!("ML-DSA {other}"))),
+    }
     let interface = case
         .group
         .get("signatureInterface")
         .and_then(Value::as_str)
         .unwrap_or("external");
     if interface == "internal" {
-        return Ok(unsupported(
-            "ML-DSA's internal interface (external mu, no domain separation)",
-        ));
+        return ml_dsa_internal_sig_ver(case, algorithm, name);
     }
     let pre_hash = case
         .group
@@ -275,29 +294,45 @@ pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
     if pre_hash != "pure" {
         return Ok(unsupported("HashML-DSA"));
     }
-    match mode {
-        "sigVer" => {}
-        "sigGen" => {
-            let deterministic = case.group.get("deterministic").and_then(Value::as_bool);
-            return Ok(unsupported(if deterministic == Some(true) {
-                "deterministic ML-DSA signing (the module signs hedged, with its own randomness)"
-            } else {
-                "ML-DSA signing with a given rnd (the module draws its own)"
-            }));
-        }
-        other => return Ok(unsupported(format!("ML-DSA {other}"))),
-    }
-    let context = case.hex("context").unwrap_or_default();
-    if !context.is_empty() {
+    let context = match case.test.get("context") {
+        Some(_) => case.hex("context")?,
+        None => Vec::new(),
+    };
+    if !context.is_empty() && !regula::service::signature::ML_DSA_CONTEXT_STRINGS {
         return Ok(unsupported(
-            "ML-DSA with a context string (the module's verify takes none)",
+            "ML-DSA with a context string (this build's AWS-LC, the FIPS module, takes none)",
         ));
     }
     let expect = verdict_expect(case)?;
     let public_key = crate::ops::mldsa_spki(name, &case.hex_in_case_or_group("pk")?);
     let message = case.hex("message")?;
     let signature = case.hex("signature")?;
-    verify(case, expect, algorithm, &public_key, &message, &signature)
+    Ok(through_module(expect, || {
+        case.module
+            .verify_with_context(algorithm, &public_key, &message, &context, &signature)?;
+        Ok(Outcome::Accepted)
+    }))
+}
+
+/// ML-DSA sigVer through the internal interface: over an external mu (FIPS 204 Algorithm 8
+/// from its line 7, mu given) when `externalMu` is set; over a message without the domain
+/// separation of section 5.4 otherwise, which AWS-LC's public API does not offer.
+fn ml_dsa_internal_sig_ver(case: &Case<'_>, algorithm: Algorithm, name: &str) -> Verdict {
+    if case.group.get("externalMu").and_then(Value::as_bool) != Some(true) {
+        return Ok(unsupported(
+            "ML-DSA's internal interface over a message (ML-DSA.Verify_internal without domain \
+             separation: ml_dsa_{44,65,87}_verify_internal is not in AWS-LC's public API)",
+        ));
+    }
+    let expect = verdict_expect(case)?;
+    let public_key = crate::ops::mldsa_spki(name, &case.hex_in_case_or_group("pk")?);
+    let mu = case.hex("mu")?;
+    let signature = case.hex("signature")?;
+    Ok(through_module(expect, || {
+        case.module
+            .verify_external_mu(algorithm, &public_key, &mu, &signature)?;
+        Ok(Outcome::Accepted)
+    }))
 }
 
 /// ML-DSA keyGen from the 32-byte seed ξ: the module imports the seed (RFC 9881's seed-only

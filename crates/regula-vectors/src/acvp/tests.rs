@@ -562,13 +562,134 @@ fn ml_kem_decapsulation() {
         counts(&case("decapsulation", &flip_last(MLKEM_60_K))),
         (0, 1, 0)
     );
-    let rows = case("encapsulation", MLKEM_60_K);
+}
+
+/// The recorded ML-KEM keyGen tcId 11 (ML-KEM-768, seeds d and z) and encapDecap tcId 36
+/// (ML-KEM-1024 encapsulation with a given m), as the core's known-answer tests keep them in
+/// `crates/regula/tests/data/known-answer-api.json`: the module's keys, ciphertext and secret
+/// are NIST's; a changed answer fails.
+#[test]
+fn ml_kem_key_gen_and_encapsulation() {
+    let data: Value = serde_json::from_str(include_str!(
+        "../../../regula/tests/data/known-answer-api.json"
+    ))
+    .expect("JSON");
+    let field = |case: &str, key: &str| data[case][key].as_str().expect("field").to_string();
+    let key_gen = |ek: &str| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-KEM",
+            "mode": "keyGen", "revision": "FIPS203", "testGroups": [{"tgId": 1,
+            "testType": "AFT", "parameterSet": "ML-KEM-768", "tests": [{"tcId": 11,
+            "d": field("ml_kem_keygen", "d"), "z": field("ml_kem_keygen", "z")}]}]}]);
+        let expected = set(
+            "ML-KEM",
+            json!([{"tgId": 1, "tests": [{"tcId": 11, "ek": ek,
+                "dk": field("ml_kem_keygen", "dk")}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    let ek = field("ml_kem_keygen", "ek");
+    assert_eq!(counts(&key_gen(&ek)), (1, 0, 0));
+    assert_eq!(counts(&key_gen(&flip_last(&ek))), (0, 1, 0));
+
+    let encapsulation = |k: &str| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-KEM",
+            "mode": "encapDecap", "revision": "FIPS203", "testGroups": [{"tgId": 2,
+            "testType": "AFT", "function": "encapsulation", "parameterSet": "ML-KEM-1024",
+            "tests": [{"tcId": 36, "ek": field("ml_kem_encapsulation", "ek"),
+                "m": field("ml_kem_encapsulation", "m")}]}]}]);
+        let expected = set(
+            "ML-KEM",
+            json!([{"tgId": 2, "tests": [{"tcId": 36, "c": field("ml_kem_encapsulation", "c"),
+                "k": k}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    let k = field("ml_kem_encapsulation", "k");
+    assert_eq!(counts(&encapsulation(&k)), (1, 0, 0));
+    assert_eq!(counts(&encapsulation(&flip_last(&k))), (0, 1, 0));
+    // CNSA 2.0 does not approve ML-KEM-768: a skip naming the policy.
+    let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-KEM",
+        "mode": "keyGen", "revision": "FIPS203", "testGroups": [{"tgId": 1,
+        "testType": "AFT", "parameterSet": "ML-KEM-768", "tests": [{"tcId": 11,
+        "d": field("ml_kem_keygen", "d"), "z": field("ml_kem_keygen", "z")}]}]}]);
+    let expected = set(
+        "ML-KEM",
+        json!([{"tgId": 1, "tests": [{"tcId": 11, "ek": ek, "dk": ""}]}]),
+    );
+    let rows = run("cnsa-2.0", prompt, expected);
+    assert_eq!(counts(&rows), (0, 0, 1), "{rows:?}");
+}
+
+/// The recorded ML-DSA sigVer tgId 1 tcId 11 (ML-DSA-44, internal interface, external mu,
+/// `testPassed: true`), kept in `crates/regula/tests/data/known-answer-api.json`: verified over
+/// its mu; a changed mu is refused; the internal interface over a message is a skip.
+#[test]
+fn ml_dsa_external_mu() {
+    let data: Value = serde_json::from_str(include_str!(
+        "../../../regula/tests/data/known-answer-api.json"
+    ))
+    .expect("JSON");
+    let case = &data["ml_dsa_external_mu"][0];
+    assert_eq!(case["testPassed"], json!(true));
+    let sig_ver = |mu: &str, external_mu: bool, passed: bool| {
+        let prompt = json!([{"acvVersion": "1.0"}, {"vsId": 1, "algorithm": "ML-DSA",
+            "mode": "sigVer", "revision": "FIPS204", "testGroups": [{"tgId": 1,
+            "testType": "AFT", "parameterSet": "ML-DSA-44", "signatureInterface": "internal",
+            "externalMu": external_mu, "tests": [{"tcId": 11, "pk": case["pk"], "mu": mu,
+            "message": mu, "signature": case["signature"]}]}]}]);
+        let expected = set(
+            "ML-DSA",
+            json!([{"tgId": 1, "tests": [{"tcId": 11, "testPassed": passed}]}]),
+        );
+        run("fips-140-3", prompt, expected)
+    };
+    let mu = case["mu"].as_str().expect("mu");
+    assert_eq!(counts(&sig_ver(mu, true, true)), (1, 0, 0));
+    assert_eq!(counts(&sig_ver(&flip_last(mu), true, true)), (0, 1, 0));
+    assert_eq!(counts(&sig_ver(&flip_last(mu), true, false)), (1, 0, 0));
+    assert_eq!(counts(&sig_ver(mu, false, true)), (0, 0, 1));
+}
+
+/// The recorded ctrDRBG tgId 1 tcId 11 (AES-256, no derivation function, reseed, no
+/// prediction resistance): instantiate, reseed, generate twice; NIST's `returnedBits` are the
+/// second generate's. A changed answer fails; a derivation function is a skip naming it.
+#[test]
+fn ctr_drbg() {
+    let group = |der_func: bool| {
+        json!([{"tgId": 1, "testType": "AFT", "mode": "AES-256", "derFunc": der_func,
+            "predResistance": false, "reSeed": true, "entropyInputLen": 384, "nonceLen": 0,
+            "persoStringLen": 0, "additionalInputLen": 384, "returnedBitsLen": 128,
+            "tests": [{"tcId": 11, "entropyInput": CTR_DRBG_11_ENTROPY, "nonce": "",
+                "persoString": "", "otherInput": [
+                {"intendedUse": "reSeed", "additionalInput": CTR_DRBG_11_RESEED_ADDITIONAL,
+                    "entropyInput": CTR_DRBG_11_RESEED_ENTROPY},
+                {"intendedUse": "generate", "additionalInput": CTR_DRBG_11_ADDITIONAL_1,
+                    "entropyInput": ""},
+                {"intendedUse": "generate", "additionalInput": CTR_DRBG_11_ADDITIONAL_2,
+                    "entropyInput": ""}]}]}])
+    };
+    let case = |der_func: bool, bits: &str| {
+        run(
+            "fips-140-3",
+            set("ctrDRBG", group(der_func)),
+            set(
+                "ctrDRBG",
+                json!([{"tgId": 1, "tests": [{"tcId": 11, "returnedBits": bits}]}]),
+            ),
+        )
+    };
+    assert_eq!(counts(&case(false, CTR_DRBG_11_BITS)), (1, 0, 0));
+    assert_eq!(
+        counts(&case(false, &flip_last(CTR_DRBG_11_BITS))),
+        (0, 1, 0)
+    );
+    let rows = case(true, CTR_DRBG_11_BITS);
     assert_eq!(counts(&rows), (0, 0, 1));
     assert!(
         only(&rows)
             .skip_reasons
             .keys()
-            .all(|reason| reason.contains("given m")),
+            .all(|reason| reason.contains("derivation function")),
         "{rows:?}"
     );
 }
@@ -693,15 +814,26 @@ fn ml_dsa_key_gen_and_sig_ver() {
     };
     assert_eq!(counts(&sig_ver(test(1), true)), (1, 0, 0));
     assert_eq!(counts(&sig_ver(test(1), false)), (0, 1, 0));
-    let rows = sig_ver(test(3), true);
-    assert_eq!(counts(&rows), (0, 0, 1));
-    assert!(
-        only(&rows)
-            .skip_reasons
-            .keys()
-            .all(|reason| reason.contains("context string")),
-        "{rows:?}"
-    );
+    // tcId 3 signs with a 7-byte context: verified with it where AWS-LC takes one, a skip
+    // naming the context string in the FIPS build, whose AWS-LC takes none.
+    if regula::service::signature::ML_DSA_CONTEXT_STRINGS {
+        assert_eq!(counts(&sig_ver(test(3), true)), (1, 0, 0));
+        assert_eq!(counts(&sig_ver(test(3), false)), (0, 1, 0));
+        // Without its context the signature does not verify.
+        let mut bare = test(3);
+        bare["context"] = json!("");
+        assert_eq!(counts(&sig_ver(bare, false)), (1, 0, 0));
+    } else {
+        let rows = sig_ver(test(3), true);
+        assert_eq!(counts(&rows), (0, 0, 1));
+        assert!(
+            only(&rows)
+                .skip_reasons
+                .keys()
+                .all(|reason| reason.contains("context string")),
+            "{rows:?}"
+        );
+    }
 }
 
 /// ECDSA keyVer: the P-521 public key of sigVer tcId 238 (whose recorded signature verifies)
@@ -811,3 +943,10 @@ fn the_response_file_holds_the_answers_of_the_cases_run() {
         "{written}"
     );
 }
+/// ctrDRBG tgId 1 tcId 11 (`vectors/ctrDRBG`, `expected/ctrDRBG`).
+const CTR_DRBG_11_ENTROPY: &str = "7351765DCC1B60E36CA50EC6A99A4D2E72ACA7ADEEEB8823E8B131420973389B2DC00F65705A65AB6BFA3A3E1FA56FA2";
+const CTR_DRBG_11_RESEED_ENTROPY: &str = "F6EF9E091EAE78BBEAE61DE47CA65D136E171D70FF56666BE817EB8FAD7DD81D1F9951AB47FC1581A1961ECE561DA024";
+const CTR_DRBG_11_RESEED_ADDITIONAL: &str = "24227E32AFF26D92E42CA7B1C4BE5F76CDDEF93D16F292F2FF3B1DAB4D348DFE633197C868EB348938CB2E42706BAB40";
+const CTR_DRBG_11_ADDITIONAL_1: &str = "DEA87D2945549B14D46362D9F3CFCE7073CC8B2A3DBB4F6056B16DD868F11D5690FAB43CAF7D6C70234BA16A7C204A46";
+const CTR_DRBG_11_ADDITIONAL_2: &str = "06EE48470F59F682B6E6B732C7CBDDA6E32D6B183C541CBAF3B707E46D3F099FE4F90DE61A1BC999D94BB98C15596272";
+const CTR_DRBG_11_BITS: &str = "e45a152cbf6fa264dcbfd209baa176c0";

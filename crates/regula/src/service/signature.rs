@@ -263,6 +263,13 @@ impl Module {
 /// FIPS 204 caps a context string at 255 bytes.
 pub const ML_DSA_MAX_CONTEXT: usize = 255;
 
+/// Whether this build's AWS-LC takes a non-empty ML-DSA context string
+/// ([`SigningKey::sign_with_context`], [`Module::verify_with_context`]): the ordinary build
+/// (aws-lc-sys) does; the FIPS build's validated module (aws-lc-fips-sys 0.14) handles
+/// `EVP_PKEY_CTX_set_signature_context` for Ed25519ph only, so there both refuse a non-empty
+/// context with an input error.
+pub const ML_DSA_CONTEXT_STRINGS: bool = cfg!(not(feature = "fips"));
+
 fn ml_dsa_set(algorithm: Algorithm) -> Result<awslc_sys::MlDsa> {
     match algorithm {
         Algorithm::MlDsa44 => Ok(awslc_sys::MlDsa::MlDsa44),
