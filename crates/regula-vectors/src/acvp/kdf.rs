@@ -135,11 +135,7 @@ pub(super) fn kda(case: &Case<'_>) -> Verdict {
         }
         "VAL" => {
             let given = case.hex("dkm")?;
-            let expect = match case.expected_verdict() {
-                Some(true) => Expect::Valid,
-                Some(false) => Expect::Invalid,
-                None => return Err("expected answer: no boolean field `testPassed`".into()),
-            };
+            let expect = case.verdict_expect()?;
             Ok(through_module(expect, || {
                 let dkm = case.module.hkdf(algorithm, &z, &salt, &fixed_info, len)?;
                 Ok(if dkm.as_slice() == given.as_slice() {

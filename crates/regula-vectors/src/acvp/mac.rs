@@ -96,11 +96,7 @@ pub(super) fn cmac(case: &Case<'_>) -> Verdict {
         }
         "ver" => {
             let tag = case.hex("mac")?;
-            let expect = match case.expected_verdict() {
-                Some(true) => Expect::Valid,
-                Some(false) => Expect::Invalid,
-                None => return Err("expected answer: no boolean field `testPassed`".into()),
-            };
+            let expect = case.verdict_expect()?;
             Ok(through_module(expect, || {
                 let mac_key = case.module.mac_key(algorithm, &key)?;
                 if tag.len() == 16 {
@@ -172,11 +168,7 @@ pub(super) fn gmac(case: &Case<'_>) -> Verdict {
         }
         "decrypt" => {
             let tag = case.hex("tag")?;
-            let expect = match case.expected_verdict() {
-                Some(true) => Expect::Valid,
-                Some(false) => Expect::Invalid,
-                None => return Err("expected answer: no boolean field `testPassed`".into()),
-            };
+            let expect = case.verdict_expect()?;
             Ok(through_module(expect, || {
                 let mac_key = case.module.mac_key(algorithm, &key)?;
                 if tag.len() == 16 {

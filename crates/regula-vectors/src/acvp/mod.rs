@@ -155,6 +155,16 @@ impl Case<'_> {
         self.expected.get("testPassed").and_then(Value::as_bool)
     }
 
+    /// What a verdict case expects of the module: `testPassed: true` a valid input, `false`
+    /// one the module must refuse.
+    pub fn verdict_expect(&self) -> Result<Expect, String> {
+        match self.expected_verdict() {
+            Some(true) => Ok(Expect::Valid),
+            Some(false) => Ok(Expect::Invalid),
+            None => Err("expected answer: no boolean field `testPassed`".into()),
+        }
+    }
+
     /// Records an answer field (hex, upper case as the ACVP server writes it) for the response
     /// file.
     pub fn respond_hex(&self, key: &str, bytes: &[u8]) {

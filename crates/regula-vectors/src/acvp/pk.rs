@@ -48,7 +48,7 @@ pub(super) fn kas_ecc_ssc(case: &Case<'_>) -> Verdict {
     if case.test.get("z").is_none() {
         return Ok(unsupported("KAS-ECC-SSC VAL with a hashed Z"));
     }
-    let expect = super::sig::verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let private_key = case.hex(&format!("{role}PrivateIut"))?;
     let mut own_public = vec![0x04];
     own_public.extend(case.hex(&format!("{role}PublicIutX"))?);

@@ -24,15 +24,6 @@ pub(super) const JUDGED_BY_SERVER: &str = "sigGen and keyGen answers come from t
 implementation's own random keys (and nonces), which the ACVP server judges; no recorded \
 answer can be compared";
 
-/// `testPassed` as what the module must do.
-pub(super) fn verdict_expect(case: &Case<'_>) -> Result<Expect, String> {
-    match case.expected_verdict() {
-        Some(true) => Ok(Expect::Valid),
-        Some(false) => Ok(Expect::Invalid),
-        None => Err("expected answer: no boolean field `testPassed`".into()),
-    }
-}
-
 /// Verifies through the module; a refusal of the signature (or of the key) is a rejection.
 fn verify(
     case: &Case<'_>,
@@ -124,7 +115,7 @@ pub(super) fn ecdsa(case: &Case<'_>) -> Verdict {
     let Some(algorithm) = Algorithm::from_name(name) else {
         return Ok(unsupported(name));
     };
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let mut point = vec![0x04];
     point.extend(case.hex_in_case_or_group("qx")?);
     point.extend(case.hex_in_case_or_group("qy")?);
@@ -145,7 +136,7 @@ fn ecdsa_key_ver(case: &Case<'_>) -> Verdict {
         "P-521" => "ecdsa-p521",
         other => return Ok(unsupported(format!("ECDSA on {other}"))),
     };
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let mut point = vec![0x04];
     point.extend(case.hex("qx")?);
     point.extend(case.hex("qy")?);
@@ -174,7 +165,7 @@ pub(super) fn eddsa(case: &Case<'_>) -> Verdict {
     if case.group.get("preHash").and_then(Value::as_bool) == Some(true) {
         return Ok(unsupported("HashEdDSA (Ed25519ph)"));
     }
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let public_key = case.hex_in_case_or_group("q")?;
     let message = case.hex("message")?;
     let signature = case.hex("signature")?;
@@ -229,7 +220,7 @@ pub(super) fn rsa(case: &Case<'_>) -> Verdict {
     let Some(algorithm) = Algorithm::from_name(&name) else {
         return Ok(unsupported(name));
     };
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let public_key = rsa_spki(
         &case.hex_in_case_or_group("n")?,
         &case.hex_in_case_or_group("e")?,
@@ -303,7 +294,7 @@ pub(super) fn ml_dsa(case: &Case<'_>) -> Verdict {
             "ML-DSA with a context string (this build's AWS-LC, the FIPS module, takes none)",
         ));
     }
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let public_key = crate::ops::mldsa_spki(name, &case.hex_in_case_or_group("pk")?);
     let message = case.hex("message")?;
     let signature = case.hex("signature")?;
@@ -324,7 +315,7 @@ fn ml_dsa_internal_sig_ver(case: &Case<'_>, algorithm: Algorithm, name: &str) ->
              separation: ml_dsa_{44,65,87}_verify_internal is not in AWS-LC's public API)",
         ));
     }
-    let expect = verdict_expect(case)?;
+    let expect = case.verdict_expect()?;
     let public_key = crate::ops::mldsa_spki(name, &case.hex_in_case_or_group("pk")?);
     let mu = case.hex("mu")?;
     let signature = case.hex("signature")?;
