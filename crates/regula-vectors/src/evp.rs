@@ -884,6 +884,20 @@ fn ecdsa(
                 Outcome::Skip("DigestSign with a public key".into()),
             ));
         }
+        // RFC 6979's deterministic k (`NonceType = deterministic`): the module signs with a
+        // random k, so the file's signature cannot be reproduced.
+        if stanza
+            .get("NonceType")
+            .is_some_and(|field| field.value.trim() == "deterministic")
+        {
+            return Ok((
+                algorithm.name().to_string(),
+                Outcome::unsupported(
+                    "deterministic ECDSA signing (RFC 6979, NonceType = deterministic): the \
+                     module signs with a random k",
+                ),
+            ));
+        }
         attempt(|| {
             let key = module.signing_key_from_pkcs8(algorithm, der)?.into_value();
             let signature = key.sign(&input)?.into_value();
