@@ -238,10 +238,7 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
         Direction::Decrypt => {
             let mut sealed = case.hex("ct")?;
             sealed.extend(case.hex("tag")?);
-            let (expect, plaintext) = match case.expected_verdict() {
-                Some(false) => (Expect::Invalid, None),
-                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
-            };
+            let (expect, plaintext) = decrypt_expectation(case)?;
             Ok(through_module(expect, || {
                 // The key bound to the group's tag length: a module that does not take it
                 // refuses it as invalid input, which is a skip, not a rejection of the case.
@@ -251,13 +248,7 @@ pub(super) fn gcm(case: &Case<'_>) -> Verdict {
                     Err(error) => return Err(error),
                 };
                 let opened = aead.open(&iv, &aad, &sealed)?.into_value();
-                case.respond_hex("pt", &opened);
-                Ok(match plaintext {
-                    Some(plaintext) if opened != plaintext => {
-                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
-                    }
-                    _ => Outcome::Accepted,
-                })
+                Ok(decrypt_answer(case, &opened, plaintext.as_deref()))
             }))
         }
     }
@@ -326,22 +317,13 @@ pub(super) fn ccm(case: &Case<'_>) -> Verdict {
         }
         Direction::Decrypt => {
             let sealed = case.hex("ct")?;
-            let (expect, plaintext) = match case.expected_verdict() {
-                Some(false) => (Expect::Invalid, None),
-                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
-            };
+            let (expect, plaintext) = decrypt_expectation(case)?;
             Ok(through_module(expect, || {
                 let Some(aead) = bind()? else {
                     return Ok(tag_unsupported());
                 };
                 let opened = aead.open(&iv, &aad, &sealed)?.into_value();
-                case.respond_hex("pt", &opened);
-                Ok(match plaintext {
-                    Some(plaintext) if opened != plaintext => {
-                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
-                    }
-                    _ => Outcome::Accepted,
-                })
+                Ok(decrypt_answer(case, &opened, plaintext.as_deref()))
             }))
         }
     }
@@ -394,22 +376,13 @@ pub(super) fn key_wrap(case: &Case<'_>) -> Verdict {
         }
         Direction::Decrypt => {
             let wrapped = case.hex("ct")?;
-            let (expect, plaintext) = match case.expected_verdict() {
-                Some(false) => (Expect::Invalid, None),
-                _ => (Expect::Valid, Some(case.expected_hex("pt")?)),
-            };
+            let (expect, plaintext) = decrypt_expectation(case)?;
             Ok(through_module(expect, || {
                 let mut buffer = wrapped.clone();
                 case.module
                     .cipher_key(algorithm, &key)?
                     .decrypt_in_place(&[], &mut buffer)?;
-                case.respond_hex("pt", &buffer);
-                Ok(match plaintext {
-                    Some(plaintext) if buffer != plaintext => {
-                        Outcome::WrongOutput("`pt` differs from the expected answer".into())
-                    }
-                    _ => Outcome::Accepted,
-                })
+                Ok(decrypt_answer(case, &buffer, plaintext.as_deref()))
             }))
         }
     }
@@ -486,4 +459,24 @@ pub(super) fn xts(case: &Case<'_>) -> Verdict {
             Outcome::WrongOutput(format!("`{output_key}` differs from the expected answer"))
         })
     }))
+}
+
+/// A decryption case's expectation: `testPassed: false` the module must refuse it, otherwise
+/// it opens to the expected `pt`.
+fn decrypt_expectation(case: &Case<'_>) -> Result<(Expect, Option<Vec<u8>>), String> {
+    match case.expected_verdict() {
+        Some(false) => Ok((Expect::Invalid, None)),
+        _ => Ok((Expect::Valid, Some(case.expected_hex("pt")?))),
+    }
+}
+
+/// Records the module's plaintext as the answer and compares it with the expected `pt`.
+fn decrypt_answer(case: &Case<'_>, opened: &[u8], plaintext: Option<&[u8]>) -> Outcome {
+    case.respond_hex("pt", opened);
+    match plaintext {
+        Some(plaintext) if opened != plaintext => {
+            Outcome::WrongOutput("`pt` differs from the expected answer".into())
+        }
+        _ => Outcome::Accepted,
+    }
 }
