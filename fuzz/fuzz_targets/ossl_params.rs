@@ -8,13 +8,16 @@
 
 #![no_main]
 
-use std::ffi::CString;
 use std::os::raw::{c_int, c_uint, c_void};
 
 use libfuzzer_sys::fuzz_target;
 use regula_ossl::error::Reason;
 use regula_ossl::ffi::{self, Param};
 use regula_ossl::host::{self, Host};
+
+#[path = "ossl_common.rs"]
+mod ossl_common;
+use ossl_common::{Input, get, params};
 
 const KEYS: &[&str] = &[
     "digest",
@@ -77,95 +80,6 @@ const TEXTS: &[&str] = &[
     "",
 ];
 
-/// Reads the fuzz input front to back; an exhausted input reads as zeros.
-struct Input<'a>(&'a [u8]);
-
-impl<'a> Input<'a> {
-    fn byte(&mut self) -> u8 {
-        let (first, rest) = self.0.split_first().map_or((0, &[][..]), |(b, r)| (*b, r));
-        self.0 = rest;
-        first
-    }
-    fn bytes(&mut self, max: usize) -> &'a [u8] {
-        let len = (self.byte() as usize).min(max).min(self.0.len());
-        let (taken, rest) = self.0.split_at(len);
-        self.0 = rest;
-        taken
-    }
-    fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
-        &items[self.byte() as usize % items.len()]
-    }
-}
-
-/// An `OSSL_PARAM` array and the storage it points to.
-struct ParamArray {
-    params: Vec<Param>,
-    _keys: Vec<CString>,
-    _data: Vec<Vec<u8>>,
-}
-
-fn params(input: &mut Input<'_>) -> ParamArray {
-    let count = input.byte() % 4;
-    let mut keys = Vec::new();
-    let mut data: Vec<Vec<u8>> = Vec::new();
-    let mut params = Vec::new();
-    for _ in 0..count {
-        let key = CString::new(*input.pick(KEYS)).unwrap_or_default();
-        let (data_type, bytes, null_data): (c_uint, Vec<u8>, bool) = match input.byte() % 7 {
-            0 => (
-                ffi::PARAM_INTEGER,
-                (input.byte() as i32 - 8).to_ne_bytes().to_vec(),
-                false,
-            ),
-            1 => (
-                ffi::PARAM_UNSIGNED_INTEGER,
-                u64::from(input.byte()).to_ne_bytes().to_vec(),
-                false,
-            ),
-            2 => (ffi::PARAM_INTEGER, input.bytes(9).to_vec(), false),
-            3 => (
-                ffi::PARAM_UTF8_STRING,
-                input.pick(TEXTS).as_bytes().to_vec(),
-                false,
-            ),
-            4 => (ffi::PARAM_OCTET_STRING, input.bytes(80).to_vec(), false),
-            // A size with no data: a length-only tag, or a getter asking for the size.
-            5 => (
-                ffi::PARAM_OCTET_STRING,
-                vec![0; input.byte() as usize % 40],
-                true,
-            ),
-            _ => (ffi::PARAM_UTF8_STRING, input.bytes(24).to_vec(), false),
-        };
-        let mut bytes = bytes;
-        params.push(Param {
-            key: key.as_ptr(),
-            data_type,
-            data: if null_data {
-                std::ptr::null_mut()
-            } else {
-                bytes.as_mut_ptr() as *mut c_void
-            },
-            data_size: bytes.len(),
-            return_size: ffi::PARAM_UNMODIFIED,
-        });
-        keys.push(key);
-        data.push(bytes);
-    }
-    params.push(Param {
-        key: std::ptr::null(),
-        data_type: 0,
-        data: std::ptr::null_mut(),
-        data_size: 0,
-        return_size: 0,
-    });
-    ParamArray {
-        params,
-        _keys: keys,
-        _data: data,
-    }
-}
-
 type NewCtx = unsafe extern "C" fn(*mut c_void) -> *mut c_void;
 type RandNewCtx =
     unsafe extern "C" fn(*mut c_void, *mut c_void, *const ffi::Dispatch) -> *mut c_void;
@@ -184,15 +98,6 @@ type Final = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_
 type Derive = unsafe extern "C" fn(*mut c_void, *mut u8, usize, *const Param) -> c_int;
 type Generate =
     unsafe extern "C" fn(*mut c_void, *mut u8, usize, c_uint, c_int, *const u8, usize) -> c_int;
-
-/// The function `id` of `table`, as type `F` (the signature core_dispatch.h gives that id).
-unsafe fn get<F: Copy>(table: *const ffi::Dispatch, id: c_int) -> Option<F> {
-    host::function(table, id).map(|f| {
-        assert_eq!(std::mem::size_of::<F>(), std::mem::size_of_val(&f));
-        // SAFETY: the caller names the signature of `id`.
-        unsafe { std::mem::transmute_copy::<unsafe extern "C" fn(), F>(&f) }
-    })
-}
 
 thread_local! {
     static HOST: Host = Host::load("default").expect("the provider loads");
@@ -266,13 +171,13 @@ fn drive(host: &Host, input: &mut Input<'_>) {
         for _ in 0..(input.byte() % 12) {
             match input.byte() % 7 {
                 0 => {
-                    let array = params(input);
+                    let array = params(input, KEYS, TEXTS);
                     if let Some(set) = get::<SetParams>(table, set_id) {
                         set(ctx, array.params.as_ptr());
                     }
                 }
                 1 => {
-                    let mut array = params(input);
+                    let mut array = params(input, KEYS, TEXTS);
                     if let Some(get_params) = get::<GetParams>(table, get_id) {
                         get_params(ctx, array.params.as_mut_ptr());
                     }
@@ -280,7 +185,7 @@ fn drive(host: &Host, input: &mut Input<'_>) {
                 2 => {
                     let key = input.bytes(80);
                     let iv = input.bytes(40);
-                    let array = params(input);
+                    let array = params(input, KEYS, TEXTS);
                     let null_key = input.byte() % 4 == 0;
                     let key_ptr = if null_key {
                         std::ptr::null()
@@ -362,7 +267,7 @@ fn drive(host: &Host, input: &mut Input<'_>) {
                     let mut written = 0usize;
                     match operation {
                         ffi::OP_KDF => {
-                            let array = params(input);
+                            let array = params(input, KEYS, TEXTS);
                             if let Some(derive) = get::<Derive>(table, ffi::KDF_DERIVE) {
                                 derive(ctx, out.as_mut_ptr(), room, array.params.as_ptr());
                             }

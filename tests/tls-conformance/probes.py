@@ -12,7 +12,9 @@ its configured maximum, 16,384 bytes here, and fail with bad_record_mac beyond i
 The expected outcomes come from RFC 8446 (section named per probe), not from any implementation.
 
 Usage: probes.py HOST:PORT [--early HOST:PORT] [--label NAME] [--json FILE] [--deviations FILE]
-Exit status: 0 when every probe ran (pass or fail), 2 when the server could not be reached.
+                 [--only-baseline]
+Exit status: 0 when every probe ran (pass or fail), 2 when the server could not be reached;
+with --only-baseline, 0 when the server answers a valid ClientHello with a ServerHello, else 1.
 The server must hold an RSA-2048 certificate, offer TLS 1.3 with P-256 and AES-GCM, answer an
 HTTP GET after the handshake (`regula tls serve --http`, `openssl s_server -www`) and accept
 16,384 bytes of early data (`--early-data 16384`, `-early_data`); --early names another address
@@ -61,20 +63,30 @@ NO_COMMON_SCHEMES = [(2, 3), (3, 3), SignatureScheme.rsa_pss_pss_sha256,
                      SignatureScheme.rsa_pss_pss_sha384, SignatureScheme.rsa_pss_pss_sha512]
 
 
-def key_share():
+def key_share(public=None):
+    """A P-256 key share: a fresh valid one, or the given bytes as the public value."""
+    if public is None:
+        kex = ECDHKeyExchange(GroupName.secp256r1, (3, 4))
+        public = kex.calc_public_value(kex.get_random_private_key())
+    return KeyShareEntry().create(GroupName.secp256r1, bytearray(public))
+
+
+def off_curve_point():
+    """An uncompressed P-256 point (0x04 || x || y) that is not on the curve: y is changed."""
     kex = ECDHKeyExchange(GroupName.secp256r1, (3, 4))
-    public = kex.calc_public_value(kex.get_random_private_key())
-    return KeyShareEntry().create(GroupName.secp256r1, public)
+    public = bytearray(kex.calc_public_value(kex.get_random_private_key()))
+    public[-1] ^= 1
+    return bytes(public)
 
 
 def hello(legacy_version=(3, 3), schemes=None, groups=True, shares=True, sigalgs=True,
-          padding=0, versions=((3, 4),)):
+          padding=0, versions=((3, 4),), share=None):
     """A TLS 1.3 ClientHello handshake message (with its 4-byte header)."""
     extensions = [SupportedVersionsExtension().create(list(versions))]
     if groups:
         extensions.append(SupportedGroupsExtension().create([GroupName.secp256r1]))
     if shares:
-        extensions.append(ClientKeyShareExtension().create([key_share()]))
+        extensions.append(ClientKeyShareExtension().create([key_share(share)]))
     if sigalgs:
         extensions.append(SignatureAlgorithmsExtension().create(schemes or GOOD_SCHEMES))
     if padding:
@@ -371,6 +383,14 @@ PROBES = [
     ("only rsa_pkcs1_sha256 offered (not for TLS 1.3 CertificateVerify)", "4.2.3",
      lambda: records(hello(schemes=[SignatureScheme.rsa_pkcs1_sha256])),
      "alert:handshake_failure"),
+    # §4.2.8.2: peers MUST validate each other's public value; a bad one is an illegal_parameter
+    # (as in tlsfuzzer's test-tls13-crfg-curves).
+    ("P-256 key_share not on the curve", "4.2.8.2",
+     lambda: records(hello(share=off_curve_point())), "alert:illegal_parameter"),
+    ("P-256 key_share of 64 bytes (no point format byte)", "4.2.8.2",
+     lambda: records(hello(share=off_curve_point()[1:])), "alert:illegal_parameter"),
+    ("P-256 key_share: the point at infinity (one zero byte)", "4.2.8.2",
+     lambda: records(hello(share=b"\x00")), "alert:illegal_parameter"),
     ("supported_groups without key_share", "9.2",
      lambda: records(hello(shares=False)), "alert:missing_extension"),
     ("key_share without supported_groups", "9.2",
@@ -389,6 +409,8 @@ def main():
     parser.add_argument("--json")
     parser.add_argument("--deviations")
     parser.add_argument("--early", help="address for the 0-RTT probes (default: ADDRESS)")
+    parser.add_argument("--only-baseline", action="store_true",
+                        help="run only the baseline ClientHello probe; exit 1 if it fails")
     args = parser.parse_args()
     try:
         socket.create_connection(tuple([args.address.rsplit(":", 1)[0],
@@ -407,6 +429,11 @@ def main():
              for name, section, probe, expected in SESSION_PROBES]
     runs += [(name, section, lambda probe=probe: probe(args.early or args.address), expected)
              for name, section, probe, expected in EARLY_PROBES]
+    if args.only_baseline:
+        name, _, run, expected = runs[0]
+        got = run()
+        print("%s: %s: want %s, got %s" % (args.label, name, expected, got))
+        return 0 if got == expected else 1
     results = []
     for name, section, run, expected in runs:
         try:
