@@ -383,6 +383,40 @@ impl KemKey {
     }
 }
 
+/// The encapsulation key of a decapsulation key: the core's answer, or, for an imported key
+/// whose backend keeps none, the copy FIPS 203's encoding holds (dk = dk_PKE ‖ ek ‖ H(ek) ‖ z,
+/// ek at 384k = |ek| − 32).
+fn encapsulation_key_of(kem: &KemPrivateKey) -> Result<Vec<u8>, Failure> {
+    if let Ok(public) = kem.encapsulation_key() {
+        return Ok(public);
+    }
+    let public_len = kem_sizes(kem.algorithm()).0;
+    let private = kem.to_bytes()?;
+    let start = public_len.saturating_sub(32);
+    private
+        .get(start..start + public_len)
+        .map(<[u8]>::to_vec)
+        .ok_or_else(|| fail(Reason::Internal, "decapsulation key of the wrong size"))
+}
+
+/// The pairwise test OpenSSL runs on an imported ML-KEM private key (ml_kem_kmgmt.c): a secret
+/// encapsulated to the key's encapsulation key decapsulates to the same secret.
+fn imported_pair_test(module: &Module, kem: &KemPrivateKey, public: &[u8]) -> Result<(), Failure> {
+    let encapsulated = module.encapsulate(kem.algorithm(), public)?.into_value();
+    let secret = kem.decapsulate(&encapsulated.ciphertext)?.into_value();
+    if same_secret(&secret, &encapsulated.shared_secret) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "the {} private key fails its pairwise test: its encapsulation key is not its own",
+                kem.algorithm()
+            ),
+        ))
+    }
+}
+
 /// The key behind OpenSSL's `keydata`.
 ///
 /// # Safety
@@ -591,7 +625,7 @@ unsafe extern "C" fn generate(
             variant.kem,
             seed.as_deref().map(|s| &s[..]),
         )?;
-        let kem_public = kem.encapsulation_key()?;
+        let kem_public = encapsulation_key_of(&kem)?;
         let classical_public = match variant.classical {
             Some((classical, _)) => {
                 let private = context
@@ -651,7 +685,7 @@ unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: 
             };
             if key
                 .variant
-                .join(&kem.encapsulation_key()?, &classical_public)[..]
+                .join(&encapsulation_key_of(kem)?, &classical_public)[..]
                 != public[..]
             {
                 return Err(fail(
@@ -788,9 +822,9 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
                     Some(classical) => classical.public_key()?,
                     None => Vec::new(),
                 };
-                let derived = variant
-                    .join(&kem.encapsulation_key()?, &classical_public)
-                    .to_vec();
+                let kem_public = encapsulation_key_of(&kem)?;
+                imported_pair_test(&key.module, &kem, &kem_public)?;
+                let derived = variant.join(&kem_public, &classical_public).to_vec();
                 if public.is_some_and(|public| public != derived) {
                     return Err(fail(
                         Reason::InvalidInput,
