@@ -210,6 +210,15 @@ api! {
         EVP_PKEY_verify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
         EVP_PKEY_derive_set_peer_ex: fn(Ptr, Ptr, c_int) -> c_int;
         EVP_PKEY_derive: fn(Ptr, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_encapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_encapsulate: fn(Ptr, *mut u8, *mut usize, *mut u8, *mut usize) -> c_int;
+        EVP_PKEY_decapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_decapsulate: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+        EVP_PKEY_CTX_new_from_name: fn(Ptr, Cs, Cs) -> Ptr;
+        EVP_PKEY_keygen_init: fn(Ptr) -> c_int;
+        EVP_PKEY_CTX_set_params: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_generate: fn(Ptr, *mut Ptr) -> c_int;
+        EVP_PKEY_get_octet_string_param: fn(Ptr, Cs, *mut u8, usize, *mut usize) -> c_int;
         EVP_DigestSignInit_ex: fn(Ptr, *mut Ptr, Cs, Ptr, Cs, Ptr, *const OsslParam) -> c_int;
         EVP_DigestSignUpdate: fn(Ptr, *const u8, usize) -> c_int;
         EVP_DigestSignFinal: fn(Ptr, *mut u8, *mut usize) -> c_int;

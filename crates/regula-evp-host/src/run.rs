@@ -236,7 +236,12 @@ pub fn run_stanza(ossl: &Ossl, st: &Stanza, keys: &mut Keys) -> StanzaResult {
         let (outcome, provider) =
             run_pkey(ossl, keys, head, &specific, common.expected_err.as_deref());
         result.provider = provider;
-        if let Some(skip) = provider_gate(&mut result, &mut common) {
+        let gate = if matches!(head.key.as_str(), "Kem" | "KeyGen") {
+            kem_release_gate(ossl, &result, &mut common)
+        } else {
+            None
+        };
+        if let Some(skip) = gate.or_else(|| provider_gate(&mut result, &mut common)) {
             result.outcome = skip;
         } else {
             result.outcome = judge(ossl, outcome, &common);
@@ -1839,6 +1844,8 @@ const PKEY_KINDS: &[&str] = &[
     "DigestVerify",
     "OneShotDigestSign",
     "OneShotDigestVerify",
+    "Kem",
+    "KeyGen",
 ];
 
 /// One named key: the decoded `EVP_PKEY`, or why it could not be had (evp_test's "disabled"
@@ -2217,6 +2224,12 @@ fn pkey_stanza(
             ))
         };
     }
+    if head.key == "Kem" {
+        return kem_stanza(ossl, keys, head, pairs, provider);
+    }
+    if head.key == "KeyGen" {
+        return keygen_stanza(ossl, head, pairs, provider);
+    }
     let data = pkey_data(ossl, pairs)?;
     let params = init_params(&data.init_controls)?;
     let params_ptr = params.as_ref().map_or(ptr::null(), Params::as_ptr);
@@ -2494,4 +2507,293 @@ fn is_xof(ossl: &Ossl, name: &str) -> bool {
     )
     // SAFETY: a live digest.
     .is_ok_and(|f| unsafe { (a.EVP_MD_get_flags)(f.obj.p) } & ossl::EVP_MD_FLAG_XOF != 0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// KEM stanzas (`Kem`: encapsulation with given randomness `Entropy`, decapsulation of `Input`)
+// and key generation from a seed (`KeyGen` with `Ctrl = hexseed:…`, `CtrlOut = hexpub:…`), as
+// OpenSSL's evppkey_ml_kem*.txt use them.
+
+/// ML-KEM's known answers (BoringSSL's KATs and NIST ACVP's, in OpenSSL's evppkey_ml_kem*.txt)
+/// carry `FIPSversion` only to name the OpenSSL release that has ML-KEM (and, from 3.6, its
+/// `Security-Category` check). For a provider other than OpenSSL's own it is judged against
+/// the loaded libcrypto's version instead of skipping the stanza as `provider_gate` does.
+fn kem_release_gate(ossl: &Ossl, result: &StanzaResult, common: &mut Common) -> Option<Outcome> {
+    let openssl_own = result
+        .provider
+        .as_ref()
+        .is_some_and(|p| matches!(p.name.as_str(), "default" | "legacy" | "base" | "fips"));
+    if common.fips_versions.is_empty() || openssl_own {
+        return None;
+    }
+    let conditions = common.fips_versions.join(" ");
+    let version = ossl.version();
+    let number = version.split_whitespace().nth(1).unwrap_or_default();
+    match stanza::version_matches(&conditions, number) {
+        Ok(true) => {
+            common.fips_versions.clear();
+            None
+        }
+        Ok(false) => Some(Outcome::Skipped(format!(
+            "needs OpenSSL {conditions} (FIPSversion); the libcrypto is {number}"
+        ))),
+        Err(e) => Some(Outcome::Failed(format!("FIPSversion: {e}"))),
+    }
+}
+
+/// Skips a stanza whose algorithm no loaded provider has a key manager for (with the
+/// property query in force): nothing to answer it.
+fn require_key_manager(ossl: &Ossl, algorithm: &str) -> Result<(), Stop> {
+    let a = &ossl.api;
+    let name = ossl::cstring(algorithm).map_err(|e| fail("PARSING_ERROR", e))?;
+    // SAFETY: live library context, C strings alive across the call.
+    let ctx =
+        unsafe { (a.EVP_PKEY_CTX_new_from_name)(ossl.libctx, name.as_ptr(), ossl.propq_ptr()) };
+    match owned(ctx, a.EVP_PKEY_CTX_free) {
+        Some(_) => Ok(()),
+        None => {
+            let errors = ossl.errors();
+            Err(Stop::Skip(format!(
+                "no loaded provider has a {algorithm} key manager ({errors})"
+            )))
+        }
+    }
+}
+
+fn kem_stanza(
+    ossl: &Ossl,
+    keys: &Keys,
+    head: &Pair,
+    pairs: &[&Pair],
+    provider: &mut Option<ProviderInfo>,
+) -> Result<(), Stop> {
+    let a = &ossl.api;
+    let (mut public, mut private, mut entropy, mut ciphertext) = (None, None, None, None);
+    let (mut input, mut output, mut key_name) = (None, Vec::new(), None);
+    for pair in pairs {
+        let value = || {
+            stanza::bytes(&pair.value)
+                .map(Option::unwrap_or_default)
+                .map_err(|e| parse_err(pair, e))
+        };
+        match pair.key.as_str() {
+            "EncodedPublicKey" => public = Some(value()?),
+            "EncodedPrivateKey" => private = Some(value()?),
+            "Entropy" => entropy = Some(value()?),
+            "Ciphertext" => ciphertext = Some(value()?),
+            "Input" => input = Some(value()?),
+            "Output" => output = value()?,
+            "KeyName" => key_name = Some(pair.value.clone()),
+            // The security category of the key: a check of OpenSSL's own providers.
+            "Security-Category" => {}
+            "Op" | "CtrlInit" => {
+                return Err(Stop::Skip(format!(
+                    "{} on a KEM (RSA-KEM's operation) is not run by this host",
+                    pair.key
+                )));
+            }
+            _ => return Err(unknown(pair)),
+        }
+    }
+    let algorithm = head.value.as_str();
+    let generated;
+    let key = if let Some(name) = &key_name {
+        keys.find(name, false).map_err(Stop::Skip)?
+    } else {
+        require_key_manager(ossl, algorithm)?;
+        let (bytes, new, code) = match (&public, &private) {
+            (Some(bytes), _) => (
+                bytes,
+                a.EVP_PKEY_new_raw_public_key_ex,
+                "TEST_PARSE_PUBLIC_KEY_ERROR",
+            ),
+            (None, Some(bytes)) => (
+                bytes,
+                a.EVP_PKEY_new_raw_private_key_ex,
+                "TEST_PARSE_PRIVATE_KEY_ERROR",
+            ),
+            (None, None) => return Err(fail("PARSING_ERROR", "no key for the KEM")),
+        };
+        let name = ossl::cstring(algorithm).map_err(|e| fail("PARSING_ERROR", e))?;
+        // SAFETY: live context, C strings and buffer alive across the call.
+        let p = unsafe {
+            new(
+                ossl.libctx,
+                name.as_ptr(),
+                ossl.propq_ptr(),
+                bytes.as_ptr(),
+                bytes.len(),
+            )
+        };
+        generated = owned(p, a.EVP_PKEY_free).ok_or_else(|| fail(code, ""))?;
+        generated.p
+    };
+    // SAFETY: live context and key; the result is checked.
+    let ctx = unsafe { (a.EVP_PKEY_CTX_new_from_pkey)(ossl.libctx, key, ossl.propq_ptr()) };
+    let ctx = owned(ctx, a.EVP_PKEY_CTX_free)
+        .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_new_from_pkey"))?;
+    let decapsulate = |ctx: Ptr, input: &[u8], expected: &[u8]| -> Result<(), Stop> {
+        // SAFETY: a live context; no parameters.
+        if unsafe { (a.EVP_PKEY_decapsulate_init)(ctx, ptr::null()) } <= 0 {
+            return Err(fail("TEST_DECAPSULATE_INIT_ERROR", ""));
+        }
+        let mut len = 0usize;
+        // SAFETY: a length query; `input` alive across the call.
+        let rv = unsafe {
+            (a.EVP_PKEY_decapsulate)(ctx, ptr::null_mut(), &mut len, input.as_ptr(), input.len())
+        };
+        if rv <= 0 {
+            return Err(fail("TEST_DECAPSULATE_LEN_ERROR", ""));
+        }
+        let mut got = vec![0u8; len];
+        // SAFETY: `got` holds `len` bytes.
+        let rv = unsafe {
+            (a.EVP_PKEY_decapsulate)(ctx, got.as_mut_ptr(), &mut len, input.as_ptr(), input.len())
+        };
+        if rv <= 0 {
+            return Err(fail("TEST_DECAPSULATE_ERROR", ""));
+        }
+        got.truncate(len);
+        compare("TEST_SECRET_MISMATCH", expected, &got)
+    };
+    if let Some(input) = &input {
+        let outcome = decapsulate(ctx.p, input, &output);
+        // SAFETY: a context after init (or not: then null, and the key's provider is used).
+        *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
+        return outcome;
+    }
+    let mut params = Params::new();
+    if let Some(entropy) = &entropy {
+        params.octets("ikme", entropy);
+    }
+    // SAFETY: a live context; params END-terminated.
+    if unsafe { (a.EVP_PKEY_encapsulate_init)(ctx.p, params.as_ptr()) } <= 0 {
+        return Err(fail("TEST_ENCAPSULATE_INIT_ERROR", ""));
+    }
+    // SAFETY: an initialised context.
+    *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
+    let (mut wrapped_len, mut secret_len) = (0usize, 0usize);
+    // SAFETY: a length query.
+    let rv = unsafe {
+        (a.EVP_PKEY_encapsulate)(
+            ctx.p,
+            ptr::null_mut(),
+            &mut wrapped_len,
+            ptr::null_mut(),
+            &mut secret_len,
+        )
+    };
+    if rv <= 0 {
+        return Err(fail("TEST_ENCAPSULATE_LEN_ERROR", ""));
+    }
+    let (mut wrapped, mut secret) = (vec![0u8; wrapped_len], vec![0u8; secret_len]);
+    // SAFETY: the buffers hold the lengths given.
+    let rv = unsafe {
+        (a.EVP_PKEY_encapsulate)(
+            ctx.p,
+            wrapped.as_mut_ptr(),
+            &mut wrapped_len,
+            secret.as_mut_ptr(),
+            &mut secret_len,
+        )
+    };
+    if rv <= 0 {
+        return Err(fail("TEST_ENCAPSULATE_ERROR", ""));
+    }
+    wrapped.truncate(wrapped_len);
+    secret.truncate(secret_len);
+    if let Some(expected) = &ciphertext {
+        compare("TEST_CIPHERTEXT_MISMATCH", expected, &wrapped)?;
+    }
+    if !output.is_empty() {
+        compare("TEST_SECRET_MISMATCH", &output, &secret)?;
+    }
+    // With the private key, the ciphertext decapsulates to the same secret.
+    if key_name.is_some() || private.is_some() {
+        decapsulate(ctx.p, &wrapped, &secret)?;
+    }
+    Ok(())
+}
+
+fn keygen_stanza(
+    ossl: &Ossl,
+    head: &Pair,
+    pairs: &[&Pair],
+    provider: &mut Option<ProviderInfo>,
+) -> Result<(), Stop> {
+    let a = &ossl.api;
+    let mut params = Params::new();
+    let mut expected: Vec<(String, Vec<u8>)> = Vec::new();
+    for pair in pairs {
+        match pair.key.as_str() {
+            // evp_test keeps the key for later stanzas under this name; no stanza of the
+            // ML-KEM files uses it, so it is not kept here.
+            "KeyName" | "Security-Category" => {}
+            "Ctrl" | "CtrlOut" => {
+                let Some((name, value)) = pair
+                    .value
+                    .split_once(':')
+                    .and_then(|(name, value)| Some((name.strip_prefix("hex")?, value)))
+                else {
+                    return Err(Stop::Skip(format!(
+                        "{} `{}` (not a hex octet parameter) is not run by this host",
+                        pair.key, pair.value
+                    )));
+                };
+                let bytes = stanza::bytes(value)
+                    .map(Option::unwrap_or_default)
+                    .map_err(|e| parse_err(pair, e))?;
+                if pair.key == "Ctrl" {
+                    params.octets(name, &bytes);
+                } else {
+                    expected.push((name.to_string(), bytes));
+                }
+            }
+            _ => return Err(unknown(pair)),
+        }
+    }
+    require_key_manager(ossl, &head.value)?;
+    let name = ossl::cstring(&head.value).map_err(|e| fail("PARSING_ERROR", e))?;
+    // SAFETY: live library context, C strings alive across the call.
+    let ctx =
+        unsafe { (a.EVP_PKEY_CTX_new_from_name)(ossl.libctx, name.as_ptr(), ossl.propq_ptr()) };
+    let ctx = owned(ctx, a.EVP_PKEY_CTX_free)
+        .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_new_from_name"))?;
+    // SAFETY: a live context.
+    if unsafe { (a.EVP_PKEY_keygen_init)(ctx.p) } <= 0 {
+        return Err(fail("KEYGEN_INIT_ERROR", ""));
+    }
+    // SAFETY: an initialised context.
+    *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
+    // SAFETY: a live context; params END-terminated.
+    if unsafe { (a.EVP_PKEY_CTX_set_params)(ctx.p, params.as_ptr()) } <= 0 {
+        return Err(fail("PKEY_CTRL_ERROR", ""));
+    }
+    let mut key: Ptr = ptr::null_mut();
+    // SAFETY: a live context and an out-pointer.
+    if unsafe { (a.EVP_PKEY_generate)(ctx.p, &mut key) } <= 0 {
+        return Err(fail("KEYGEN_GENERATE_ERROR", ""));
+    }
+    let key = owned(key, a.EVP_PKEY_free).ok_or_else(|| fail("KEYGEN_GENERATE_ERROR", "no key"))?;
+    for (name, want) in &expected {
+        let cname = ossl::cstring(name).map_err(|e| fail("PARSING_ERROR", e))?;
+        let mut got = vec![0u8; want.len()];
+        let mut len = 0usize;
+        // SAFETY: a live key; `got` holds `want.len()` bytes.
+        let rv = unsafe {
+            (a.EVP_PKEY_get_octet_string_param)(
+                key.p,
+                cname.as_ptr(),
+                got.as_mut_ptr(),
+                got.len(),
+                &mut len,
+            )
+        };
+        if rv <= 0 {
+            return Err(fail("KEYGEN_PKEY_MISMATCH_ERROR", format!("no {name}")));
+        }
+        got.truncate(len);
+        compare("KEYGEN_PKEY_MISMATCH_ERROR", want, &got)?;
+    }
+    Ok(())
 }

@@ -248,3 +248,70 @@ fn usage_errors_exit_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// OpenSSL 3.5's libcrypto and providers (scripts/openssl35), or None when not built.
+fn openssl35() -> Option<PathBuf> {
+    let prefix = std::env::var_os("REGULA_OPENSSL35")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|home| PathBuf::from(home).join(".cache/regula/openssl-3.5.4"))
+        })?;
+    prefix.join("lib/libcrypto.so.3").exists().then_some(prefix)
+}
+
+/// `Kem` and `KeyGen` stanzas: OpenSSL's ML-KEM data (NIST ACVP keyGen and encapDecap, kept in
+/// crates/regula-vectors/tests/data/openssl) against OpenSSL 3.5's own default provider pass
+/// whole (the 6 stanzas for 3.6's security category skipped), and a changed byte of an
+/// expected decapsulation secret fails.
+#[test]
+fn ml_kem_data_passes_with_openssl_3_5_default_provider() {
+    let Some(prefix) = openssl35() else {
+        eprintln!("skipped: no OpenSSL 3.5 build (scripts/openssl35 makes one)");
+        return;
+    };
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl");
+    let run = |files: &[PathBuf]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+            .arg("--libcrypto")
+            .arg(prefix.join("lib/libcrypto.so.3"))
+            .arg("--provider-path")
+            .arg(prefix.join("lib/ossl-modules"))
+            .args(["--provider", "default", "--json"])
+            .args(files)
+            .output()
+            .expect("run regula-evp-test");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "no JSON report ({e}); stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (
+            count(&report["total"], "passed"),
+            count(&report["total"], "failed"),
+        )
+    };
+    let files = [
+        data.join("evppkey_ml_kem_keygen.txt"),
+        data.join("evppkey_ml_kem_encap_decap.txt"),
+    ];
+    assert_eq!(run(&files), (180, 0));
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    let stanza = text
+        .find("EncodedPrivateKey")
+        .expect("a decapsulation stanza");
+    let output = stanza + text[stanza..].find("\nOutput = ").unwrap() + 10;
+    let mut changed = text.clone();
+    let flipped = if &text[output..output + 1] == "0" {
+        "1"
+    } else {
+        "0"
+    };
+    changed.replace_range(output..output + 1, flipped);
+    let path = std::env::temp_dir().join(format!("ml-kem-changed-{}.txt", std::process::id()));
+    std::fs::write(&path, changed).unwrap();
+    let (_, failed) = run(std::slice::from_ref(&path));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(failed, 1, "the changed secret must fail");
+}

@@ -31,6 +31,8 @@ pub struct TlsGroup {
     /// `tls-group-alg`: the key manager ("EC", "X25519").
     pub key_manager: String,
     pub security_bits: c_uint,
+    /// `tls-group-is-kem`: a KEM group (ML-KEM and its hybrids), TLS 1.3 only.
+    pub kem: bool,
 }
 
 /// The TLS groups of the rows the policy serves, in the registry's order.
@@ -62,10 +64,14 @@ pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
                 id,
                 key_manager: key_manager.to_owned(),
                 security_bits: keymgmt::facts(row.algorithm).security_bits as c_uint,
+                kem: false,
             })
         })
         .collect()
 }
+
+/// TLS 1.3's protocol version (RFC 8446 §4.2.1).
+const TLS1_3_VERSION: c_int = 0x0304;
 
 fn param(key: &'static CStr, data_type: c_uint, data: *const c_void, size: usize) -> Param {
     Param {
@@ -90,10 +96,15 @@ fn report(group: &TlsGroup, name: &str, callback: ffi::Callback, argument: *mut 
     let name = CString::new(name).unwrap_or_default();
     let internal = CString::new(group.internal.as_str()).unwrap_or_default();
     let key_manager = CString::new(group.key_manager.as_str()).unwrap_or_default();
-    let (id, security_bits, is_kem): (c_uint, c_uint, c_uint) = (group.id, group.security_bits, 0);
-    // TLS 1.0 and DTLS 1.0 up, with no upper bound (0), as capabilities.c has for (EC)DHE.
-    let (min_tls, max_tls, min_dtls, max_dtls): (c_int, c_int, c_int, c_int) =
-        (ffi::TLS1_VERSION, 0, ffi::DTLS1_VERSION, 0);
+    let (id, security_bits, is_kem): (c_uint, c_uint, c_uint) =
+        (group.id, group.security_bits, c_uint::from(group.kem));
+    // TLS 1.0 and DTLS 1.0 up, with no upper bound (0), as capabilities.c has for (EC)DHE; a
+    // KEM group TLS 1.3 up and no DTLS (-1).
+    let (min_tls, max_tls, min_dtls, max_dtls): (c_int, c_int, c_int, c_int) = if group.kem {
+        (TLS1_3_VERSION, 0, -1, -1)
+    } else {
+        (ffi::TLS1_VERSION, 0, ffi::DTLS1_VERSION, 0)
+    };
     let uint = |value: &c_uint| (value as *const c_uint as *const c_void, 4);
     let int = |value: &c_int| (value as *const c_int as *const c_void, 4);
     let entries = [
@@ -158,7 +169,11 @@ pub unsafe extern "C" fn get_capabilities(
             // A module in its error state serves nothing, so it offers no group.
             return Ok(());
         }
-        for group in tls_groups(provider.module.policy()) {
+        let policy = provider.module.policy();
+        for group in tls_groups(policy)
+            .into_iter()
+            .chain(crate::mlkem_keymgmt::tls_groups(policy))
+        {
             for name in std::iter::once(&group.name).chain(&group.aliases) {
                 if report(&group, name, callback, argument) == 0 {
                     return Err(fail(

@@ -334,7 +334,13 @@ fn build_tables(module: &Module) -> Tables {
         (ffi::OP_MAC, mac::offers(policy)),
         (ffi::OP_RAND, rand::offers(policy)),
         (ffi::OP_KDF, kdf::offers(policy)),
-        (ffi::OP_KEYMGMT, keymgmt::offers(policy)),
+        (
+            ffi::OP_KEYMGMT,
+            (keymgmt::offers(policy).into_iter())
+                .chain(crate::mlkem_keymgmt::offers(policy))
+                .collect(),
+        ),
+        (crate::kem::OP_KEM, crate::kem::offers(policy)),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
         (ffi::OP_SIGNATURE, signature::offers(policy)),
     ] {

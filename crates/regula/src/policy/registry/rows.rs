@@ -2058,7 +2058,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.4.2"),
         openssl: Some(OpenSslName {
             names: "ML-KEM-768:MLKEM768:2.16.840.1.101.3.4.4.2:id-alg-ml-kem-768",
-            params: &[],
+            // IANA TLS Supported Groups (draft-ietf-tls-mlkem).
+            params: &[("tls-group", "MLKEM768"), ("tls-group-id", "513")],
         }),
         pkcs11: &[CKM_ML_KEM, CKM_ML_KEM_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -2085,7 +2086,8 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.4.3"),
         openssl: Some(OpenSslName {
             names: "ML-KEM-1024:MLKEM1024:2.16.840.1.101.3.4.4.3:id-alg-ml-kem-1024",
-            params: &[],
+            // IANA TLS Supported Groups (draft-ietf-tls-mlkem).
+            params: &[("tls-group", "MLKEM1024"), ("tls-group-id", "514")],
         }),
         pkcs11: &[CKM_ML_KEM, CKM_ML_KEM_KEY_PAIR_GEN],
         acvp: Some(Acvp {
