@@ -2010,8 +2010,13 @@ fn ecdsa_init(
     if mechanism.ulParameterLen != 0 {
         return Err(CKR_MECHANISM_PARAM_INVALID);
     }
+    // Raw ECDSA over the caller's hash signs only (the slot lists it so).
+    let prehashed = mechanism.mechanism == CKM_ECDSA;
+    if prehashed && !signs {
+        return Err(CKR_MECHANISM_INVALID);
+    }
     let op = match pkcs8 {
-        Some(pkcs8) => ops::EcdsaOp::signer(&slot.module, curve, &pkcs8)?,
+        Some(pkcs8) => ops::EcdsaOp::signer(&slot.module, curve, &pkcs8, prehashed)?,
         None => ops::EcdsaOp::verifier(&slot.module, curve, &point),
     };
     session.validation = 0;

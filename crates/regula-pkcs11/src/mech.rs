@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use cryptoki_sys::*;
 use regula::registry::{self, REGISTRY};
-use regula::{Algorithm, Policy};
+use regula::{Algorithm, Mode, Policy};
 
 use crate::ec::Curve;
 
@@ -177,6 +177,17 @@ pub fn resolve_ecdsa(
                 .first()
                 .is_some_and(|first| CK_MECHANISM_TYPE::from(first.value) == mechanism)
     };
+    if mechanism == CKM_ECDSA {
+        // Raw ECDSA over the caller's hash: signing only, served by a permissive policy
+        // (the module did not compute the hash, so the service is never approved).
+        return if !prehashed_ecdsa(policy) {
+            Err(CKR_MECHANISM_INVALID)
+        } else if curve.is_ecdsa() && policy.serves(curve.ecdsa()) {
+            Ok(curve.ecdsa())
+        } else {
+            Err(CKR_KEY_TYPE_INCONSISTENT)
+        };
+    }
     let mut rows = REGISTRY.iter().filter(ecdsa).peekable();
     if rows.peek().is_none() {
         return Err(CKR_MECHANISM_INVALID);
@@ -185,6 +196,15 @@ pub fn resolve_ecdsa(
     rows.find(|entry| Curve::of_ecdsa(entry.algorithm) == Some(curve))
         .map(|entry| entry.algorithm)
         .ok_or(CKR_KEY_TYPE_INCONSISTENT)
+}
+
+/// Whether `CKM_ECDSA` (signing a hash the caller computed) is served under `policy`: in a
+/// permissive policy that serves ECDSA on a curve the token holds keys on.
+pub fn prehashed_ecdsa(policy: &Policy) -> bool {
+    policy.mode() == Mode::Permissive
+        && Curve::ALL
+            .into_iter()
+            .any(|curve| curve.is_ecdsa() && policy.serves(curve.ecdsa()))
 }
 
 /// The curves `CKM_EC_KEY_PAIR_GEN` makes keys on under `policy`: those it signs with.
@@ -228,6 +248,9 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
                 .map(|m| CK_MECHANISM_TYPE::from(m.value));
             if let Some(ecdsa) = pkcs11.next() {
                 add(ecdsa, bits, CKF_SIGN | CKF_VERIFY | flags);
+            }
+            if curve.is_ecdsa() && policy.mode() == Mode::Permissive {
+                add(CKM_ECDSA, bits, CKF_SIGN | flags);
             }
             for generator in pkcs11 {
                 add(generator, bits, CKF_GENERATE_KEY_PAIR | flags);
@@ -309,9 +332,15 @@ mod tests {
         let pair = fips[&CKM_EC_KEY_PAIR_GEN];
         assert_eq!((pair.ulMinKeySize, pair.ulMaxKeySize), (256, 384));
         assert_ne!(pair.flags & CKF_GENERATE_KEY_PAIR, 0);
-        // Raw ECDSA over a caller's hash is not served by the module; gm signs with SM2.
+        // Raw ECDSA over a caller's hash is never approved: a strict policy does not list it,
+        // a permissive one lists it for signing on its ECDSA curves; gm signs with SM2.
         assert!(!fips.contains_key(&CKM_ECDSA));
         assert!(!gm.contains_key(&CKM_EC_KEY_PAIR_GEN));
+        assert!(!gm.contains_key(&CKM_ECDSA));
+        let default = mechanisms(&Policy::builtin(Profile::Default));
+        let raw = default[&CKM_ECDSA];
+        assert_eq!((raw.ulMinKeySize, raw.ulMaxKeySize), (256, 384));
+        assert_eq!(raw.flags & (CKF_SIGN | CKF_VERIFY), CKF_SIGN);
     }
 
     #[test]
@@ -327,6 +356,14 @@ mod tests {
         );
         assert_eq!(
             resolve_ecdsa(&policy, CKM_ECDSA, Curve::P256),
+            Ok(Algorithm::EcdsaP256)
+        );
+        assert_eq!(
+            resolve_ecdsa(&policy, CKM_ECDSA, Curve::Ed25519),
+            Err(CKR_KEY_TYPE_INCONSISTENT)
+        );
+        assert_eq!(
+            resolve_ecdsa(&Policy::builtin(Profile::Fips1403), CKM_ECDSA, Curve::P256),
             Err(CKR_MECHANISM_INVALID)
         );
     }

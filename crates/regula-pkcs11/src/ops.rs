@@ -132,6 +132,8 @@ pub struct EcdsaOp {
     curve: Curve,
     key: EcdsaKey,
     data: Vec<u8>,
+    /// `CKM_ECDSA`: the data is the caller's hash, signed as it is.
+    prehashed: bool,
 }
 
 enum EcdsaKey {
@@ -140,7 +142,12 @@ enum EcdsaKey {
 }
 
 impl EcdsaOp {
-    pub fn signer(module: &Module, curve: Curve, pkcs8: &[u8]) -> Result<EcdsaOp, CK_RV> {
+    pub fn signer(
+        module: &Module,
+        curve: Curve,
+        pkcs8: &[u8],
+        prehashed: bool,
+    ) -> Result<EcdsaOp, CK_RV> {
         let algorithm = curve.ecdsa();
         let key = module
             .signing_key_from_pkcs8(algorithm, pkcs8)
@@ -152,6 +159,7 @@ impl EcdsaOp {
             curve,
             key: EcdsaKey::Private(key),
             data: Vec::new(),
+            prehashed,
         })
     }
 
@@ -162,6 +170,7 @@ impl EcdsaOp {
             curve,
             key: EcdsaKey::Public(curve.spki(point)),
             data: Vec::new(),
+            prehashed: false,
         }
     }
 }
@@ -195,7 +204,12 @@ impl SignOp {
                 let EcdsaKey::Private(key) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
                 };
-                let served = key.sign(&op.data).map_err(|error| rv_of(&error, false))?;
+                let served = if op.prehashed {
+                    key.sign_digest(&op.data)
+                } else {
+                    key.sign(&op.data)
+                }
+                .map_err(|error| rv_of(&error, false))?;
                 let approved = served.is_approved();
                 let signature = served.into_value();
                 // Ed25519's signature is already the 64 bytes PKCS#11 gives.

@@ -1091,7 +1091,7 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
             );
         }
         // The module binds each curve to its hash; raw ECDSA over a caller's hash is not
-        // served; other curves are not made.
+        // served under fips-140-3; other curves are not made.
         let (_, p384) = ec_key_pair(session, &P384_PARAMS, false).unwrap();
         assert_eq!(
             ecdsa_sign(session, CKM_ECDSA_SHA256, p384, b"m"),
@@ -1111,6 +1111,84 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
         assert_eq!(
             ec_key_pair(gm, &P256_PARAMS, false),
             Err(CKR_MECHANISM_INVALID)
+        );
+    });
+}
+
+/// SHA-256("abc") and SHA-384("abc"): FIPS 180-2 Appendix B.1 and D.1.
+const SHA256_ABC: [u8; 32] =
+    hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+const SHA384_ABC: [u8; 48] = hex!(
+    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded163"
+    "1a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"
+);
+
+#[test]
+fn raw_ecdsa_signs_a_callers_hash_on_a_permissive_slot_and_openssl_verifies() {
+    with_token(|_| {
+        // What GnuTLS and OpenSSL's PKCS#11 engine ask for: CKM_ECDSA over their own hash.
+        let session = open(DEFAULT);
+        let cases = [
+            // (curve, the caller's hash, OpenSSL's digest, the token's own scheme or none)
+            (
+                &P256_PARAMS[..],
+                &SHA256_ABC[..],
+                "-sha256",
+                Some(CKM_ECDSA_SHA256),
+            ),
+            (
+                &P384_PARAMS[..],
+                &SHA384_ABC[..],
+                "-sha384",
+                Some(CKM_ECDSA_SHA384),
+            ),
+            // A longer hash than the curve: ECDSA reads its leftmost 256 bits.
+            (&P256_PARAMS[..], &SHA384_ABC[..], "-sha384", None),
+            // A shorter one: the same integer.
+            (&P384_PARAMS[..], &SHA256_ABC[..], "-sha256", None),
+        ];
+        for (params, hash, digest, scheme) in cases {
+            let (public, private) = ec_key_pair(session, params, false).unwrap();
+            let point = read(session, public, CKA_EC_POINT).unwrap()[2..].to_vec();
+            let signature = ecdsa_sign(session, CKM_ECDSA, private, hash).unwrap();
+            assert_eq!(signature.len(), point.len() - 1, "r ‖ s");
+            // The module did not compute the hash: served, not approved.
+            assert_eq!(validation_flags(session), 0);
+            assert!(openssl_verifies(params, &point, digest, b"abc", &signature));
+            assert!(!openssl_verifies(
+                params, &point, digest, b"abd", &signature
+            ));
+            if let Some(scheme) = scheme {
+                assert_eq!(
+                    ecdsa_verify(session, scheme, public, b"abc", &signature),
+                    CKR_OK
+                );
+            }
+        }
+        let (public, private) = ec_key_pair(session, &P256_PARAMS, false).unwrap();
+        // A SHA-1 hash (Regula makes no SHA-1 signature) and other lengths are refused.
+        for len in [0, 20, 31, 33, 65] {
+            let hash = vec![0x5a; len];
+            let mut mechanism = mechanism(CKM_ECDSA);
+            let mut signature = [0u8; 96];
+            let mut signature_len = signature.len() as CK_ULONG;
+            // SAFETY: live locals.
+            let rv = unsafe {
+                assert_eq!(C_SignInit(session, &mut mechanism, private), CKR_OK);
+                C_Sign(
+                    session,
+                    hash.as_ptr().cast_mut(),
+                    len as CK_ULONG,
+                    signature.as_mut_ptr(),
+                    &mut signature_len,
+                )
+            };
+            assert_eq!(rv, CKR_DATA_LEN_RANGE, "{len} bytes");
+        }
+        // Signing only: the slot lists CKM_ECDSA with CKF_SIGN.
+        assert_eq!(
+            ecdsa_verify(session, CKM_ECDSA, public, &SHA256_ABC, &[0; 64]),
+            CKR_MECHANISM_INVALID
         );
     });
 }

@@ -334,6 +334,39 @@ impl SigningBackend {
         }
     }
 
+    /// Signs a digest the caller computed, with an ECDSA key (DER `SEQUENCE { r, s }`). The
+    /// digest is brought to the length of the key's own hash as ECDSA reads it (FIPS 186-5
+    /// §6.4.1: its leftmost bits, or the same integer with leading zeros), which is exact for
+    /// P-256, P-384 and, with digests of at most 64 bytes, P-521. `None` for other keys.
+    pub(crate) fn sign_digest(
+        &self,
+        algorithm: Algorithm,
+        digest: &[u8],
+    ) -> Option<Result<Vec<u8>>> {
+        let SigningBackend::Ecdsa(key) = self else {
+            return None;
+        };
+        let hash = match algorithm {
+            Algorithm::EcdsaP256 => &aws_lc_rs::digest::SHA256,
+            Algorithm::EcdsaP384 => &aws_lc_rs::digest::SHA384,
+            Algorithm::EcdsaP521 => &aws_lc_rs::digest::SHA512,
+            _ => return None,
+        };
+        let len = hash.output_len();
+        let mut value = [0u8; 64];
+        if digest.len() >= len {
+            value[..len].copy_from_slice(&digest[..len]);
+        } else {
+            value[len - digest.len()..len].copy_from_slice(digest);
+        }
+        Some(
+            aws_lc_rs::digest::Digest::import_less_safe(&value[..len], hash)
+                .and_then(|digest| key.sign_digest(&digest))
+                .map(|signature| signature.as_ref().to_vec())
+                .map_err(|_| Error::CryptoFailure),
+        )
+    }
+
     /// Verifies a signature of this key's own (the pairwise consistency test).
     pub(crate) fn verify_own(
         &self,

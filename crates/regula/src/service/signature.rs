@@ -14,7 +14,7 @@ use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
-use crate::policy::{Approval, Usage};
+use crate::policy::{Approval, Mode, Usage};
 use crate::provider::awslc_sys::{self, MlDsaFailure};
 use crate::provider::signature::{self as backend, SchemeKind, SigningBackend};
 use crate::provider::sm::SM2_DEFAULT_ID;
@@ -384,6 +384,47 @@ impl SigningKey {
         Ok(self
             .module
             .serve(self.algorithm, Service::Sign, self.approval, signature))
+    }
+
+    /// Signs a digest the caller computed (ECDSA keys only; PKCS#11's `CKM_ECDSA`, which GnuTLS
+    /// and OpenSSL's PKCS#11 engine ask a token for): 28, 32, 48 or 64 bytes, the sizes of
+    /// SHA-224/256/384/512 and SHA3's, read as ECDSA reads a hash (its leftmost bits where it is
+    /// longer than the curve's order; a SHA-1 digest is refused: Regula creates no SHA-1
+    /// signature). The module did not compute the hash, so the service is not approved: a strict
+    /// policy refuses it, a permissive one serves it with the indicator saying not approved.
+    pub fn sign_digest(&self, digest: &[u8]) -> Result<Served<Vec<u8>>> {
+        self.module.ensure_operational()?;
+        if backend::scheme_kind(self.algorithm)? != SchemeKind::Ecdsa {
+            return Err(Error::invalid_input(format!(
+                "only ECDSA keys sign a digest the caller computed, not {} keys",
+                self.algorithm
+            )));
+        }
+        if !matches!(digest.len(), 28 | 32 | 48 | 64) {
+            return Err(Error::invalid_input(format!(
+                "an ECDSA digest is 28, 32, 48 or 64 bytes (SHA-224 to SHA-512), not {}",
+                digest.len()
+            )));
+        }
+        let policy = self.module.policy();
+        if policy.mode() == Mode::Strict {
+            return Err(Error::NotApproved {
+                algorithm: self.algorithm,
+                policy: policy.name().to_string(),
+                reason: "signing a digest computed outside the module is not approved".into(),
+                alternative: Some("the ECDSA scheme with its hash (the module hashes the message)"),
+            });
+        }
+        let signature = self
+            .key
+            .sign_digest(self.algorithm, digest)
+            .ok_or(Error::CryptoFailure)??;
+        Ok(self.module.serve(
+            self.algorithm,
+            Service::Sign,
+            Approval::NotApproved,
+            signature,
+        ))
     }
 
     /// Signs `message` with ML-DSA and the context string `context` (FIPS 204 ML-DSA.Sign,
