@@ -23,6 +23,7 @@ pub mod kem;
 pub mod keyexch;
 pub mod keymgmt;
 pub mod mac;
+pub mod mac_legacy;
 pub mod mlkem_keymgmt;
 pub mod names;
 pub mod params;

@@ -212,10 +212,74 @@ impl Context {
         Ok(())
     }
 
-    fn output_len(&self) -> usize {
+    pub(crate) fn output_len(&self) -> usize {
         self.row
             .and_then(|row| registry::entry(row).sizes.output)
             .unwrap_or(0)
+    }
+
+    /// A started HMAC over the digest OpenSSL names `digest`, keyed with `key`: what the
+    /// "HMAC" signature (`EVP_DigestSign` with an HMAC `EVP_PKEY`, as libssl computes TLS 1.3
+    /// PSK binders) runs on.
+    pub(crate) fn hmac(module: Module, digest: &str, key: &[u8]) -> Result<Context, Failure> {
+        let row = names::row_with_param("HMAC", "digest", digest).ok_or_else(|| {
+            fail(
+                Reason::NotApproved,
+                format!("HMAC over {digest} is not served by Regula"),
+            )
+        })?;
+        let mut context = Context {
+            state: None,
+            key: None,
+            module,
+            operation: "HMAC",
+            row: Some(row),
+            iv: None,
+            last: LastOperation::default(),
+        };
+        context.set_key(key)?;
+        context.start()?;
+        Ok(context)
+    }
+
+    /// Feeds the running MAC.
+    pub(crate) fn absorb(&mut self, data: &[u8]) -> Result<(), Failure> {
+        let state = self
+            .state
+            .as_mut()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC update before init or after final"))?;
+        state.update(data)?;
+        Ok(())
+    }
+
+    /// Ends the MAC into `out` (at least [`Context::output_len`] bytes); the tag's length.
+    pub(crate) fn finish_into(&mut self, out: &mut [u8]) -> Result<usize, Failure> {
+        let needed = self.output_len();
+        if out.len() < needed {
+            return Err(fail(
+                Reason::InvalidInput,
+                format!(
+                    "MAC output needs {needed} bytes, got room for {}",
+                    out.len()
+                ),
+            ));
+        }
+        let state = self
+            .state
+            .take()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC final before init or twice"))?;
+        let served = state.sign()?;
+        self.last = crate::indicator::settle(served.indicator())?;
+        let tag = out
+            .get_mut(..served.len())
+            .ok_or_else(|| fail(Reason::InvalidInput, "MAC output buffer too small"))?;
+        tag.copy_from_slice(&served);
+        Ok(served.len())
+    }
+
+    /// Whether the last MAC computed was approved.
+    pub(crate) fn last(&self) -> LastOperation {
+        self.last
     }
 }
 
@@ -242,13 +306,8 @@ unsafe extern "C" fn update(ctx: *mut c_void, data: *const c_uchar, len: usize) 
     error::entry(|| {
         // SAFETY: a live context.
         let context = unsafe { context(ctx) }?;
-        let state = context
-            .state
-            .as_mut()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC update before init or after final"))?;
         // SAFETY: OpenSSL passes `len` readable bytes at `data`.
-        state.update(unsafe { crate::input(data, len) })?;
-        Ok(())
+        context.absorb(unsafe { crate::input(data, len) })
     })
 }
 
@@ -261,28 +320,18 @@ unsafe extern "C" fn finalize(
     error::entry(|| {
         // SAFETY: a live context.
         let context = unsafe { context(ctx) }?;
-        let needed = context.output_len();
-        if out.is_null() || outsize < needed {
+        if out.is_null() {
             return Err(fail(
                 Reason::InvalidInput,
-                format!("MAC output needs {needed} bytes, got room for {outsize}"),
+                format!("MAC output needs {} bytes, got none", context.output_len()),
             ));
         }
-        let state = context
-            .state
-            .take()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "MAC final before init or twice"))?;
-        let served = state.sign()?;
-        context.last = crate::indicator::settle(served.indicator())?;
-        if served.len() > outsize {
-            return Err(fail(Reason::InvalidInput, "MAC output buffer too small"));
-        }
-        // SAFETY: `out` has room for `outsize` >= tag length bytes.
-        unsafe {
-            std::ptr::copy_nonoverlapping(served.as_ptr(), out, served.len());
-            if !outl.is_null() {
-                *outl = served.len();
-            }
+        // SAFETY: OpenSSL passes `outsize` writable bytes at `out`.
+        let out = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
+        let written = context.finish_into(out)?;
+        if !outl.is_null() {
+            // SAFETY: an out-pointer from OpenSSL.
+            unsafe { *outl = written };
         }
         Ok(())
     })

@@ -328,6 +328,7 @@ fn build_tables(module: &Module) -> Tables {
     let mut strings = Vec::new();
     let mut operations = Vec::new();
     let policy = module.policy();
+    let (hmac_keys, hmac_signatures) = crate::mac_legacy::offers(policy);
     for (operation, offers) in [
         (ffi::OP_DIGEST, digest::offers(policy)),
         (ffi::OP_CIPHER, cipher::offers(policy)),
@@ -338,11 +339,18 @@ fn build_tables(module: &Module) -> Tables {
             ffi::OP_KEYMGMT,
             (keymgmt::offers(policy).into_iter())
                 .chain(crate::mlkem_keymgmt::offers(policy))
+                .chain(hmac_keys)
                 .collect(),
         ),
         (crate::kem::OP_KEM, crate::kem::offers(policy)),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
-        (ffi::OP_SIGNATURE, signature::offers(policy)),
+        (
+            ffi::OP_SIGNATURE,
+            signature::offers(policy)
+                .into_iter()
+                .chain(hmac_signatures)
+                .collect(),
+        ),
     ] {
         let mut list = Vec::new();
         for offer in offers {

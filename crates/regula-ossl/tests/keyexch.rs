@@ -443,6 +443,8 @@ fn each_policy_offers_its_groups() {
                 ("X25519MLKEM768", regula("yes")),
                 ("SecP256r1MLKEM768", regula("yes")),
                 ("SecP384r1MLKEM1024", regula("yes")),
+                // HMAC as a signature's key (libssl's TLS 1.3 PSK binders).
+                ("HMAC", regula("yes")),
             ],
             vec![("ECDH", regula("yes")), ("X25519", regula("yes"))],
         ),
@@ -459,10 +461,11 @@ fn each_policy_offers_its_groups() {
                 ("ML-KEM-1024", regula("yes")),
                 ("SecP256r1MLKEM768", regula("yes")),
                 ("SecP384r1MLKEM1024", regula("yes")),
+                ("HMAC", regula("yes")),
             ],
             vec![("ECDH", regula("yes"))],
         ),
-        ("gm", vec![], vec![]),
+        ("gm", vec![("HMAC", regula("yes"))], vec![]),
     ] {
         let expected = |list: Vec<(&str, String)>| {
             list.into_iter()

@@ -736,8 +736,8 @@ fn algorithm_identifiers() {
 }
 
 /// The signatures each policy offers, read through the provider's own query function: ECDSA
-/// and ED25519, approved (`fips=yes`), under the default policy and fips-140-3 (FIPS 186-5);
-/// none under gm, which serves SM2 signatures only.
+/// ED25519, RSA and HMAC (the legacy MAC signature), approved (`fips=yes`), under the default
+/// policy and fips-140-3 (FIPS 186-5); only HMAC under gm here.
 #[test]
 fn each_policy_offers_its_signatures() {
     let offered = |policy: &str| {
@@ -754,10 +754,12 @@ fn each_policy_offers_its_signatures() {
             [
                 approved("ECDSA"),
                 approved("ED25519:1.3.101.112"),
-                approved("RSA:rsaEncryption:1.2.840.113549.1.1.1")
+                approved("RSA:rsaEncryption:1.2.840.113549.1.1.1"),
+                approved("HMAC"),
             ],
             "{policy}"
         );
     }
-    assert_eq!(offered("gm"), []);
+    // HMAC as a signature (HMAC-SM3 under gm) is libssl's TLS 1.3 PSK binder.
+    assert_eq!(offered("gm"), [approved("HMAC")]);
 }
