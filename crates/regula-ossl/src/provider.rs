@@ -11,7 +11,7 @@ use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
 use crate::provider_context::{ProviderContext, Tables};
-use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand, signature};
+use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand, signature, sm2};
 
 /// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
 /// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
@@ -334,9 +334,15 @@ fn build_tables(module: &Module) -> Tables {
         (ffi::OP_MAC, mac::offers(policy)),
         (ffi::OP_RAND, rand::offers(policy)),
         (ffi::OP_KDF, kdf::offers(policy)),
-        (ffi::OP_KEYMGMT, keymgmt::offers(policy)),
+        (
+            ffi::OP_KEYMGMT,
+            with(keymgmt::offers(policy), sm2::keymgmt_offers(policy)),
+        ),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
-        (ffi::OP_SIGNATURE, signature::offers(policy)),
+        (
+            ffi::OP_SIGNATURE,
+            with(signature::offers(policy), sm2::signature_offers(policy)),
+        ),
     ] {
         let mut list = Vec::new();
         for offer in offers {
@@ -366,6 +372,15 @@ fn build_tables(module: &Module) -> Tables {
         operations,
         _strings: strings,
     }
+}
+
+/// One operation's offers followed by another module's.
+fn with(
+    mut offers: Vec<crate::provider_context::Offer>,
+    more: Vec<crate::provider_context::Offer>,
+) -> Vec<crate::provider_context::Offer> {
+    offers.extend(more);
+    offers
 }
 
 fn cstring(text: &str) -> CString {

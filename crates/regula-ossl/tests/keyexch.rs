@@ -425,7 +425,7 @@ fn offered(policy: &str, operation: c_int) -> Vec<(String, String)> {
 
 /// The key managers and exchanges each policy offers: X25519 key agreement is not approved in
 /// FIPS 140-3 (SP 800-56A Rev. 3 has only the NIST curves), so the strict policy offers none;
-/// under gm only SM2 is served.
+/// under gm only SM2 is served: curveSM2 ECDH on "EC" keys and SM2 signatures.
 #[test]
 fn each_policy_offers_its_groups() {
     let regula = |fips: &str| format!("provider=regula,fips={fips}");
@@ -438,6 +438,7 @@ fn each_policy_offers_its_groups() {
                 ("ED25519", regula("yes")),
                 ("RSA", regula("yes")),
                 ("RSA-PSS", regula("yes")),
+                ("SM2", regula("yes")),
             ],
             vec![("ECDH", regula("yes")), ("X25519", regula("yes"))],
         ),
@@ -452,7 +453,12 @@ fn each_policy_offers_its_groups() {
             ],
             vec![("ECDH", regula("yes"))],
         ),
-        ("gm", vec![], vec![]),
+        // curveSM2 shares are "EC" keys on group "SM2" (ECDH); SM2 keys sign.
+        (
+            "gm",
+            vec![("EC", regula("yes")), ("SM2", regula("yes"))],
+            vec![("ECDH", regula("yes"))],
+        ),
     ] {
         let expected = |list: Vec<(&str, String)>| {
             list.into_iter()

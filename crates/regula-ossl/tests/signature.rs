@@ -737,7 +737,7 @@ fn algorithm_identifiers() {
 
 /// The signatures each policy offers, read through the provider's own query function: ECDSA
 /// and ED25519, approved (`fips=yes`), under the default policy and fips-140-3 (FIPS 186-5);
-/// none under gm, which serves SM2 signatures only.
+/// SM2 under default and gm, which serves SM2 signatures only.
 #[test]
 fn each_policy_offers_its_signatures() {
     let offered = |policy: &str| {
@@ -748,16 +748,16 @@ fn each_policy_offers_its_signatures() {
             .collect::<Vec<_>>()
     };
     let approved = |names: &str| (names.to_owned(), "provider=regula,fips=yes".to_owned());
-    for policy in ["default", "fips-140-3"] {
-        assert_eq!(
-            offered(policy),
-            [
-                approved("ECDSA"),
-                approved("ED25519:1.3.101.112"),
-                approved("RSA:rsaEncryption:1.2.840.113549.1.1.1")
-            ],
-            "{policy}"
-        );
-    }
-    assert_eq!(offered("gm"), []);
+    let ours = [
+        approved("ECDSA"),
+        approved("ED25519:1.3.101.112"),
+        approved("RSA:rsaEncryption:1.2.840.113549.1.1.1"),
+    ];
+    assert_eq!(offered("fips-140-3"), ours);
+    let sm2 = approved("SM2:1.2.156.10197.1.301");
+    assert_eq!(
+        offered("default"),
+        [&ours[..], std::slice::from_ref(&sm2)].concat()
+    );
+    assert_eq!(offered("gm"), [sm2]);
 }
