@@ -213,7 +213,9 @@ mod tests {
             [
                 ("secp256r1", 23, "prime256v1", "P-256".to_owned()),
                 ("secp384r1", 24, "secp384r1", "P-384".to_owned()),
-                ("x25519", 29, "X25519", "X25519".to_owned())
+                ("x25519", 29, "X25519", "X25519".to_owned()),
+                // RFC 8998 §3.1's curveSM2: an "EC" key on group "SM2".
+                ("curveSM2", 41, "SM2", "SM2".to_owned())
             ]
         );
         assert_eq!(registry::entry(groups[0].algorithm).name, "ecdh-p256");

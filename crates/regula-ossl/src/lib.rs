@@ -31,6 +31,7 @@ pub mod provider;
 pub mod provider_context;
 pub mod rand;
 pub mod signature;
+pub mod sm2;
 pub mod tls13_ivs;
 pub mod tls_record;
 

@@ -11,7 +11,7 @@ use crate::error::{self, Reason};
 use crate::ffi::{self, CoreGetParams, CoreHandle, Dispatch, Param};
 use crate::params::{self, Params};
 use crate::provider_context::{ProviderContext, Tables};
-use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand, signature};
+use crate::{capabilities, cipher, digest, kdf, keyexch, keymgmt, mac, rand, signature, sm2};
 
 /// Which policy the configuration names (`policy = fips-140-3` or a TOML path) and where to
 /// write the CBOM (`cbom = /path`): read from the provider's section of `openssl.cnf`.
@@ -337,19 +337,28 @@ fn build_tables(module: &Module) -> Tables {
         (ffi::OP_KDF, kdf::offers(policy)),
         (
             ffi::OP_KEYMGMT,
-            (keymgmt::offers(policy).into_iter())
-                .chain(crate::mlkem_keymgmt::offers(policy))
-                .chain(hmac_keys)
-                .collect(),
+            [
+                keymgmt::offers(policy),
+                crate::mlkem_keymgmt::offers(policy),
+                sm2::keymgmt_offers(policy),
+                hmac_keys,
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         ),
         (crate::kem::OP_KEM, crate::kem::offers(policy)),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
         (
             ffi::OP_SIGNATURE,
-            signature::offers(policy)
-                .into_iter()
-                .chain(hmac_signatures)
-                .collect(),
+            [
+                signature::offers(policy),
+                sm2::signature_offers(policy),
+                hmac_signatures,
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         ),
     ] {
         let mut list = Vec::new();
@@ -382,6 +391,7 @@ fn build_tables(module: &Module) -> Tables {
     }
 }
 
+/// One operation's offers followed by another module's.
 fn cstring(text: &str) -> CString {
     CString::new(text.replace('\0', " ")).unwrap_or_default()
 }

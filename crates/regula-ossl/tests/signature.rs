@@ -736,8 +736,9 @@ fn algorithm_identifiers() {
 }
 
 /// The signatures each policy offers, read through the provider's own query function: ECDSA
-/// ED25519, RSA and HMAC (the legacy MAC signature), approved (`fips=yes`), under the default
-/// policy and fips-140-3 (FIPS 186-5); only HMAC under gm here.
+/// ED25519 and RSA, approved (`fips=yes`), under the default policy and fips-140-3 (FIPS
+/// 186-5); SM2 under default and gm; and everywhere HMAC as a signature (libssl's TLS 1.3 PSK
+/// binders).
 #[test]
 fn each_policy_offers_its_signatures() {
     let offered = |policy: &str| {
@@ -748,18 +749,20 @@ fn each_policy_offers_its_signatures() {
             .collect::<Vec<_>>()
     };
     let approved = |names: &str| (names.to_owned(), "provider=regula,fips=yes".to_owned());
-    for policy in ["default", "fips-140-3"] {
-        assert_eq!(
-            offered(policy),
-            [
-                approved("ECDSA"),
-                approved("ED25519:1.3.101.112"),
-                approved("RSA:rsaEncryption:1.2.840.113549.1.1.1"),
-                approved("HMAC"),
-            ],
-            "{policy}"
-        );
-    }
-    // HMAC as a signature (HMAC-SM3 under gm) is libssl's TLS 1.3 PSK binder.
-    assert_eq!(offered("gm"), [approved("HMAC")]);
+    let ours = [
+        approved("ECDSA"),
+        approved("ED25519:1.3.101.112"),
+        approved("RSA:rsaEncryption:1.2.840.113549.1.1.1"),
+    ];
+    let sm2 = approved("SM2:1.2.156.10197.1.301");
+    let hmac = approved("HMAC");
+    assert_eq!(
+        offered("fips-140-3"),
+        [&ours[..], std::slice::from_ref(&hmac)].concat()
+    );
+    assert_eq!(
+        offered("default"),
+        [&ours[..], &[sm2.clone(), hmac.clone()]].concat()
+    );
+    assert_eq!(offered("gm"), [sm2, hmac]);
 }

@@ -2555,7 +2555,15 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: None,
         openssl: Some(OpenSslName {
             names: "ECDH",
-            params: &[("group", "SM2")],
+            // A TLS 1.3 curveSM2 share is an "EC" key on group "SM2": Tongsuo's libssl makes
+            // it so on both sides whatever its TLS-GROUP entry names (ssl_generate_pkey_group,
+            // ssl_generate_param_group), and OpenSSL's takes the entry's key manager.
+            params: &[
+                ("group", "SM2"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+                ("tls-group", "curveSM2"),
+                ("tls-group-id", "41"),
+            ],
         }),
         pkcs11: &[CKM_REGULA_SM2_ECDH, CKM_REGULA_SM2_KEY_PAIR_GEN],
         acvp: None,

@@ -1,0 +1,1173 @@
+//! SM2 keys and signatures (GB/T 32918.2-2016, GM/T 0003.2-2012) as OpenSSL's and Tongsuo's
+//! providers name them: the key manager "SM2" (alias 1.2.156.10197.1.301, the curveSM2 OID
+//! `id-ecPublicKey` keys are on) and the signature "SM2", over SM3 with a distinguishing ID
+//! (`distid`, default GM/T 0009-2012's `1234567812345678`; Tongsuo's libssl sets RFC 8998's
+//! `TLSv1.3+GM+Cipher+Suite` for TLS 1.3 CertificateVerify).
+//!
+//! A private key is the core's [`SigningKey`] for the `sm2-sign` row (generated with its
+//! pairwise consistency test, or imported through the core from a PKCS#8 made of the scalar);
+//! a public key is the uncompressed point `04 ‖ x ‖ y`. The signature hashes Z_A ‖ M in the
+//! core (`EVP_DigestSign`/`EVP_DigestVerify`); `EVP_PKEY_verify` over a digest the caller
+//! computed goes to the core's digest verification; `EVP_PKEY_sign` over such a digest is
+//! refused, as the core signs only messages.
+//!
+//! curveSM2 key exchange in TLS 1.3 (RFC 8998 §3.1) is not here: libssl makes those shares as
+//! "EC" keys on group "SM2" (keymgmt.rs, keyexch.rs). An SM2 key names no key exchange, so it
+//! is not taken for GB/T 32918.3's key exchange protocol (Tongsuo's "SM2DH").
+
+use std::os::raw::{c_char, c_int, c_uchar, c_void};
+use std::sync::Arc;
+
+use regula::{Algorithm, Family, Module, Policy, SigningKey, registry};
+use zeroize::Zeroizing;
+
+use crate::error::{self, Failure, Reason, fail};
+use crate::ffi::{self, Dispatch, Param};
+use crate::indicator::{self, LastOperation};
+use crate::params::{self, Params};
+use crate::provider_context::{Offer, ProviderContext, served_rows};
+
+/// The signature row.
+const ROW: Algorithm = Algorithm::Sm2Sign;
+/// GM/T 0009-2012's default distinguishing ID.
+pub const DEFAULT_ID: &[u8] = b"1234567812345678";
+/// curveSM2: 32-byte field, uncompressed point of 65 bytes.
+const FIELD: usize = 32;
+const POINT: usize = 1 + 2 * FIELD;
+/// The group's names OpenSSL and Tongsuo use for it.
+const GROUP_NAMES: [&str; 4] = ["SM2", "curveSM2", "1.2.156.10197.1.301", "sm2p256v1"];
+/// AlgorithmIdentifier { SM2-with-SM3 (1.2.156.10197.1.501) }, as Tongsuo writes it.
+const SM2_SM3_ALGORITHM_ID: [u8; 12] = [
+    0x30, 0x0a, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x83, 0x75,
+];
+/// Marks a key made here, so that a pointer of another key manager is refused, not misread.
+const KEY_TAG: u64 = 0x5245_4755_4c41_534d;
+
+/// The key manager and signature offers, where the policy serves SM2 signatures.
+pub fn keymgmt_offers(policy: &Policy) -> Vec<Offer> {
+    offer(policy, "SM2 key management", &KEYMGMT.0)
+}
+
+pub fn signature_offers(policy: &Policy) -> Vec<Offer> {
+    offer(policy, "SM2", &SIGNATURE.0)
+}
+
+fn offer(policy: &Policy, what: &str, dispatch: &'static [Dispatch]) -> Vec<Offer> {
+    let rows: Vec<_> = served_rows(policy, Family::Signature)
+        .filter(|row| row.algorithm == ROW)
+        .collect();
+    let Some(names) = rows
+        .first()
+        .and_then(|row| row.openssl.as_ref())
+        .map(|name| name.names.to_owned())
+    else {
+        return Vec::new();
+    };
+    vec![Offer::for_rows(policy, &rows, names, what, dispatch)]
+}
+
+/// One SM2 key: a private key (with its public key), a public key, or only the group.
+#[repr(C)]
+pub struct Key {
+    tag: u64,
+    module: Module,
+    signing: Option<Arc<SigningKey>>,
+    public: Option<Vec<u8>>,
+}
+
+impl Key {
+    fn new(module: Module) -> Key {
+        Key {
+            tag: KEY_TAG,
+            module,
+            signing: None,
+            public: None,
+        }
+    }
+}
+
+/// The SM2 key behind OpenSSL's `keydata`.
+///
+/// # Safety
+/// `keydata` is null or a pointer a key manager of this provider made, not yet freed.
+unsafe fn key<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
+    if keydata.is_null() {
+        return Err(fail(Reason::OutOfOrder, "no key"));
+    }
+    // SAFETY: every key of this provider is a boxed value at least 8 bytes long; only an SM2
+    // key starts with the tag (it is `repr(C)`), so the read is in bounds either way.
+    let tag = unsafe { std::ptr::read_unaligned(keydata as *const u64) };
+    if tag != KEY_TAG {
+        return Err(fail(
+            Reason::InvalidInput,
+            "not an SM2 key of the Regula provider",
+        ));
+    }
+    // SAFETY: the caller's contract, and the tag says it is an SM2 key.
+    unsafe { crate::context::borrow(keydata as *mut c_void, "key") }
+}
+
+/// The uncompressed point of a signing key: the end of its SubjectPublicKeyInfo.
+fn point_of(signing: &SigningKey) -> Result<Vec<u8>, Failure> {
+    let spki = signing.public_key_der()?;
+    match spki.len().checked_sub(POINT) {
+        Some(start) if spki[start] == 0x04 => Ok(spki[start..].to_vec()),
+        _ => Err(fail(Reason::Internal, "unexpected SM2 public key encoding")),
+    }
+}
+
+/// An encoded public key: an uncompressed curveSM2 point (on the curve: checked by the core
+/// when it verifies).
+fn checked_point(encoded: &[u8]) -> Result<Vec<u8>, Failure> {
+    if encoded.len() != POINT || encoded[0] != 0x04 {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "an SM2 public key is an uncompressed point (04 || x || y) of {POINT} bytes, \
+                 not {} bytes",
+                encoded.len()
+            ),
+        ));
+    }
+    Ok(encoded.to_vec())
+}
+
+/// RFC 5208 PrivateKeyInfo { 0, id-ecPublicKey + curveSM2, ECPrivateKey (RFC 5915) { 1,
+/// scalar } } for the core; wiped on drop.
+fn pkcs8(scalar: &[u8]) -> Zeroizing<Vec<u8>> {
+    const HEAD: &[u8] = &[
+        0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
+        0x01, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d, 0x04, 0x27, 0x30, 0x25,
+        0x02, 0x01, 0x01, 0x04, 0x20,
+    ];
+    let mut der = Zeroizing::new(Vec::with_capacity(HEAD.len() + FIELD));
+    der.extend_from_slice(HEAD);
+    der.extend_from_slice(scalar);
+    der
+}
+
+/// One DER element of `tag`: its body and what follows.
+fn der_read(input: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
+    let (&first, rest) = input.split_first()?;
+    if first != tag {
+        return None;
+    }
+    let (&len_byte, rest) = rest.split_first()?;
+    let (len, rest) = match len_byte {
+        0..=0x7f => (usize::from(len_byte), rest),
+        0x81 => (usize::from(*rest.first()?), &rest[1..]),
+        0x82 if rest.len() >= 2 => (usize::from(rest[0]) << 8 | usize::from(rest[1]), &rest[2..]),
+        _ => return None,
+    };
+    (rest.len() >= len).then(|| rest.split_at(len))
+}
+
+/// The 32-byte scalar of a signing key, from the core's PKCS#8; wiped on drop.
+fn scalar_of(signing: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let pkcs8 = signing.to_pkcs8_der()?;
+    let scalar = (|| {
+        let (info, _) = der_read(&pkcs8, 0x30)?;
+        let (_, rest) = der_read(info, 0x02)?;
+        let (_, rest) = der_read(rest, 0x30)?;
+        let (octets, _) = der_read(rest, 0x04)?;
+        let (private_key, _) = der_read(octets, 0x30)?;
+        let (_, rest) = der_read(private_key, 0x02)?;
+        let (scalar, _) = der_read(rest, 0x04)?;
+        Some(scalar)
+    })()
+    .ok_or_else(|| fail(Reason::Internal, "unexpected SM2 private key encoding"))?;
+    let mut out = Zeroizing::new(vec![0u8; FIELD]);
+    if scalar.len() > FIELD {
+        return Err(fail(Reason::Internal, "SM2 private key of the wrong size"));
+    }
+    out[FIELD - scalar.len()..].copy_from_slice(scalar);
+    Ok(out)
+}
+
+/// A scalar of any length as 32 big-endian bytes; extra leading bytes must be zero (checked
+/// without a branch on their values).
+fn fixed_scalar(value: &[u8]) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let mut out = Zeroizing::new(vec![0u8; FIELD]);
+    let (excess, low) = if value.len() > FIELD {
+        value.split_at(value.len() - FIELD)
+    } else {
+        (&[][..], value)
+    };
+    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
+    out[FIELD - low.len()..].copy_from_slice(low);
+    if high != 0 {
+        return Err(fail(
+            Reason::InvalidInput,
+            "the SM2 private key is larger than the group's order",
+        ));
+    }
+    Ok(out)
+}
+
+fn check_group(name: &str) -> Result<(), Failure> {
+    if GROUP_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::InvalidInput,
+            format!("an SM2 key is on curveSM2 (group \"SM2\"), not \"{name}\""),
+        ))
+    }
+}
+
+/// Refuses SM2 when the loaded policy does not serve it.
+fn served(module: &Module) -> Result<(), Failure> {
+    module.ensure_operational()?;
+    if module.policy().serves(ROW) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::NotApproved,
+            format!(
+                "{ROW} is not served under the Regula policy {}",
+                module.policy().name()
+            ),
+        ))
+    }
+}
+
+/// # Safety
+/// `provctx` is the provider context OpenSSL was given.
+unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
+    // SAFETY: the caller's contract.
+    let provider = unsafe { ProviderContext::from_ptr(provctx) }
+        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
+    served(&provider.module)?;
+    Ok(provider.module.clone())
+}
+
+fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || match body() {
+        Ok(value) => crate::context::into_raw(value),
+        Err(failure) => {
+            error::finish(Err(failure));
+            std::ptr::null_mut()
+        }
+    })
+}
+
+fn selects(selection: c_int, bits: c_int) -> bool {
+    selection & bits != 0
+}
+
+// --- KEYMGMT ---------------------------------------------------------------------------------
+
+static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable([
+    crate::dispatch_fn!(ffi::KEYMGMT_NEW, new),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+    crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+    crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
+    crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
+    crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
+    crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
+    crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
+    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
+    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
+    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
+    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
+    crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
+    ffi::DISPATCH_END,
+]);
+
+unsafe extern "C" fn new(provctx: *mut c_void) -> *mut c_void {
+    // SAFETY: OpenSSL passes the provctx it was given.
+    construct(|| Ok(Key::new(unsafe { module_of(provctx) }?)))
+}
+
+struct GenContext {
+    module: Module,
+    selection: c_int,
+}
+
+fn apply_gen_params(params: &Params) -> Result<(), Failure> {
+    for param in params.iter() {
+        if param.key == "group" {
+            check_group(&param.get_utf8()?)?;
+        }
+    }
+    Ok(())
+}
+
+unsafe extern "C" fn gen_init(
+    provctx: *mut c_void,
+    selection: c_int,
+    params: *const Param,
+) -> *mut c_void {
+    construct(|| {
+        // SAFETY: OpenSSL passes the provctx it was given and a terminated array (or null).
+        let (module, params) = unsafe { (module_of(provctx)?, Params::new(params)) };
+        apply_gen_params(&params)?;
+        Ok(GenContext { module, selection })
+    })
+}
+
+unsafe extern "C" fn gen_set_template(genctx: *mut c_void, template: *mut c_void) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live generation context and a key of this key manager.
+        unsafe {
+            crate::context::borrow::<GenContext>(genctx, "key generation context")?;
+            key(template)?;
+        }
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live generation context and a terminated array (or null).
+        let params = unsafe {
+            crate::context::borrow::<GenContext>(genctx, "key generation context")?;
+            Params::new(params)
+        };
+        apply_gen_params(&params)
+    })
+}
+
+static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
+
+unsafe extern "C" fn gen_settable_params(
+    _genctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const Param {
+    GEN_SETTABLE.as_ptr()
+}
+
+/// `gen`: a key pair from the core (with its pairwise consistency test), or a key holding only
+/// the group when no key was asked for.
+unsafe extern "C" fn generate(
+    genctx: *mut c_void,
+    _callback: *mut c_void,
+    _argument: *mut c_void,
+) -> *mut c_void {
+    construct(|| {
+        // SAFETY: a live generation context.
+        let context =
+            unsafe { crate::context::borrow::<GenContext>(genctx, "key generation context") }?;
+        let mut key = Key::new(context.module.clone());
+        if selects(
+            context.selection,
+            ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY,
+        ) {
+            let signing = context.module.generate_signing_key(ROW, None)?.into_value();
+            key.public = Some(point_of(&signing)?);
+            key.signing = Some(Arc::new(signing));
+        }
+        Ok(key)
+    })
+}
+
+fn holds(key: &Key, selection: c_int) -> bool {
+    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.signing.is_some())
+        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
+}
+
+unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
+    error::guard(0, || {
+        // SAFETY: a key of this key manager (or null).
+        match unsafe { key(keydata) } {
+            Ok(key) => c_int::from(holds(key, selection)),
+            Err(_) => 0,
+        }
+    })
+}
+
+/// `validate`: a private key was checked by the core as it took it (and its public key is the
+/// one the core computed); a public point is checked on the curve when it verifies. What
+/// remains is that the key holds what is asked for.
+unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
+    // SAFETY: as for `has`.
+    unsafe { has(keydata, selection) }
+}
+
+unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
+    error::guard(0, || {
+        // SAFETY: keys of this key manager.
+        let (Ok(a), Ok(b)) = (unsafe { key(a) }, unsafe { key(b) }) else {
+            return 0;
+        };
+        // Both are on curveSM2; a private key always comes with its public key here.
+        if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+            return c_int::from(a.public.is_some() && a.public == b.public);
+        }
+        1
+    })
+}
+
+unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array (or null).
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if let Some(param) = params.locate("group") {
+            check_group(&param.get_utf8()?)?;
+        }
+        if !selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+            return Ok(());
+        }
+        let public = match params.locate("pub") {
+            Some(param) => Some(checked_point(param.get_octets()?)?),
+            None => None,
+        };
+        let private = match params.locate("priv") {
+            Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
+                let scalar = fixed_scalar(&param.get_unsigned_be()?)?;
+                // The core checks the scalar's range and counts the import under the policy.
+                let signing = key
+                    .module
+                    .signing_key_from_pkcs8(ROW, &pkcs8(&scalar))?
+                    .into_value();
+                Some(signing)
+            }
+            _ => None,
+        };
+        match (private, public) {
+            (Some(signing), public) => {
+                let point = point_of(&signing)?;
+                if public.as_ref().is_some_and(|public| *public != point) {
+                    return Err(fail(
+                        Reason::InvalidInput,
+                        "the SM2 public key \"pub\" is not the private key's",
+                    ));
+                }
+                key.public = Some(point);
+                key.signing = Some(Arc::new(signing));
+            }
+            (None, Some(public)) => {
+                key.public = Some(public);
+                key.signing = None;
+            }
+            (None, None) => {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    "no SM2 key to import: neither \"pub\" nor \"priv\" given",
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
+static KEY_TYPES: params::ParamList = crate::param_list![
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+    ("priv", params::UINT),
+];
+
+unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
+    KEY_TYPES.as_ptr()
+}
+
+fn entry(key: &'static std::ffi::CStr, data_type: u32, data: *const u8, size: usize) -> Param {
+    Param {
+        key: key.as_ptr(),
+        data_type,
+        data: data as *mut c_void,
+        data_size: size,
+        return_size: ffi::PARAM_UNMODIFIED,
+    }
+}
+
+/// `export`: the group "SM2", the public point, and the private scalar when asked for and held
+/// (an unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
+unsafe extern "C" fn export(
+    keydata: *mut c_void,
+    selection: c_int,
+    callback: Option<ffi::Callback>,
+    argument: *mut c_void,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager.
+        let key = unsafe { key(keydata)? };
+        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
+        let group = c"SM2";
+        let mut array = Vec::new();
+        if selects(
+            selection,
+            ffi::SELECT_DOMAIN_PARAMETERS | ffi::SELECT_OTHER_PARAMETERS,
+        ) {
+            array.push(entry(
+                c"group",
+                ffi::PARAM_UTF8_STRING,
+                group.as_ptr() as *const u8,
+                group.to_bytes().len(),
+            ));
+        }
+        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
+            && let Some(public) = &key.public
+        {
+            array.push(entry(
+                c"pub",
+                ffi::PARAM_OCTET_STRING,
+                public.as_ptr(),
+                public.len(),
+            ));
+        }
+        let mut scalar = None;
+        if selects(selection, ffi::SELECT_PRIVATE_KEY)
+            && let Some(signing) = &key.signing
+        {
+            let mut bytes = scalar_of(signing)?;
+            if cfg!(target_endian = "little") {
+                bytes.reverse();
+            }
+            scalar = Some(bytes);
+        }
+        if let Some(bytes) = &scalar {
+            array.push(entry(
+                c"priv",
+                ffi::PARAM_UNSIGNED_INTEGER,
+                bytes.as_ptr(),
+                bytes.len(),
+            ));
+        }
+        array.push(Param::END);
+        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
+        if unsafe { callback(array.as_ptr(), argument) } == 0 {
+            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
+        }
+        Ok(())
+    })
+}
+
+static GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+    ("point-format", params::UTF8),
+    ("encoding", params::UTF8),
+    ("default-digest", params::UTF8),
+    ("decoded-from-explicit", params::INT),
+];
+
+unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
+    GETTABLE.as_ptr()
+}
+
+/// `bits` 256, `security-bits` 128, `max-size` (the longest DER signature, 72 bytes),
+/// `encoded-pub-key` and `pub`, `group` "SM2", `default-digest` "SM3" (as Tongsuo's SM2 key
+/// manager answers), point format and encoding, `decoded-from-explicit` 0.
+unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array.
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        let max_size = registry::entry(ROW).sizes.signature.unwrap_or(72);
+        for mut param in params.iter() {
+            match param.key {
+                "bits" => param.set_usize(FIELD * 8)?,
+                "security-bits" => param.set_usize(FIELD * 4)?,
+                "max-size" => param.set_usize(max_size)?,
+                "encoded-pub-key" | "pub" => {
+                    if let Some(public) = &key.public {
+                        param.set_octets(public)?;
+                    }
+                }
+                "group" => param.set_utf8("SM2")?,
+                "point-format" => param.set_utf8("uncompressed")?,
+                "encoding" => param.set_utf8("named_curve")?,
+                "decoded-from-explicit" => param.set_i64(0)?,
+                "default-digest" => param.set_utf8("SM3")?,
+                _ => {}
+            }
+        }
+        Ok(())
+    })
+}
+
+static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
+
+unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
+    SETTABLE.as_ptr()
+}
+
+/// `encoded-pub-key`: a public key set on a key holding none (`EVP_PKEY_set1_encoded_public_key`).
+unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a key of this key manager and a terminated array (or null).
+        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+        if let Some(param) = params.locate("encoded-pub-key") {
+            if key.signing.is_some() {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    "the key holds a private key: its public key cannot be replaced",
+                ));
+            }
+            key.public = Some(checked_point(param.get_octets()?)?);
+        }
+        Ok(())
+    })
+}
+
+/// The signature is "SM2"; no key exchange is named (GB/T 32918.3's protocol is not offered,
+/// and curveSM2 ECDHE uses "EC" keys).
+unsafe extern "C" fn query_operation_name(operation: c_int) -> *const c_char {
+    match operation {
+        ffi::OP_SIGNATURE => c"SM2".as_ptr(),
+        _ => std::ptr::null(),
+    }
+}
+
+unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
+    construct(|| {
+        // SAFETY: a key of this key manager.
+        let source = unsafe { key(keydata) }?;
+        let mut copy = Key::new(source.module.clone());
+        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
+            copy.public = source.public.clone();
+        }
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.signing = source.signing.clone();
+        }
+        Ok(copy)
+    })
+}
+
+// --- SIGNATURE -------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    None,
+    /// `EVP_PKEY_verify` over SM3(Z_A ‖ M) computed by the caller.
+    VerifyDigest,
+    DigestSign,
+    DigestVerify,
+}
+
+#[derive(Clone)]
+struct Context {
+    module: Module,
+    mode: Mode,
+    signing: Option<Arc<SigningKey>>,
+    public: Option<Vec<u8>>,
+    /// The distinguishing ID; `None` is the default.
+    id: Option<Vec<u8>>,
+    message: Zeroizing<Vec<u8>>,
+    last: LastOperation,
+}
+
+impl crate::context::Duplicate for Context {
+    const WHAT: &'static str = "SM2 signature context";
+
+    fn duplicate(&self) -> Result<Context, Failure> {
+        Ok(self.clone())
+    }
+}
+
+static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> = ffi::SyncTable([
+    crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx),
+    crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init),
+    crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign),
+    crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init),
+    crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final),
+    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify),
+    crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<Context>),
+    crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<Context>),
+    crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
+    crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params),
+    crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params),
+    crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params),
+    ffi::DISPATCH_END,
+]);
+
+unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) -> *mut c_void {
+    construct(|| {
+        // SAFETY: OpenSSL passes the provctx it was given.
+        let module = unsafe { module_of(provctx) }?;
+        Ok(Context {
+            module,
+            mode: Mode::None,
+            signing: None,
+            public: None,
+            id: None,
+            message: Zeroizing::new(Vec::new()),
+            last: LastOperation::default(),
+        })
+    })
+}
+
+/// # Safety
+/// `ctx` is null or a live context of this module.
+unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, "SM2 signature context") }
+}
+
+/// The digest named for an SM2 signature: SM3 only (GB/T 32918.2 hashes with SM3).
+fn check_digest(name: &str) -> Result<(), Failure> {
+    if name.is_empty() || crate::names::row_named_in(Family::Digest, name) == Some(Algorithm::Sm3) {
+        return Ok(());
+    }
+    Err(fail(
+        Reason::NotApproved,
+        format!("SM2 signs with SM3 only (GB/T 32918.2); \"{name}\" was named"),
+    ))
+}
+
+/// The common part of every init.
+///
+/// # Safety
+/// `provkey` is null or a key of this provider's key managers; `params` a terminated array or
+/// null.
+unsafe fn init(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    digest: Option<&str>,
+    mode: Mode,
+    params: *const Param,
+) -> Result<(), Failure> {
+    // SAFETY: the caller's contract.
+    let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+    context.message = Zeroizing::new(Vec::new());
+    context.mode = Mode::None;
+    if !provkey.is_null() {
+        // SAFETY: a key of this provider (refused unless it is an SM2 key).
+        let key = unsafe { key(provkey)? };
+        context.signing = key.signing.clone();
+        context.public = key.public.clone();
+    }
+    if context.public.is_none() {
+        return Err(fail(
+            Reason::OutOfOrder,
+            "no SM2 key: initialise with a key first",
+        ));
+    }
+    if mode == Mode::DigestSign && context.signing.is_none() {
+        return Err(fail(
+            Reason::InvalidInput,
+            "signing needs a private key; this SM2 key has none",
+        ));
+    }
+    if let Some(digest) = digest {
+        check_digest(digest)?;
+    }
+    apply(context, &params)?;
+    context.mode = mode;
+    Ok(())
+}
+
+/// `EVP_PKEY_sign` with an SM2 key: refused, the module signs messages only.
+unsafe extern "C" fn sign_init(
+    _ctx: *mut c_void,
+    _provkey: *mut c_void,
+    _params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        Err(fail(
+            Reason::NotApproved,
+            "SM2 signing over a digest computed by the caller is not offered by the Regula \
+             provider: the module computes Z_A and SM3 itself; use EVP_DigestSign",
+        ))
+    })
+}
+
+unsafe extern "C" fn sign(
+    _ctx: *mut c_void,
+    _signature: *mut c_uchar,
+    _length: *mut usize,
+    _size: usize,
+    _message: *const c_uchar,
+    _message_len: usize,
+) -> c_int {
+    // SAFETY: nothing is read; `sign_init` always refuses.
+    unsafe { sign_init(std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null()) }
+}
+
+unsafe extern "C" fn verify_init(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `init` takes them.
+    error::entry(|| unsafe { init(ctx, provkey, None, Mode::VerifyDigest, params) })
+}
+
+/// # Safety
+/// `digest` is null or a C string.
+unsafe fn digest_argument(digest: *const c_char) -> Option<String> {
+    if digest.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    let name = unsafe { std::ffi::CStr::from_ptr(digest) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+unsafe extern "C" fn digest_sign_init(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL's arguments.
+        unsafe {
+            let digest = digest_argument(digest);
+            init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_init(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL's arguments.
+        unsafe {
+            let digest = digest_argument(digest);
+            init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
+        }
+    })
+}
+
+fn expect_mode(context: &Context, mode: Mode, call: &str) -> Result<(), Failure> {
+    if context.mode == mode {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::OutOfOrder,
+            format!("{call} on an SM2 signature context not initialised for it"),
+        ))
+    }
+}
+
+fn id(context: &Context) -> &[u8] {
+    context.id.as_deref().unwrap_or(DEFAULT_ID)
+}
+
+/// Signs into OpenSSL's buffer; with no buffer, gives the longest signature's size.
+///
+/// # Safety
+/// `signature` is null or has `size` writable bytes; `length` is a writable out-pointer.
+unsafe fn emit(
+    context: &mut Context,
+    message: &[u8],
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> Result<(), Failure> {
+    if length.is_null() {
+        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
+    }
+    if signature.is_null() {
+        // SAFETY: OpenSSL's out-pointer.
+        unsafe { *length = registry::entry(ROW).sizes.signature.unwrap_or(72) };
+        return Ok(());
+    }
+    let signing = context
+        .signing
+        .clone()
+        .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?;
+    let (made, indicator) = signing.sign_with_id(message, id(context))?.into_parts();
+    if made.len() > size {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "the signature is {} bytes; the buffer holds {size}",
+                made.len()
+            ),
+        ));
+    }
+    context.last = indicator::settle(indicator)?;
+    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
+    // out-pointer for the length.
+    unsafe {
+        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
+        *length = made.len();
+    }
+    Ok(())
+}
+
+fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
+    let public = context
+        .public
+        .as_ref()
+        .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
+    let indicator = context
+        .module
+        .verify_with_id(ROW, public, message, signature, id(context))?
+        .indicator();
+    context.last = indicator::settle(indicator)?;
+    Ok(())
+}
+
+unsafe extern "C" fn verify(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    digest: *const c_uchar,
+    digest_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, digest) = unsafe {
+            (
+                context(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(digest, digest_len),
+            )
+        };
+        expect_mode(context, Mode::VerifyDigest, "verify")?;
+        let public = context
+            .public
+            .as_ref()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
+        let indicator = context
+            .module
+            .verify_sm2_digest(public, digest, signature)?
+            .indicator();
+        context.last = indicator::settle(indicator)?;
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn digest_update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, data) = unsafe { (context(ctx)?, crate::input(data, len)) };
+        if !matches!(context.mode, Mode::DigestSign | Mode::DigestVerify) {
+            return Err(fail(
+                Reason::OutOfOrder,
+                "digest update on an SM2 signature context not initialised for it",
+            ));
+        }
+        context.message.extend_from_slice(data);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn digest_sign_final(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context(ctx)? };
+        expect_mode(context, Mode::DigestSign, "digest sign final")?;
+        let message = std::mem::take(&mut context.message);
+        // SAFETY: OpenSSL's buffers as `emit` takes them.
+        let result = unsafe { emit(context, &message, signature, length, size) };
+        if signature.is_null() {
+            // Only the size was asked for: the message is still to be signed.
+            context.message = message;
+        }
+        result
+    })
+}
+
+unsafe extern "C" fn digest_sign(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
+        unsafe {
+            let context = context(ctx)?;
+            expect_mode(context, Mode::DigestSign, "digest sign")?;
+            let message = crate::input(message, message_len);
+            emit(context, message, signature, length, size)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_final(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, signature) =
+            unsafe { (context(ctx)?, crate::input(signature, signature_len)) };
+        expect_mode(context, Mode::DigestVerify, "digest verify final")?;
+        let message = std::mem::take(&mut context.message);
+        check(context, &message, signature)
+    })
+}
+
+unsafe extern "C" fn digest_verify(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, message) = unsafe {
+            (
+                context(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(message, message_len),
+            )
+        };
+        expect_mode(context, Mode::DigestVerify, "digest verify")?;
+        check(context, message, signature)
+    })
+}
+
+unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array (or null).
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        apply(context, &params)
+    })
+}
+
+/// `distid` (empty: the default ID, as Tongsuo takes it), `digest` (SM3 only), `digest-size`
+/// (32 only), `properties`, and `sm2-za` (computing Z_A cannot be turned off: the core hashes
+/// Z_A ‖ M).
+fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
+    for param in params.iter() {
+        match param.key {
+            "distid" => {
+                if !context.message.is_empty() {
+                    return Err(fail(
+                        Reason::OutOfOrder,
+                        "\"distid\" set after the message was started",
+                    ));
+                }
+                let id = param.get_octets()?;
+                context.id = (!id.is_empty()).then(|| id.to_vec());
+            }
+            "digest" => check_digest(&param.get_utf8()?)?,
+            "digest-size" => {
+                let size = param.get_usize()?;
+                if size != FIELD {
+                    return Err(fail(
+                        Reason::BadParameter,
+                        format!("\"digest-size\" {size}: SM2 signs an SM3 digest of 32 bytes"),
+                    ));
+                }
+            }
+            "properties" => {
+                param.get_utf8()?;
+            }
+            "sm2-za" => {
+                let za = param.get_utf8()?;
+                if za.eq_ignore_ascii_case("no") {
+                    return Err(fail(
+                        Reason::NotApproved,
+                        "\"sm2-za\" no: the Regula provider always hashes Z_A with the message \
+                         (GB/T 32918.2 §6.1)",
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+static SETTABLE_CTX: params::ParamList = crate::param_list![
+    ("digest", params::UTF8),
+    ("digest-size", params::UINT),
+    ("distid", params::OCTETS),
+    ("sm2-za", params::UTF8),
+    ("properties", params::UTF8),
+];
+
+unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
+    SETTABLE_CTX.as_ptr()
+}
+
+static GETTABLE_CTX: params::ParamList = crate::param_list![
+    ("algorithm-id", params::OCTETS),
+    ("digest", params::UTF8),
+    ("digest-size", params::UINT),
+    ("regula-approved", params::INT),
+    ("fips-indicator", params::INT),
+];
+
+unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
+    GETTABLE_CTX.as_ptr()
+}
+
+/// `algorithm-id` (SM2-with-SM3, for X.509 and CMS writers), `digest` SM3, `digest-size` 32,
+/// and the indicator.
+unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array.
+        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        for mut param in params.iter() {
+            match param.key {
+                "algorithm-id" => param.set_octets(&SM2_SM3_ALGORITHM_ID)?,
+                "digest" => param.set_utf8("SM3")?,
+                "digest-size" => param.set_usize(FIELD)?,
+                _ => indicator::answer_param(context.last, &mut param)?,
+            }
+        }
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A generated key's scalar, put into the PKCS#8 template the core is given, is the same
+    /// key (the core derives the same public point from it).
+    #[test]
+    fn a_scalar_goes_through_pkcs8_and_back() {
+        let module = Module::load_named("gm").expect("gm policy");
+        let signing = module
+            .generate_signing_key(ROW, None)
+            .expect("SM2 key")
+            .into_value();
+        let Ok(scalar) = scalar_of(&signing) else {
+            panic!("the generated key's scalar")
+        };
+        let again = module
+            .signing_key_from_pkcs8(ROW, &pkcs8(&scalar))
+            .expect("import")
+            .into_value();
+        let (Ok(again), Ok(original)) = (point_of(&again), point_of(&signing)) else {
+            panic!("the public points")
+        };
+        assert_eq!(again, original);
+    }
+
+    #[test]
+    fn sm2_is_offered_where_the_policy_serves_it() {
+        for (policy, offered) in [("gm", 1), ("default", 1), ("fips-140-3", 0)] {
+            let module = Module::load_named(policy).expect("policy");
+            assert_eq!(keymgmt_offers(module.policy()).len(), offered, "{policy}");
+            assert_eq!(signature_offers(module.policy()).len(), offered, "{policy}");
+        }
+    }
+
+    #[test]
+    fn a_group_other_than_curve_sm2_is_refused() {
+        assert!(check_group("SM2").is_ok());
+        assert!(check_group("P-256").is_err());
+    }
+}
