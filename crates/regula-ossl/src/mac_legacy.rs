@@ -186,6 +186,18 @@ struct Signing {
     last: LastOperation,
 }
 
+impl Signing {
+    /// The MAC `digest_sign_init` started, or an out-of-order error naming the `step`.
+    fn running(&mut self, step: &str) -> Result<&mut mac::Context, Failure> {
+        self.mac.as_mut().ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                format!("HMAC signature {step} before init"),
+            )
+        })
+    }
+}
+
 impl Duplicate for Signing {
     const WHAT: &'static str = "HMAC signature context";
 
@@ -257,12 +269,10 @@ unsafe extern "C" fn digest_sign_update(
     error::entry(|| {
         // SAFETY: a live context.
         let signing = unsafe { signing(ctx) }?;
-        let mac = signing
-            .mac
-            .as_mut()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "HMAC signature update before init"))?;
         // SAFETY: OpenSSL passes `len` readable bytes at `data`.
-        mac.absorb(unsafe { crate::input(data, len) })
+        signing
+            .running("update")?
+            .absorb(unsafe { crate::input(data, len) })
     })
 }
 
@@ -276,10 +286,7 @@ unsafe extern "C" fn digest_sign_final(
     error::entry(|| {
         // SAFETY: a live context.
         let signing = unsafe { signing(ctx) }?;
-        let mac = signing
-            .mac
-            .as_mut()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "HMAC signature final before init"))?;
+        let mac = signing.running("final")?;
         let written = if out.is_null() {
             mac.output_len()
         } else {

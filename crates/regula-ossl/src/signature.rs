@@ -544,11 +544,12 @@ fn rsa_salt(param: &params::ParamRef<'_>) -> Result<Salt, Failure> {
     })
 }
 
-/// The C string OpenSSL passes as a digest name, or `None` for a null pointer.
+/// The C string OpenSSL passes as a digest name, or `None` for a null pointer (the SM2
+/// signature takes its digest name the same way).
 ///
 /// # Safety
 /// `name` is null or a NUL-terminated string.
-unsafe fn digest_argument(name: *const c_char) -> Option<String> {
+pub(crate) unsafe fn digest_argument(name: *const c_char) -> Option<String> {
     if name.is_null() {
         return None;
     }

@@ -802,17 +802,6 @@ unsafe extern "C" fn verify_init(
     error::entry(|| unsafe { init(ctx, provkey, None, Mode::VerifyDigest, params) })
 }
 
-/// # Safety
-/// `digest` is null or a C string.
-unsafe fn digest_argument(digest: *const c_char) -> Option<String> {
-    if digest.is_null() {
-        return None;
-    }
-    // SAFETY: the caller's contract.
-    let name = unsafe { std::ffi::CStr::from_ptr(digest) };
-    Some(name.to_string_lossy().into_owned())
-}
-
 unsafe extern "C" fn digest_sign_init(
     ctx: *mut c_void,
     digest: *const c_char,
@@ -822,7 +811,7 @@ unsafe extern "C" fn digest_sign_init(
     error::entry(|| {
         // SAFETY: OpenSSL's arguments.
         unsafe {
-            let digest = digest_argument(digest);
+            let digest = crate::signature::digest_argument(digest);
             init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
         }
     })
@@ -837,7 +826,7 @@ unsafe extern "C" fn digest_verify_init(
     error::entry(|| {
         // SAFETY: OpenSSL's arguments.
         unsafe {
-            let digest = digest_argument(digest);
+            let digest = crate::signature::digest_argument(digest);
             init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
         }
     })
