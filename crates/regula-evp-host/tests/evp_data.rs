@@ -261,7 +261,7 @@ fn openssl35() -> Option<PathBuf> {
 }
 
 /// `Kem` and `KeyGen` stanzas: OpenSSL's ML-KEM data (NIST ACVP keyGen and encapDecap, kept in
-/// crates/regula-vectors/tests/data/openssl) against OpenSSL 3.5's own default provider pass
+/// crates/regula-vectors/tests/data/openssl-ml-kem) against OpenSSL 3.5's own default provider pass
 /// whole (the 6 stanzas for 3.6's security category skipped), and a changed byte of an
 /// expected decapsulation secret fails.
 #[test]
@@ -270,7 +270,8 @@ fn ml_kem_data_passes_with_openssl_3_5_default_provider() {
         eprintln!("skipped: no OpenSSL 3.5 build (scripts/openssl35 makes one)");
         return;
     };
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl");
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl-ml-kem");
     let run = |files: &[PathBuf]| {
         let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
             .arg("--libcrypto")
