@@ -1625,13 +1625,24 @@ fn on_crypt(
     })
 }
 
+/// The caller's buffer length, read before [`room`] overwrites it with the bound.
+unsafe fn capacity(output_len: *mut CK_ULONG) -> Result<CK_ULONG, CK_RV> {
+    // SAFETY: as for `out`.
+    Ok(*unsafe { out(output_len) }?)
+}
+
 /// Delivers a result computed on a copy of the operation (to learn an exact length): when it
-/// was written, the copy's completion stands for the operation's.
+/// was written, the copy's completion stands for the operation's. `capacity` is the caller's
+/// buffer length as it was before [`room`] replaced it by the bound: the exact result is
+/// checked against the buffer, never against the bound (which may exceed the buffer).
 unsafe fn deliver_copy(
     output: *mut u8,
     output_len: *mut CK_ULONG,
+    capacity: CK_ULONG,
     done: ops::Done,
 ) -> Result<Step, CK_RV> {
+    // SAFETY: `room` checked that `output_len` is non-null.
+    unsafe { *output_len = capacity };
     // SAFETY: the caller's output and its length.
     let written = unsafe { deliver(output, output_len, &done.output) }?;
     Ok(Step {
@@ -1652,6 +1663,8 @@ unsafe fn crypt_single(
     let data = unsafe { input(data, data_len) }?;
     on_crypt(session, direction, |op| {
         let bound = op.single_len_bound(data.len())?;
+        // SAFETY: the caller's output length.
+        let capacity = unsafe { capacity(output_len) }?;
         // SAFETY: the caller's output and its length.
         let fits = unsafe { room(output, output_len, bound) };
         let done = match fits {
@@ -1662,7 +1675,7 @@ unsafe fn crypt_single(
                 let mut copy = op.try_clone().ok_or(CKR_FUNCTION_FAILED)?;
                 let done = copy.single(data)?;
                 // SAFETY: as above.
-                return unsafe { deliver_copy(output, output_len, done) };
+                return unsafe { deliver_copy(output, output_len, capacity, done) };
             }
             Ok(false) => return Ok(GOES_ON),
             Err(rv) => return Err(rv),
@@ -1708,6 +1721,8 @@ unsafe fn crypt_final(
 ) -> Rv {
     on_crypt(session, direction, |op| {
         let bound = op.final_len_bound()?;
+        // SAFETY: the caller's output length.
+        let capacity = unsafe { capacity(output_len) }?;
         // SAFETY: the caller's output and its length.
         let fits = unsafe { room(output, output_len, bound) };
         let done = match fits {
@@ -1716,7 +1731,7 @@ unsafe fn crypt_final(
                 let mut copy = op.try_clone().ok_or(CKR_FUNCTION_FAILED)?;
                 let done = copy.finish()?;
                 // SAFETY: as above.
-                return unsafe { deliver_copy(output, output_len, done) };
+                return unsafe { deliver_copy(output, output_len, capacity, done) };
             }
             Ok(false) => return Ok(GOES_ON),
             Err(rv) => return Err(rv),

@@ -416,6 +416,76 @@ fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
     });
 }
 
+/// A result whose length the bound only limits (CBC-PAD decryption) is checked against the
+/// caller's buffer, not against the bound: a buffer shorter than the result gets
+/// `CKR_BUFFER_TOO_SMALL` with the exact length, nothing is written past it, and the operation
+/// goes on so that the caller can try again with room.
+#[test]
+fn a_short_buffer_gets_buffer_too_small_and_nothing_past_its_length() {
+    with_token(|_| {
+        let session = open(FIPS);
+        let key = secret_key(
+            session,
+            CKK_AES,
+            &hex!("2b7e151628aed2a6abf7158809cf4f3c"),
+            true,
+        );
+        let mut iv = hex!("000102030405060708090a0b0c0d0e0f");
+        let mut cbc_pad = with_param(CKM_AES_CBC_PAD, &mut iv);
+        let plaintext = [0x5au8; 17];
+        // 17 bytes pad to 32; the length bound of decrypting them is 32.
+        let ciphertext = crypt(session, &mut cbc_pad, key, &plaintext, true).unwrap();
+        assert_eq!(ciphertext.len(), 32);
+        const CANARY: u8 = 0xc3;
+        // SAFETY: live locals; each call is told the true length of its buffer.
+        unsafe {
+            // Single-part: a 10-byte buffer at the front of a larger one.
+            assert_eq!(C_DecryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut buffer = [CANARY; 64];
+            let mut len = 10;
+            let data = ciphertext.as_ptr().cast_mut();
+            assert_eq!(
+                C_Decrypt(session, data, 32, buffer.as_mut_ptr(), &mut len),
+                CKR_BUFFER_TOO_SMALL
+            );
+            assert_eq!(len, 17);
+            assert!(buffer[10..].iter().all(|&b| b == CANARY));
+            // The operation went on: with room, the same call completes it.
+            let mut len = 64;
+            assert_eq!(
+                C_Decrypt(session, data, 32, buffer.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(&buffer[..len as usize], &plaintext);
+
+            // Multi-part: the update gives the first block, the final holds one byte.
+            assert_eq!(C_DecryptInit(session, &mut cbc_pad, key), CKR_OK);
+            let mut first = [0u8; 32];
+            let mut len = 32;
+            assert_eq!(
+                C_DecryptUpdate(session, data, 32, first.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(&first[..len as usize], &plaintext[..len as usize]);
+            let held = len as usize;
+            let mut buffer = [CANARY; 32];
+            let mut len = 0;
+            assert_eq!(
+                C_DecryptFinal(session, buffer.as_mut_ptr(), &mut len),
+                CKR_BUFFER_TOO_SMALL
+            );
+            assert_eq!(len as usize, 17 - held);
+            assert!(buffer.iter().all(|&b| b == CANARY));
+            let mut len = 32;
+            assert_eq!(
+                C_DecryptFinal(session, buffer.as_mut_ptr(), &mut len),
+                CKR_OK
+            );
+            assert_eq!(&buffer[..len as usize], &plaintext[held..]);
+        }
+    });
+}
+
 /// The GCM specification (McGrew and Viega), test cases 3 and 4 (AES-128).
 const GCM_KEY: [u8; 16] = hex!("feffe9928665731c6d6a8f9467308308");
 const GCM_IV: [u8; 12] = hex!("cafebabefacedbaddecaf888");
