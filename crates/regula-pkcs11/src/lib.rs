@@ -25,6 +25,7 @@ mod object;
 mod ops;
 mod state;
 mod store;
+mod validation;
 mod vault;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -1267,6 +1268,9 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
 pub extern "C" fn C_DestroyObject(session: CK_SESSION_HANDLE, object: CK_OBJECT_HANDLE) -> CK_RV {
     guard(|| {
         state::with(|library| {
+            if validation_object(library, session, object)?.is_some() {
+                return Err(CKR_ACTION_PROHIBITED);
+            }
             let found = visible(library, session, object)?;
             if !found.flag(CKA_DESTROYABLE) {
                 return Err(CKR_ACTION_PROHIBITED);
@@ -1302,50 +1306,81 @@ pub unsafe extern "C" fn C_GetAttributeValue(
 ) -> CK_RV {
     guard(|| {
         state::with(|library| {
+            if let Some(validation) = validation_object(library, session, object)? {
+                // SAFETY: the caller's attributes.
+                return unsafe { fill_attributes(attributes, count, |kind| validation.read(kind)) };
+            }
             let object = visible(library, session, object)?;
-            if count == 0 {
-                return Ok(());
-            }
-            if attributes.is_null() {
-                return Err(CKR_ARGUMENTS_BAD);
-            }
-            // SAFETY: the caller's `count` attributes.
-            let attributes = unsafe { std::slice::from_raw_parts_mut(attributes, count as usize) };
-            let mut result = Ok(());
-            for attribute in attributes {
-                match object.read(attribute.type_) {
-                    Read::Sensitive => {
-                        attribute.ulValueLen = UNAVAILABLE;
-                        result = Err(CKR_ATTRIBUTE_SENSITIVE);
-                    }
-                    Read::Invalid => {
-                        attribute.ulValueLen = UNAVAILABLE;
-                        result = Err(CKR_ATTRIBUTE_TYPE_INVALID);
-                    }
-                    Read::Value(value) => {
-                        let value = Zeroizing::new(value);
-                        if attribute.pValue.is_null() {
-                            attribute.ulValueLen = value.len() as CK_ULONG;
-                        } else if (attribute.ulValueLen as u128) < value.len() as u128 {
-                            attribute.ulValueLen = UNAVAILABLE;
-                            result = Err(CKR_BUFFER_TOO_SMALL);
-                        } else {
-                            // SAFETY: the caller's buffer holds `ulValueLen` >= len bytes.
-                            unsafe {
-                                std::ptr::copy_nonoverlapping(
-                                    value.as_ptr(),
-                                    attribute.pValue.cast::<u8>(),
-                                    value.len(),
-                                )
-                            };
-                            attribute.ulValueLen = value.len() as CK_ULONG;
-                        }
-                    }
-                }
-            }
-            result
+            // SAFETY: the caller's attributes.
+            unsafe { fill_attributes(attributes, count, |kind| object.read(kind)) }
         })
     })
+}
+
+/// The slot's validation object `handle` names, if it names one (read only: it is neither
+/// changed nor destroyed).
+fn validation_object(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    handle: CK_OBJECT_HANDLE,
+) -> Result<Option<&validation::ValidationObject>, CK_RV> {
+    let slot = library.session(session)?.slot;
+    Ok(library
+        .validations
+        .get(&handle)
+        .filter(|validation| validation.slot == slot))
+}
+
+/// `C_GetAttributeValue`'s protocol over one object's attributes: NULL `pValue` asks for the
+/// length, a short buffer gets `CKR_BUFFER_TOO_SMALL`, a sensitive or unknown attribute its
+/// code; every attribute is answered and the last failure returned.
+unsafe fn fill_attributes(
+    attributes: *mut CK_ATTRIBUTE,
+    count: CK_ULONG,
+    read: impl Fn(CK_ATTRIBUTE_TYPE) -> Read,
+) -> Rv {
+    if count == 0 {
+        return Ok(());
+    }
+    if attributes.is_null() {
+        return Err(CKR_ARGUMENTS_BAD);
+    }
+    let count = usize::try_from(count).map_err(|_| CKR_ARGUMENTS_BAD)?;
+    // SAFETY: the caller's `count` attributes.
+    let attributes = unsafe { std::slice::from_raw_parts_mut(attributes, count) };
+    let mut result = Ok(());
+    for attribute in attributes {
+        match read(attribute.type_) {
+            Read::Sensitive => {
+                attribute.ulValueLen = UNAVAILABLE;
+                result = Err(CKR_ATTRIBUTE_SENSITIVE);
+            }
+            Read::Invalid => {
+                attribute.ulValueLen = UNAVAILABLE;
+                result = Err(CKR_ATTRIBUTE_TYPE_INVALID);
+            }
+            Read::Value(value) => {
+                let value = Zeroizing::new(value);
+                if attribute.pValue.is_null() {
+                    attribute.ulValueLen = value.len() as CK_ULONG;
+                } else if (attribute.ulValueLen as u128) < value.len() as u128 {
+                    attribute.ulValueLen = UNAVAILABLE;
+                    result = Err(CKR_BUFFER_TOO_SMALL);
+                } else {
+                    // SAFETY: the caller's buffer holds `ulValueLen` >= len bytes.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            value.as_ptr(),
+                            attribute.pValue.cast::<u8>(),
+                            value.len(),
+                        )
+                    };
+                    attribute.ulValueLen = value.len() as CK_ULONG;
+                }
+            }
+        }
+    }
+    result
 }
 
 #[unsafe(no_mangle)]
@@ -1359,6 +1394,9 @@ pub unsafe extern "C" fn C_SetAttributeValue(
         state::with(|library| {
             // SAFETY: the caller's template.
             let template = unsafe { template(attributes, count) }?;
+            if validation_object(library, session, object)?.is_some() {
+                return Err(CKR_ACTION_PROHIBITED);
+            }
             let (session_state, slot) = library.session_and_slot(session)?;
             let (rw, so) = (session_state.rw, slot.login == Some(CKU_SO));
             let found = visible(library, session, object)?;
@@ -1408,6 +1446,14 @@ pub unsafe extern "C" fn C_FindObjectsInit(
                 .filter(|(_, object)| object.matches(&template))
                 .map(|(handle, _)| *handle)
                 .collect();
+            found.extend(
+                library
+                    .validations
+                    .iter()
+                    .filter(|(_, validation)| validation.slot == slot)
+                    .filter(|(_, validation)| validation.matches(&template))
+                    .map(|(handle, _)| *handle),
+            );
             found.sort_unstable_by(|a, b| b.cmp(a));
             library.session(session)?.find = Some(found);
             Ok(())

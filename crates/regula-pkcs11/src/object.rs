@@ -134,6 +134,15 @@ pub enum Read {
     Invalid,
 }
 
+/// Whether an object (read through `read`) has every attribute of `template` with the same
+/// value, as `C_FindObjects` matches (a sensitive value never matches).
+pub fn matches(read: impl Fn(CK_ATTRIBUTE_TYPE) -> Read, template: &[TemplateAttribute]) -> bool {
+    template.iter().all(|attribute| match read(attribute.kind) {
+        Read::Value(value) => value == attribute.value.as_slice(),
+        Read::Sensitive | Read::Invalid => false,
+    })
+}
+
 fn ulong(value: CK_ULONG) -> Vec<u8> {
     value.to_ne_bytes().to_vec()
 }
@@ -361,12 +370,7 @@ impl Object {
     /// Whether the object has every attribute of `template` with the same value (a sensitive
     /// value never matches).
     pub fn matches(&self, template: &[TemplateAttribute]) -> bool {
-        template
-            .iter()
-            .all(|attribute| match self.read(attribute.kind) {
-                Read::Value(value) => value == attribute.value.as_slice(),
-                Read::Sensitive | Read::Invalid => false,
-            })
+        matches(|kind| self.read(kind), template)
     }
 
     /// `C_SetAttributeValue`: checks every change first, then makes them all; `so`: the SO is

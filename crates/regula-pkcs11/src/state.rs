@@ -13,6 +13,7 @@ use crate::config;
 use crate::object::Object;
 use crate::ops::{CryptOp, DigestOp, SignOp};
 use crate::store::Store;
+use crate::validation::ValidationObject;
 use crate::vault::{Suite, TokenKey};
 
 /// The validation flag this token's slots report for an operation their policy approves
@@ -66,6 +67,8 @@ pub struct Library {
     pub slots: Vec<Slot>,
     pub sessions: HashMap<CK_SESSION_HANDLE, Session>,
     pub objects: HashMap<CK_OBJECT_HANDLE, Object>,
+    /// Each slot's validation object, if its policy follows a validation scheme; read only.
+    pub validations: HashMap<CK_OBJECT_HANDLE, ValidationObject>,
     next_handle: CK_ULONG,
 }
 
@@ -159,12 +162,20 @@ pub fn initialize() -> Result<(), CK_RV> {
             token_key: None,
         });
     }
+    let validations: HashMap<CK_OBJECT_HANDLE, ValidationObject> = slots
+        .iter()
+        .enumerate()
+        .filter_map(|(index, slot)| ValidationObject::for_slot(index, slot.module.policy()))
+        .zip(1..)
+        .map(|(validation, handle)| (handle, validation))
+        .collect();
     *guard = Some(Library {
         pid: std::process::id(),
         slots,
         sessions: HashMap::new(),
         objects: HashMap::new(),
-        next_handle: 1,
+        next_handle: validations.len() as CK_ULONG + 1,
+        validations,
     });
     Ok(())
 }

@@ -131,7 +131,7 @@ fn create(
     (rv, handle)
 }
 
-/// The objects whose label is `label` (every object when `None`).
+/// The objects whose label is `label` (every object when `None`), the validation object aside.
 fn find(session: CK_SESSION_HANDLE, label: Option<&[u8]>) -> Result<Vec<CK_OBJECT_HANDLE>, CK_RV> {
     let mut template: Vec<CK_ATTRIBUTE> = label.map(|l| bytes(CKA_LABEL, l)).into_iter().collect();
     let mut found = Vec::new();
@@ -158,6 +158,11 @@ fn find(session: CK_SESSION_HANDLE, label: Option<&[u8]>) -> Result<Vec<CK_OBJEC
             return Err(rv);
         }
     }
+    // The slot's validation object is part of the token, not an object anyone made (and
+    // C_InitToken keeps it).
+    found.retain(|&handle| {
+        read(session, handle, CKA_CLASS) != Ok(CKO_VALIDATION.to_ne_bytes().to_vec())
+    });
     Ok(found)
 }
 

@@ -42,7 +42,9 @@ pub use error::{Error, ErrorKind, Result};
 pub use indicator::{CounterRow, Indicator, IndicatorState, Served};
 pub use module::{BREAK_SELFTEST_ENV, Module, ModuleState};
 pub use policy::registry;
-pub use policy::{Approval, Mode, Policy, PolicyFileError, Profile};
+pub use policy::{
+    Approval, Mode, Policy, PolicyFileError, Profile, Validation, ValidationAuthority,
+};
 /// AWS-LC's own service indicator in the FIPS build, for tests that check Regula's indicator
 /// agrees with the validated module's.
 #[cfg(feature = "fips")]

@@ -18,7 +18,7 @@ pub mod tls;
 
 pub use calendar::Date;
 pub use file::PolicyFileError;
-pub use profile::{Mode, Profile};
+pub use profile::{Mode, Profile, Validation, ValidationAuthority};
 pub use resolved::{AlgorithmSummary, Policy, PolicySummary};
 pub use rules::{Approval, Limits, Rule, Status, Transition, TransitionStatus, Usage};
 pub use tls::TlsRules;

@@ -66,11 +66,61 @@ impl Profile {
         }
     }
 
+    /// The third-party validation scheme whose rules the profile's approvals follow, where
+    /// there is one: what a PKCS#11 validation object (`CKO_VALIDATION`) describes. Regula itself
+    /// holds no certificate; the scheme says what "approved" means on a slot with this policy.
+    pub fn validation(self) -> Option<Validation> {
+        match self {
+            Profile::Fips1403 => Some(Validation {
+                standard: "FIPS 140-3",
+                version: (3, 0),
+                level: 1,
+                authority: ValidationAuthority::NistCmvp,
+                country: "US",
+            }),
+            // GM/T 0028-2014 (security requirements for cryptographic modules) carries a year,
+            // not a version number.
+            Profile::Gm => Some(Validation {
+                standard: "GM/T 0028-2014",
+                version: (0, 0),
+                level: 1,
+                authority: ValidationAuthority::Other,
+                country: "CN",
+            }),
+            // CNSA 2.0 is an algorithm suite, not a validation; `default` follows none.
+            Profile::Default | Profile::Cnsa20 => None,
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Profile> {
         Profile::ALL
             .into_iter()
             .find(|profile| profile.name() == name)
     }
+}
+
+/// A validation scheme: its standard, the standard's version, the security level the profile's
+/// rules aim at, who issues certificates under it, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    pub standard: &'static str,
+    /// (major, minor); (0, 0) where the standard has no version number.
+    pub version: (u8, u8),
+    pub level: u32,
+    pub authority: ValidationAuthority,
+    /// ISO 3166-1 alpha-2.
+    pub country: &'static str,
+}
+
+/// Who issues validation certificates under a scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum ValidationAuthority {
+    /// NIST's Cryptographic Module Validation Program (FIPS 140).
+    NistCmvp,
+    /// Another authority (GM/T modules are certified by China's State Cryptography
+    /// Administration, which PKCS#11 has no code for).
+    Other,
 }
 
 impl fmt::Display for Profile {
