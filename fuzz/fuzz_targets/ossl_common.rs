@@ -7,25 +7,7 @@ use std::os::raw::{c_int, c_uint, c_void};
 use regula_ossl::ffi::{self, Param};
 use regula_ossl::host;
 
-/// Reads the fuzz input front to back; an exhausted input reads as zeros.
-pub struct Input<'a>(pub &'a [u8]);
-
-impl<'a> Input<'a> {
-    pub fn byte(&mut self) -> u8 {
-        let (first, rest) = self.0.split_first().map_or((0, &[][..]), |(b, r)| (*b, r));
-        self.0 = rest;
-        first
-    }
-    pub fn bytes(&mut self, max: usize) -> &'a [u8] {
-        let len = (self.byte() as usize).min(max).min(self.0.len());
-        let (taken, rest) = self.0.split_at(len);
-        self.0 = rest;
-        taken
-    }
-    pub fn pick<'b, T>(&mut self, items: &'b [T]) -> &'b T {
-        &items[self.byte() as usize % items.len()]
-    }
-}
+pub use crate::input::Input;
 
 /// An `OSSL_PARAM` array and the storage it points to.
 pub struct ParamArray {

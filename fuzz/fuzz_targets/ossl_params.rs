@@ -15,6 +15,8 @@ use regula_ossl::error::Reason;
 use regula_ossl::ffi::{self, Param};
 use regula_ossl::host::{self, Host};
 
+#[path = "input.rs"]
+mod input;
 #[path = "ossl_common.rs"]
 mod ossl_common;
 use ossl_common::{Input, get, params};
