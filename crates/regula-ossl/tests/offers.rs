@@ -86,6 +86,13 @@ fn gm_offers_the_sm_algorithms_only() {
     );
     let macs = offered(&host, ffi::OP_MAC);
     assert!(macs.iter().any(|(name, _)| name == "HMAC"), "{macs:?}");
+    // The random generator is GM/T 0105's SM3 one, not SP 800-90A's CTR_DRBG.
+    let rand = offered(&host, ffi::OP_RAND);
+    assert_eq!(rand.len(), 1, "{rand:?}");
+    assert_eq!(
+        properties_of(&rand, "SM3-DRBG"),
+        Some("provider=regula,fips=yes")
+    );
 }
 
 #[test]

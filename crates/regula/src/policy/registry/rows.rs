@@ -2613,7 +2613,10 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         sizes: Sizes::NONE,
         hash: Some(Algorithm::Sm3),
         oid: None,
-        openssl: None,
+        openssl: Some(OpenSslName {
+            names: "SM3-DRBG",
+            params: &[],
+        }),
         pkcs11: &[],
         acvp: None,
         cbom: cbom("drbg", None, Some("256"), None, None),
@@ -2633,7 +2636,10 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         sizes: Sizes::NONE,
         hash: None,
         oid: None,
-        openssl: None,
+        openssl: Some(OpenSslName {
+            names: "SM4-CTR-DRBG",
+            params: &[],
+        }),
         pkcs11: &[],
         acvp: None,
         cbom: cbom("drbg", None, Some("128"), None, None),
