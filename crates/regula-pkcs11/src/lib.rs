@@ -1697,6 +1697,17 @@ unsafe fn deliver_copy(
     })
 }
 
+/// Whether the caller's output (`len` bytes at `output`) overlaps its input: PKCS#11 lets both
+/// be one buffer, and then the result is made apart and copied.
+fn overlaps(input: &[u8], output: *mut u8, len: usize) -> bool {
+    let (start, end) = (
+        input.as_ptr() as usize,
+        input.as_ptr() as usize + input.len(),
+    );
+    let (out_start, out_end) = (output as usize, output as usize + len);
+    start < out_end && out_start < end
+}
+
 unsafe fn crypt_single(
     session: CK_SESSION_HANDLE,
     direction: Direction,
@@ -1714,6 +1725,22 @@ unsafe fn crypt_single(
         // SAFETY: the caller's output and its length.
         let fits = unsafe { room(output, output_len, bound) };
         let done = match fits {
+            Ok(true) if op.bound_is_exact() && !overlaps(data, output, bound) => {
+                // SAFETY: `room` checked that the caller's buffer holds `bound` bytes, and it
+                // does not overlap the input.
+                let out = unsafe { std::slice::from_raw_parts_mut(output, bound) };
+                match op.single_into(data, out)? {
+                    Some(approved) => {
+                        // SAFETY: `room` checked that `output_len` is non-null.
+                        unsafe { *output_len = bound as CK_ULONG };
+                        return Ok(Step {
+                            ended: true,
+                            approved: Some(approved),
+                        });
+                    }
+                    None => op.single(data)?,
+                }
+            }
             Ok(true) => op.single(data)?,
             // Too small for the bound, or a length query, where the bound is not the exact
             // length: the result is computed on a copy so that the operation goes on.

@@ -421,6 +421,18 @@ impl CryptOp {
         }
     }
 
+    /// A single-part call writing straight into the caller's buffer, `out` exactly as long as
+    /// the result: `Some(approved)`, or `None` where the operation has no such path (its
+    /// result's length is only bounded) and [`CryptOp::single`] must be used. A GCM operation
+    /// that gathered data from updates is finished the ordinary way too. On failure `out` is
+    /// wiped.
+    pub fn single_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<Option<bool>, CK_RV> {
+        match self {
+            CryptOp::Gcm(op) if op.data.is_empty() => op.crypt_into(input, out).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// What an update of `input_len` bytes gives.
     pub fn update_len(&self, input_len: usize) -> usize {
         match self {
@@ -561,6 +573,46 @@ impl GcmOp {
         }
     }
 
+    /// Seals or opens `input` into `out` (exactly the result's length), with no copy of the
+    /// data on the way: the single-part path, where the 16 KiB a caller encrypts would otherwise
+    /// be copied in, sealed on a copy, copied out and wiped twice. Whether the policy approved it.
+    fn crypt_into(&mut self, input: &[u8], out: &mut [u8]) -> Result<bool, CK_RV> {
+        let fail = |error: regula::Error| rv_of(&error, self.decrypts);
+        if self.decrypts {
+            let iv = self.iv.as_deref().unwrap_or_default();
+            let served = self.key.open_into(iv, &self.aad, input, out);
+            return served.map(|served| served.is_approved()).map_err(fail);
+        }
+        if let Some(iv) = &self.iv {
+            let served = self.key.seal_with_nonce_into(iv, &self.aad, input, out);
+            return served.map(|served| served.is_approved()).map_err(fail);
+        }
+        if out.len() != input.len() + GCM_TAG_LEN {
+            return Err(CKR_GENERAL_ERROR);
+        }
+        let (body, tag) = out.split_at_mut(input.len());
+        body.copy_from_slice(input);
+        let served = self.key.seal_detached(&self.aad, body, tag).map_err(fail)?;
+        let approved = served.is_approved();
+        self.write_iv(&served.into_value());
+        Ok(approved)
+    }
+
+    /// Gives the caller the IV the token drew, where the caller's parameters asked for it.
+    fn write_iv(&self, nonce: &[u8; GCM_IV_LEN]) {
+        if let Some(out) = &self.iv_out {
+            // SAFETY: `out.iv` was checked non-null at init and points at the caller's
+            // `ulIvLen` (12) bytes; `out.bits`, if non-null, at its `ulIvBits`; the caller
+            // keeps its CK_GCM_PARAMS alive until the encryption completes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(nonce.as_ptr(), out.iv, GCM_IV_LEN);
+                if !out.bits.is_null() {
+                    *out.bits = (GCM_IV_LEN * 8) as CK_ULONG;
+                }
+            }
+        }
+    }
+
     /// Seals or opens everything gathered (a decryption gives no plaintext before the tag is
     /// checked).
     fn finish(&mut self) -> Result<Done, CK_RV> {
@@ -596,17 +648,7 @@ impl GcmOp {
                     .map_err(|error| rv_of(&error, false))?;
                 let approved = served.is_approved();
                 let sealed = served.into_value();
-                if let Some(out) = &self.iv_out {
-                    // SAFETY: `out.iv` was checked non-null at init and points at the caller's
-                    // `ulIvLen` (12) bytes; `out.bits`, if non-null, at its `ulIvBits`; the caller
-                    // keeps its CK_GCM_PARAMS alive until the encryption completes.
-                    unsafe {
-                        std::ptr::copy_nonoverlapping(sealed.nonce.as_ptr(), out.iv, GCM_IV_LEN);
-                        if !out.bits.is_null() {
-                            *out.bits = (GCM_IV_LEN * 8) as CK_ULONG;
-                        }
-                    }
-                }
+                self.write_iv(&sealed.nonce);
                 Ok(Done {
                     output: Zeroizing::new(sealed.ciphertext),
                     approved,

@@ -416,6 +416,51 @@ fn aes_cbc_and_ctr_give_sp_800_38a_answers() {
     });
 }
 
+/// Single-part GCM writes straight into the caller's buffer; where the caller encrypts or
+/// decrypts in place (PKCS#11 lets input and output be one buffer) the result is still the
+/// specification's, and a tag that fails leaves nothing of the plaintext in the buffer.
+#[test]
+fn gcm_in_place_and_a_failed_tag_leave_no_plaintext() {
+    with_token(|_| {
+        let session = open(DEFAULT);
+        let key = secret_key(session, CKK_AES, &GCM_KEY, true);
+        let mut iv = GCM_IV;
+        let mut params = gcm_params(&mut iv, &[]);
+        let mut gcm = with_param(CKM_AES_GCM, &mut params);
+        let mut buffer = [GCM_PLAINTEXT.to_vec(), vec![0; 16]].concat();
+        // SAFETY: one live buffer, its true length given for each use.
+        unsafe {
+            assert_eq!(C_EncryptInit(session, &mut gcm, key), CKR_OK);
+            let mut len = buffer.len() as CK_ULONG;
+            let pointer = buffer.as_mut_ptr();
+            assert_eq!(C_Encrypt(session, pointer, 64, pointer, &mut len), CKR_OK);
+            assert_eq!(len, 80);
+            assert_eq!(buffer, [&GCM_CIPHERTEXT[..], &GCM_TAG_3].concat());
+
+            assert_eq!(C_DecryptInit(session, &mut gcm, key), CKR_OK);
+            let mut len = 64;
+            assert_eq!(C_Decrypt(session, pointer, 80, pointer, &mut len), CKR_OK);
+            assert_eq!((len, &buffer[..64]), (64, &GCM_PLAINTEXT[..]));
+
+            // A tampered tag: CKR_ENCRYPTED_DATA_INVALID and the output buffer holds no
+            // plaintext.
+            let mut sealed = [&GCM_CIPHERTEXT[..], &GCM_TAG_3].concat();
+            sealed[79] ^= 1;
+            let mut out = [0x5au8; 64];
+            let mut len = 64;
+            assert_eq!(C_DecryptInit(session, &mut gcm, key), CKR_OK);
+            assert_eq!(
+                C_Decrypt(session, sealed.as_mut_ptr(), 80, out.as_mut_ptr(), &mut len),
+                CKR_ENCRYPTED_DATA_INVALID
+            );
+            assert!(
+                out.iter().all(|&b| b == 0 || b == 0x5a),
+                "plaintext left in the output"
+            );
+        }
+    });
+}
+
 /// A result whose length the bound only limits (CBC-PAD decryption) is checked against the
 /// caller's buffer, not against the bound: a buffer shorter than the result gets
 /// `CKR_BUFFER_TOO_SMALL` with the exact length, nothing is written past it, and the operation
