@@ -10,6 +10,7 @@ use zeroize::Zeroizing;
 
 use crate::ec::Curve;
 use crate::mech::{CKK_REGULA_SM4, GENERIC_SECRET_MAX};
+use crate::mldsa::MlDsaSet;
 
 /// `CK_UNAVAILABLE_INFORMATION`.
 pub const UNAVAILABLE: CK_ULONG = !0;
@@ -105,6 +106,8 @@ pub struct Object {
     pub class: CK_OBJECT_CLASS,
     /// An EC key's curve.
     pub curve: Option<Curve>,
+    /// An ML-DSA key's parameter set (`CKA_PARAMETER_SET`).
+    pub ml_dsa: Option<MlDsaSet>,
     /// An EC key's point, uncompressed (public; kept with a private key too).
     pub point: Vec<u8>,
     pub slot: usize,
@@ -261,6 +264,7 @@ impl Object {
         let mut object = Object {
             class: CKO_SECRET_KEY,
             curve: None,
+            ml_dsa: None,
             point: Vec::new(),
             slot,
             session: if token { 0 } else { session },
@@ -328,6 +332,7 @@ impl Object {
             CKA_ALWAYS_SENSITIVE | CKA_NEVER_EXTRACTABLE if self.class == CKO_PUBLIC_KEY => {
                 Read::Invalid
             }
+            CKA_PARAMETER_SET | CKA_VALUE if self.ml_dsa.is_some() => self.read_ml_dsa(kind),
             CKA_EC_PARAMS | CKA_EC_POINT | CKA_VALUE_LEN | CKA_VALUE
                 if self.class != CKO_SECRET_KEY =>
             {
@@ -529,6 +534,7 @@ impl Object {
         let mut object = Object {
             class,
             curve: Some(curve),
+            ml_dsa: None,
             point,
             slot,
             session: if pair.token { 0 } else { session },
@@ -567,6 +573,58 @@ impl Object {
             object.always_sensitive = generated && object.flag(CKA_SENSITIVE);
             object.never_extractable = generated && !object.flag(CKA_EXTRACTABLE);
         }
+        Ok(object)
+    }
+
+    /// An ML-DSA key's parameter set, and a public key's value (FIPS 204's encoding); a
+    /// private key's value is never given out.
+    fn read_ml_dsa(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let Some(set) = self.ml_dsa else {
+            return Read::Invalid;
+        };
+        match kind {
+            CKA_PARAMETER_SET => Read::Value(ulong(set.parameter_set())),
+            CKA_VALUE if self.class == CKO_PUBLIC_KEY => Read::Value(self.point.clone()),
+            CKA_VALUE => Read::Sensitive,
+            _ => Read::Invalid,
+        }
+    }
+
+    /// An ML-DSA key: `value` is the private key (PKCS#8) of a `CKO_PRIVATE_KEY`, the encoded
+    /// public key (FIPS 204) of a `CKO_PUBLIC_KEY`; `generated`: one half of a pair the token
+    /// made.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ml_dsa_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        set: MlDsaSet,
+        public: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        // The EC constructor's attribute handling, then the ML-DSA key's own type.
+        let mut object = Object::ec_key(
+            slot,
+            session,
+            class,
+            pair,
+            Curve::P256,
+            public,
+            value,
+            template,
+            generated,
+        )?;
+        object.curve = None;
+        object.ml_dsa = Some(set);
+        object.key_type = CKK_ML_DSA;
+        object.key_gen_mechanism = if generated {
+            CKM_ML_DSA_KEY_PAIR_GEN
+        } else {
+            UNAVAILABLE
+        };
         Ok(object)
     }
 
@@ -633,6 +691,14 @@ impl Object {
             put(&mut record, CKA_EC_PARAMS, curve.params());
             put(&mut record, CKA_EC_POINT, &self.point);
         }
+        if let Some(set) = self.ml_dsa {
+            put(
+                &mut record,
+                CKA_PARAMETER_SET,
+                &wide(set.parameter_set()).to_le_bytes(),
+            );
+            put(&mut record, CKA_PUBLIC_KEY_INFO, &set.spki(&self.point));
+        }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);
         put(&mut record, CKA_ID, &self.id);
@@ -669,6 +735,7 @@ impl Object {
         let mut object = Object {
             class,
             curve: None,
+            ml_dsa: None,
             point: Vec::new(),
             slot,
             session: 0,
@@ -710,6 +777,15 @@ impl Object {
                     object.curve = Some(Curve::from_params(value).ok_or(CKR_DEVICE_ERROR)?)
                 }
                 CKA_EC_POINT => object.point = value.to_vec(),
+                CKA_PARAMETER_SET => {
+                    object.ml_dsa =
+                        Some(MlDsaSet::of_parameter_set(number(value)?).ok_or(CKR_DEVICE_ERROR)?)
+                }
+                // An ML-DSA key's public key (recorded after its parameter set).
+                CKA_PUBLIC_KEY_INFO => {
+                    let set = object.ml_dsa.ok_or(CKR_DEVICE_ERROR)?;
+                    object.point = set.public_of_spki(value).ok_or(CKR_DEVICE_ERROR)?;
+                }
                 CKA_PRIVATE => object.private = flag(value)?,
                 CKA_LABEL => object.label = value.to_vec(),
                 CKA_ID => object.id = value.to_vec(),
@@ -723,14 +799,20 @@ impl Object {
             }
         }
         let sound = match (class, object.curve) {
-            (CKO_SECRET_KEY, None) => length_allowed(object.key_type, object.value_len),
+            (CKO_SECRET_KEY, None) => {
+                object.ml_dsa.is_none() && length_allowed(object.key_type, object.value_len)
+            }
+            (_, None) => object.ml_dsa.is_some_and(|set| {
+                object.key_type == CKK_ML_DSA
+                    && object.value_len > 0
+                    && object.point.len() == set.public_len()
+            }),
             (_, Some(curve)) => {
                 object.key_type == curve.key_type()
                     && object.value_len > 0
                     && curve.point_of_ec_point(&object.point).as_deref()
                         == Some(object.point.as_slice())
             }
-            _ => false,
         };
         if !sound {
             return Err(CKR_DEVICE_ERROR);
