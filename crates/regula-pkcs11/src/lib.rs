@@ -22,6 +22,7 @@ mod ec;
 mod functions;
 pub mod mech;
 mod mldsa;
+mod mlkem;
 mod object;
 mod ops;
 mod state;
@@ -35,6 +36,7 @@ use regula::Direction;
 use zeroize::Zeroizing;
 
 pub use mech::CKK_REGULA_SM4;
+pub use mlkem::{C_DecapsulateKey, C_EncapsulateKey};
 use object::{Object, Origin, Read, TemplateAttribute, UNAVAILABLE};
 use ops::{CryptOp, DigestOp, MacOp, Params, SignOp};
 pub use state::VALIDATION_FLAG_POLICY;
@@ -1054,6 +1056,12 @@ pub unsafe extern "C" fn C_CreateObject(
                         *object = mldsa::create_public_key(library, session, &template)?;
                         return Ok(());
                     }
+                    class @ (CKO_PUBLIC_KEY | CKO_PRIVATE_KEY)
+                        if mlkem::is_ml_kem_template(&template) =>
+                    {
+                        *object = mlkem::create_key(library, session, &template, class)?;
+                        return Ok(());
+                    }
                     CKO_PRIVATE_KEY if mldsa::is_ml_dsa_template(&template) => {
                         return Err(CKR_TEMPLATE_INCONSISTENT);
                     }
@@ -1183,6 +1191,18 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                 .ok_or(CKR_MECHANISM_INVALID)?;
             if mechanism.ulParameterLen != 0 {
                 return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            if mechanism.mechanism == CKM_ML_KEM_KEY_PAIR_GEN {
+                let (public, private, approved) = mlkem::generate_key_pair(
+                    library,
+                    session,
+                    &public_template,
+                    &private_template,
+                )?;
+                *public_key = public;
+                *private_key = private;
+                library.session(session)?.validation = validation(approved);
+                return Ok(());
             }
             if mechanism.mechanism == CKM_ML_DSA_KEY_PAIR_GEN {
                 let (public, private, approved) = mldsa::generate_key_pair(

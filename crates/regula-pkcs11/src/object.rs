@@ -11,6 +11,7 @@ use zeroize::Zeroizing;
 use crate::ec::Curve;
 use crate::mech::{CKK_REGULA_SM4, GENERIC_SECRET_MAX};
 use crate::mldsa::MlDsaSet;
+use crate::mlkem::MlKemSet;
 
 /// `CK_UNAVAILABLE_INFORMATION`.
 pub const UNAVAILABLE: CK_ULONG = !0;
@@ -108,6 +109,8 @@ pub struct Object {
     pub curve: Option<Curve>,
     /// An ML-DSA key's parameter set (`CKA_PARAMETER_SET`).
     pub ml_dsa: Option<MlDsaSet>,
+    /// An ML-KEM key's parameter set (`CKA_PARAMETER_SET`).
+    pub ml_kem: Option<MlKemSet>,
     /// An EC key's point, uncompressed (public; kept with a private key too).
     pub point: Vec<u8>,
     pub slot: usize,
@@ -265,6 +268,7 @@ impl Object {
             class: CKO_SECRET_KEY,
             curve: None,
             ml_dsa: None,
+            ml_kem: None,
             point: Vec::new(),
             slot,
             session: if token { 0 } else { session },
@@ -333,6 +337,7 @@ impl Object {
                 Read::Invalid
             }
             CKA_PARAMETER_SET | CKA_VALUE if self.ml_dsa.is_some() => self.read_ml_dsa(kind),
+            CKA_PARAMETER_SET | CKA_VALUE if self.ml_kem.is_some() => self.read_ml_kem(kind),
             CKA_EC_PARAMS | CKA_EC_POINT | CKA_VALUE_LEN | CKA_VALUE
                 if self.class != CKO_SECRET_KEY =>
             {
@@ -535,6 +540,7 @@ impl Object {
             class,
             curve: Some(curve),
             ml_dsa: None,
+            ml_kem: None,
             point,
             slot,
             session: if pair.token { 0 } else { session },
@@ -625,6 +631,78 @@ impl Object {
         } else {
             UNAVAILABLE
         };
+        Ok(object)
+    }
+
+    /// An ML-KEM key's parameter set, and a public key's value (FIPS 203's encapsulation key);
+    /// a private key's value is never given out.
+    fn read_ml_kem(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let Some(set) = self.ml_kem else {
+            return Read::Invalid;
+        };
+        match kind {
+            CKA_PARAMETER_SET => Read::Value(ulong(set.parameter_set())),
+            CKA_VALUE if self.class == CKO_PUBLIC_KEY => Read::Value(self.point.clone()),
+            CKA_VALUE => Read::Sensitive,
+            _ => Read::Invalid,
+        }
+    }
+
+    /// An ML-KEM key: `value` is the decapsulation key of a `CKO_PRIVATE_KEY`, the
+    /// encapsulation key of a `CKO_PUBLIC_KEY`, which encapsulates (`CKA_ENCAPSULATE`) or
+    /// decapsulates (`CKA_DECAPSULATE`) unless the template says otherwise.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ml_kem_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        set: MlKemSet,
+        public: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        let rest: Vec<TemplateAttribute> = template
+            .iter()
+            .filter(|attribute| ![CKA_ENCAPSULATE, CKA_DECAPSULATE].contains(&attribute.kind))
+            .map(|attribute| TemplateAttribute {
+                kind: attribute.kind,
+                value: attribute.value.clone(),
+            })
+            .collect();
+        let mut object = Object::ec_key(
+            slot,
+            session,
+            class,
+            pair,
+            Curve::P256,
+            public,
+            value,
+            &rest,
+            generated,
+        )?;
+        object.curve = None;
+        object.ml_kem = Some(set);
+        object.key_type = CKK_ML_KEM;
+        object.key_gen_mechanism = if generated {
+            CKM_ML_KEM_KEY_PAIR_GEN
+        } else {
+            UNAVAILABLE
+        };
+        let usage = if class == CKO_PUBLIC_KEY {
+            CKA_ENCAPSULATE
+        } else {
+            CKA_DECAPSULATE
+        };
+        object.booleans.insert(usage, true);
+        for attribute in template {
+            if attribute.kind == usage {
+                object.booleans.insert(usage, parse_bool(&attribute.value)?);
+            } else if [CKA_ENCAPSULATE, CKA_DECAPSULATE].contains(&attribute.kind) {
+                return Err(CKR_ATTRIBUTE_TYPE_INVALID);
+            }
+        }
         Ok(object)
     }
 
@@ -736,6 +814,7 @@ impl Object {
             class,
             curve: None,
             ml_dsa: None,
+            ml_kem: None,
             point: Vec::new(),
             slot,
             session: 0,
