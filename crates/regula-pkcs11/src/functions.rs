@@ -59,8 +59,6 @@ answer_only! {
     C_VerifyMessageBegin(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG);
     C_VerifyMessageNext(CK_SESSION_HANDLE, *mut std::os::raw::c_void, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_BYTE, CK_ULONG);
     C_MessageVerifyFinal(CK_SESSION_HANDLE);
-    C_EncapsulateKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_BYTE, *mut CK_ULONG, *mut CK_OBJECT_HANDLE);
-    C_DecapsulateKey(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_ATTRIBUTE, CK_ULONG, *mut CK_BYTE, CK_ULONG, *mut CK_OBJECT_HANDLE);
     C_VerifySignatureInit(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE, *mut CK_BYTE, CK_ULONG);
     C_VerifySignature(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG);
     C_VerifySignatureUpdate(CK_SESSION_HANDLE, *mut CK_BYTE, CK_ULONG);

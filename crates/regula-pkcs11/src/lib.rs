@@ -21,6 +21,8 @@ pub mod config;
 mod ec;
 mod functions;
 pub mod mech;
+mod mldsa;
+mod mlkem;
 mod object;
 mod ops;
 mod state;
@@ -35,6 +37,7 @@ use regula::Direction;
 use zeroize::Zeroizing;
 
 pub use mech::CKK_REGULA_SM4;
+pub use mlkem::{C_DecapsulateKey, C_EncapsulateKey};
 use object::{Object, Origin, Read, TemplateAttribute, UNAVAILABLE};
 use ops::{CryptOp, DigestOp, MacOp, Params, SignOp};
 pub use state::VALIDATION_FLAG_POLICY;
@@ -1050,6 +1053,19 @@ pub unsafe extern "C" fn C_CreateObject(
                 .find(|attribute| attribute.kind == CKA_CLASS);
             if let Some(class) = class {
                 match object::parse_ulong(&class.value)? {
+                    CKO_PUBLIC_KEY if mldsa::is_ml_dsa_template(&template) => {
+                        *object = mldsa::create_public_key(library, session, &template)?;
+                        return Ok(());
+                    }
+                    class @ (CKO_PUBLIC_KEY | CKO_PRIVATE_KEY)
+                        if mlkem::is_ml_kem_template(&template) =>
+                    {
+                        *object = mlkem::create_key(library, session, &template, class)?;
+                        return Ok(());
+                    }
+                    CKO_PRIVATE_KEY if mldsa::is_ml_dsa_template(&template) => {
+                        return Err(CKR_TEMPLATE_INCONSISTENT);
+                    }
                     CKO_PUBLIC_KEY => {
                         *object = create_public_key(library, session, &template)?;
                         return Ok(());
@@ -1176,6 +1192,30 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                 .ok_or(CKR_MECHANISM_INVALID)?;
             if mechanism.ulParameterLen != 0 {
                 return Err(CKR_MECHANISM_PARAM_INVALID);
+            }
+            if mechanism.mechanism == CKM_ML_KEM_KEY_PAIR_GEN {
+                let (public, private, approved) = mlkem::generate_key_pair(
+                    library,
+                    session,
+                    &public_template,
+                    &private_template,
+                )?;
+                *public_key = public;
+                *private_key = private;
+                library.session(session)?.validation = validation(approved);
+                return Ok(());
+            }
+            if mechanism.mechanism == CKM_ML_DSA_KEY_PAIR_GEN {
+                let (public, private, approved) = mldsa::generate_key_pair(
+                    library,
+                    session,
+                    &public_template,
+                    &private_template,
+                )?;
+                *public_key = public;
+                *private_key = private;
+                library.session(session)?.validation = validation(approved);
+                return Ok(());
             }
             let public = object::read_pair_template(&public_template, CKO_PUBLIC_KEY, false)?;
             let private = object::read_pair_template(&private_template, CKO_PRIVATE_KEY, false)?;
@@ -2035,9 +2075,19 @@ unsafe fn mac_init(
             }
         }
         let usage = if signs { CKA_SIGN } else { CKA_VERIFY };
-        let class = visible(library, session, key)
-            .map_err(|_| CKR_KEY_HANDLE_INVALID)?
-            .class;
+        let found = visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
+        let (class, ml_dsa) = (found.class, found.ml_dsa.is_some());
+        if ml_dsa {
+            let op = mldsa::sign_init(library, session, mechanism, key, signs)?;
+            let session = library.session(session)?;
+            session.validation = 0;
+            if signs {
+                session.sign = Some(op);
+            } else {
+                session.verify = Some(op);
+            }
+            return Ok(());
+        }
         if class != CKO_SECRET_KEY {
             return ecdsa_init(library, session, mechanism, key, signs);
         }

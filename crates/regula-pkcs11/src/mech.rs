@@ -8,6 +8,8 @@ use regula::registry::{self, REGISTRY};
 use regula::{Algorithm, Mode, Policy};
 
 use crate::ec::Curve;
+use crate::mldsa::MlDsaSet;
+use crate::mlkem::MlKemSet;
 
 /// Regula's vendor-defined key types: `CKK_VENDOR_DEFINED` with "RG" (0x5247) in the next 16
 /// bits, as the registry's `CKM_REGULA_BASE` does for mechanisms.
@@ -236,6 +238,20 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
             // ECDH on the curves whose keys the token holds; sizes in bits.
             let bits = (curve.bits() as CK_ULONG, curve.bits() as CK_ULONG);
             add(CKM_ECDH1_DERIVE, bits, CKF_DERIVE | ec_flags(curve));
+            continue;
+        }
+        if let Some(set) = MlDsaSet::of_algorithm(entry.algorithm) {
+            // ML-DSA (PKCS#11 3.2): the sizes are the parameter sets (CKP_ML_DSA_*).
+            let sets = (set.parameter_set(), set.parameter_set());
+            add(CKM_ML_DSA, sets, CKF_SIGN | CKF_VERIFY);
+            add(CKM_ML_DSA_KEY_PAIR_GEN, sets, CKF_GENERATE_KEY_PAIR);
+            continue;
+        }
+        if let Some(set) = MlKemSet::of_algorithm(entry.algorithm) {
+            // ML-KEM (PKCS#11 3.2): the sizes are the parameter sets (CKP_ML_KEM_*).
+            let sets = (set.parameter_set(), set.parameter_set());
+            add(CKM_ML_KEM, sets, CKF_ENCAPSULATE | CKF_DECAPSULATE);
+            add(CKM_ML_KEM_KEY_PAIR_GEN, sets, CKF_GENERATE_KEY_PAIR);
             continue;
         }
         if let Some(curve) = Curve::of_ecdsa(entry.algorithm) {

@@ -10,6 +10,8 @@ use zeroize::Zeroizing;
 
 use crate::ec::Curve;
 use crate::mech::{CKK_REGULA_SM4, GENERIC_SECRET_MAX};
+use crate::mldsa::MlDsaSet;
+use crate::mlkem::MlKemSet;
 
 /// `CK_UNAVAILABLE_INFORMATION`.
 pub const UNAVAILABLE: CK_ULONG = !0;
@@ -105,6 +107,10 @@ pub struct Object {
     pub class: CK_OBJECT_CLASS,
     /// An EC key's curve.
     pub curve: Option<Curve>,
+    /// An ML-DSA key's parameter set (`CKA_PARAMETER_SET`).
+    pub ml_dsa: Option<MlDsaSet>,
+    /// An ML-KEM key's parameter set (`CKA_PARAMETER_SET`).
+    pub ml_kem: Option<MlKemSet>,
     /// An EC key's point, uncompressed (public; kept with a private key too).
     pub point: Vec<u8>,
     pub slot: usize,
@@ -270,6 +276,8 @@ impl Object {
         let mut object = Object {
             class: CKO_SECRET_KEY,
             curve: None,
+            ml_dsa: None,
+            ml_kem: None,
             point: Vec::new(),
             slot,
             session: if token { 0 } else { session },
@@ -337,6 +345,8 @@ impl Object {
             CKA_ALWAYS_SENSITIVE | CKA_NEVER_EXTRACTABLE if self.class == CKO_PUBLIC_KEY => {
                 Read::Invalid
             }
+            CKA_PARAMETER_SET | CKA_VALUE if self.ml_dsa.is_some() => self.read_ml_dsa(kind),
+            CKA_PARAMETER_SET | CKA_VALUE if self.ml_kem.is_some() => self.read_ml_kem(kind),
             CKA_EC_PARAMS | CKA_EC_POINT | CKA_VALUE_LEN | CKA_VALUE
                 if self.class != CKO_SECRET_KEY =>
             {
@@ -533,6 +543,8 @@ impl Object {
         let mut object = Object {
             class,
             curve: Some(curve),
+            ml_dsa: None,
+            ml_kem: None,
             point,
             slot,
             session: if pair.token { 0 } else { session },
@@ -570,6 +582,130 @@ impl Object {
             // A key the caller gave has been known outside the token.
             object.always_sensitive = generated && object.flag(CKA_SENSITIVE);
             object.never_extractable = generated && !object.flag(CKA_EXTRACTABLE);
+        }
+        Ok(object)
+    }
+
+    /// An ML-DSA key's parameter set, and a public key's value (FIPS 204's encoding); a
+    /// private key's value is never given out.
+    fn read_ml_dsa(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let Some(set) = self.ml_dsa else {
+            return Read::Invalid;
+        };
+        match kind {
+            CKA_PARAMETER_SET => Read::Value(ulong(set.parameter_set())),
+            CKA_VALUE if self.class == CKO_PUBLIC_KEY => Read::Value(self.point.clone()),
+            CKA_VALUE => Read::Sensitive,
+            _ => Read::Invalid,
+        }
+    }
+
+    /// An ML-DSA key: `value` is the private key (PKCS#8) of a `CKO_PRIVATE_KEY`, the encoded
+    /// public key (FIPS 204) of a `CKO_PUBLIC_KEY`; `generated`: one half of a pair the token
+    /// made.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ml_dsa_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        set: MlDsaSet,
+        public: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        // The EC constructor's attribute handling, then the ML-DSA key's own type.
+        let mut object = Object::ec_key(
+            slot,
+            session,
+            class,
+            pair,
+            Curve::P256,
+            public,
+            value,
+            template,
+            generated,
+        )?;
+        object.curve = None;
+        object.ml_dsa = Some(set);
+        object.key_type = CKK_ML_DSA;
+        object.key_gen_mechanism = if generated {
+            CKM_ML_DSA_KEY_PAIR_GEN
+        } else {
+            UNAVAILABLE
+        };
+        Ok(object)
+    }
+
+    /// An ML-KEM key's parameter set, and a public key's value (FIPS 203's encapsulation key);
+    /// a private key's value is never given out.
+    fn read_ml_kem(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
+        let Some(set) = self.ml_kem else {
+            return Read::Invalid;
+        };
+        match kind {
+            CKA_PARAMETER_SET => Read::Value(ulong(set.parameter_set())),
+            CKA_VALUE if self.class == CKO_PUBLIC_KEY => Read::Value(self.point.clone()),
+            CKA_VALUE => Read::Sensitive,
+            _ => Read::Invalid,
+        }
+    }
+
+    /// An ML-KEM key: `value` is the decapsulation key of a `CKO_PRIVATE_KEY`, the
+    /// encapsulation key of a `CKO_PUBLIC_KEY`, which encapsulates (`CKA_ENCAPSULATE`) or
+    /// decapsulates (`CKA_DECAPSULATE`) unless the template says otherwise.
+    #[allow(clippy::too_many_arguments)]
+    pub fn ml_kem_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        set: MlKemSet,
+        public: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        let rest: Vec<TemplateAttribute> = template
+            .iter()
+            .filter(|attribute| ![CKA_ENCAPSULATE, CKA_DECAPSULATE].contains(&attribute.kind))
+            .map(|attribute| TemplateAttribute {
+                kind: attribute.kind,
+                value: attribute.value.clone(),
+            })
+            .collect();
+        let mut object = Object::ec_key(
+            slot,
+            session,
+            class,
+            pair,
+            Curve::P256,
+            public,
+            value,
+            &rest,
+            generated,
+        )?;
+        object.curve = None;
+        object.ml_kem = Some(set);
+        object.key_type = CKK_ML_KEM;
+        object.key_gen_mechanism = if generated {
+            CKM_ML_KEM_KEY_PAIR_GEN
+        } else {
+            UNAVAILABLE
+        };
+        let usage = if class == CKO_PUBLIC_KEY {
+            CKA_ENCAPSULATE
+        } else {
+            CKA_DECAPSULATE
+        };
+        object.booleans.insert(usage, true);
+        for attribute in template {
+            if attribute.kind == usage {
+                object.booleans.insert(usage, parse_bool(&attribute.value)?);
+            } else if [CKA_ENCAPSULATE, CKA_DECAPSULATE].contains(&attribute.kind) {
+                return Err(CKR_ATTRIBUTE_TYPE_INVALID);
+            }
         }
         Ok(object)
     }
@@ -637,6 +773,14 @@ impl Object {
             put(&mut record, CKA_EC_PARAMS, curve.params());
             put(&mut record, CKA_EC_POINT, &self.point);
         }
+        if let Some(set) = self.ml_dsa {
+            put(
+                &mut record,
+                CKA_PARAMETER_SET,
+                &wide(set.parameter_set()).to_le_bytes(),
+            );
+            put(&mut record, CKA_PUBLIC_KEY_INFO, &set.spki(&self.point));
+        }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);
         put(&mut record, CKA_ID, &self.id);
@@ -673,6 +817,8 @@ impl Object {
         let mut object = Object {
             class,
             curve: None,
+            ml_dsa: None,
+            ml_kem: None,
             point: Vec::new(),
             slot,
             session: 0,
@@ -714,6 +860,15 @@ impl Object {
                     object.curve = Some(Curve::from_params(value).ok_or(CKR_DEVICE_ERROR)?)
                 }
                 CKA_EC_POINT => object.point = value.to_vec(),
+                CKA_PARAMETER_SET => {
+                    object.ml_dsa =
+                        Some(MlDsaSet::of_parameter_set(number(value)?).ok_or(CKR_DEVICE_ERROR)?)
+                }
+                // An ML-DSA key's public key (recorded after its parameter set).
+                CKA_PUBLIC_KEY_INFO => {
+                    let set = object.ml_dsa.ok_or(CKR_DEVICE_ERROR)?;
+                    object.point = set.public_of_spki(value).ok_or(CKR_DEVICE_ERROR)?;
+                }
                 CKA_PRIVATE => object.private = flag(value)?,
                 CKA_LABEL => object.label = value.to_vec(),
                 CKA_ID => object.id = value.to_vec(),
@@ -727,14 +882,20 @@ impl Object {
             }
         }
         let sound = match (class, object.curve) {
-            (CKO_SECRET_KEY, None) => length_allowed(object.key_type, object.value_len),
+            (CKO_SECRET_KEY, None) => {
+                object.ml_dsa.is_none() && length_allowed(object.key_type, object.value_len)
+            }
+            (_, None) => object.ml_dsa.is_some_and(|set| {
+                object.key_type == CKK_ML_DSA
+                    && object.value_len > 0
+                    && object.point.len() == set.public_len()
+            }),
             (_, Some(curve)) => {
                 object.key_type == curve.key_type()
                     && object.value_len > 0
                     && curve.point_of_ec_point(&object.point).as_deref()
                         == Some(object.point.as_slice())
             }
-            _ => false,
         };
         if !sound {
             return Err(CKR_DEVICE_ERROR);

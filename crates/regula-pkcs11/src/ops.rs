@@ -179,6 +179,7 @@ impl EcdsaOp {
 pub enum SignOp {
     Mac(MacOp),
     Ecdsa(EcdsaOp),
+    MlDsa(crate::mldsa::MlDsaOp),
 }
 
 impl SignOp {
@@ -187,6 +188,7 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.output_len,
             SignOp::Ecdsa(op) => 2 * op.curve.width(),
+            SignOp::MlDsa(op) => op.output_len(),
         }
     }
 
@@ -194,12 +196,14 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.update(data),
             SignOp::Ecdsa(op) => op.data.extend_from_slice(data),
+            SignOp::MlDsa(op) => op.data.extend_from_slice(data),
         }
     }
 
     pub fn sign(&self) -> Result<Done, CK_RV> {
         match self {
             SignOp::Mac(op) => op.sign(),
+            SignOp::MlDsa(op) => op.sign(),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Private(key) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
@@ -230,6 +234,7 @@ impl SignOp {
     pub fn verify(&self, signature: &[u8]) -> Result<bool, CK_RV> {
         match self {
             SignOp::Mac(op) => op.verify(signature),
+            SignOp::MlDsa(op) => op.verify(signature),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Public(spki) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);

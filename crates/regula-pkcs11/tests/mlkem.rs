@@ -1,0 +1,286 @@
+//! PKCS#11 3.2 ML-KEM: key pairs, `C_EncapsulateKey` / `C_DecapsulateKey` round trips, and
+//! NIST ACVP decapsulation known answers (ML-KEM-768 and -1024, as OpenSSL's evp_test carries
+//! them in crates/regula-vectors) through decapsulation keys given to `C_CreateObject`.
+
+mod common;
+
+use std::ptr::null_mut;
+
+use common::*;
+use cryptoki_sys::*;
+use regula_pkcs11::*;
+
+/// An ACVP encapDecap "decapsulation" case: parameter set, dk, ciphertext, shared secret.
+type DecapsulationCase = (CK_ULONG, Vec<u8>, Vec<u8>, Vec<u8>);
+
+fn acvp_decapsulation_cases() -> Vec<DecapsulationCase> {
+    let text = include_str!(
+        "../../regula-vectors/tests/data/openssl-ml-kem/evppkey_ml_kem_encap_decap.txt"
+    );
+    let mut cases = Vec::new();
+    let (mut set, mut dk, mut ct) = (None, None, None);
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once(" = ") else {
+            continue;
+        };
+        match key {
+            "Kem" => {
+                set = match value {
+                    "ML-KEM-768" => Some(CKP_ML_KEM_768),
+                    "ML-KEM-1024" => Some(CKP_ML_KEM_1024),
+                    _ => None,
+                };
+                (dk, ct) = (None, None);
+            }
+            "EncodedPrivateKey" => dk = Some(unhex(value)),
+            "Input" => ct = Some(unhex(value)),
+            "Output" => {
+                if let (Some(set), Some(dk), Some(ct)) = (set, dk.take(), ct.take()) {
+                    cases.push((set, dk, ct, unhex(value)));
+                }
+            }
+            _ => {}
+        }
+    }
+    cases
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+fn ml_kem_key_pair(
+    session: CK_SESSION_HANDLE,
+    parameter_set: CK_ULONG,
+) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    let mut public = [
+        attribute(CKA_PARAMETER_SET, &parameter_set),
+        attribute(CKA_ENCAPSULATE, &TRUE),
+    ];
+    let mut private = [
+        attribute(CKA_KEY_TYPE, &CKK_ML_KEM),
+        attribute(CKA_SENSITIVE, &TRUE),
+        attribute(CKA_DECAPSULATE, &TRUE),
+    ];
+    let mut mechanism = mechanism(CKM_ML_KEM_KEY_PAIR_GEN);
+    let (mut public_key, mut private_key) = (0, 0);
+    // SAFETY: templates and handles of live locals.
+    let rv = unsafe {
+        C_GenerateKeyPair(
+            session,
+            &mut mechanism,
+            public.as_mut_ptr(),
+            public.len() as CK_ULONG,
+            private.as_mut_ptr(),
+            private.len() as CK_ULONG,
+            &mut public_key,
+            &mut private_key,
+        )
+    };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    Ok((public_key, private_key))
+}
+
+/// The template of the shared secret's key: a generic secret, extractable so the test can
+/// compare it.
+fn secret_template() -> [CK_ATTRIBUTE; 4] {
+    [
+        attribute(CKA_CLASS, &CKO_SECRET_KEY),
+        attribute(CKA_KEY_TYPE, &CKK_GENERIC_SECRET),
+        attribute(CKA_SENSITIVE, &FALSE),
+        attribute(CKA_EXTRACTABLE, &TRUE),
+    ]
+}
+
+fn encapsulate(
+    session: CK_SESSION_HANDLE,
+    public: CK_OBJECT_HANDLE,
+) -> Result<(Vec<u8>, CK_OBJECT_HANDLE), CK_RV> {
+    let mut mechanism = mechanism(CKM_ML_KEM);
+    let mut template = secret_template();
+    let (mut len, mut key) = (0, 0);
+    // SAFETY: live locals; the length protocol.
+    unsafe {
+        let rv = C_EncapsulateKey(
+            session,
+            &mut mechanism,
+            public,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            null_mut(),
+            &mut len,
+            &mut key,
+        );
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut ciphertext = vec![0u8; len as usize];
+        let rv = C_EncapsulateKey(
+            session,
+            &mut mechanism,
+            public,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            ciphertext.as_mut_ptr(),
+            &mut len,
+            &mut key,
+        );
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        ciphertext.truncate(len as usize);
+        Ok((ciphertext, key))
+    }
+}
+
+fn decapsulate(
+    session: CK_SESSION_HANDLE,
+    private: CK_OBJECT_HANDLE,
+    ciphertext: &[u8],
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let mut mechanism = mechanism(CKM_ML_KEM);
+    let mut template = secret_template();
+    let mut key = 0;
+    // SAFETY: live locals.
+    let rv = unsafe {
+        C_DecapsulateKey(
+            session,
+            &mut mechanism,
+            private,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            ciphertext.as_ptr().cast_mut(),
+            ciphertext.len() as CK_ULONG,
+            &mut key,
+        )
+    };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    Ok(key)
+}
+
+#[test]
+fn ml_kem_encapsulates_and_decapsulates_the_same_secret() {
+    with_token(|_| {
+        let session = open(FIPS);
+        for (set, public_len, ciphertext_len) in
+            [(CKP_ML_KEM_768, 1184, 1088), (CKP_ML_KEM_1024, 1568, 1568)]
+        {
+            let (public, private) = ml_kem_key_pair(session, set).unwrap();
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY, "keygen");
+            assert_eq!(read(session, public, CKA_VALUE).unwrap().len(), public_len);
+            assert_eq!(
+                read(session, private, CKA_VALUE),
+                Err(CKR_ATTRIBUTE_SENSITIVE)
+            );
+            assert_eq!(
+                read(session, private, CKA_PARAMETER_SET).unwrap(),
+                set.to_ne_bytes()
+            );
+            let (ciphertext, sent) = encapsulate(session, public).unwrap();
+            assert_eq!(
+                validation_flags(session),
+                VALIDATION_FLAG_POLICY,
+                "encapsulate"
+            );
+            assert_eq!(ciphertext.len(), ciphertext_len);
+            let received = decapsulate(session, private, &ciphertext).unwrap();
+            assert_eq!(
+                validation_flags(session),
+                VALIDATION_FLAG_POLICY,
+                "decapsulate"
+            );
+            let secret = read(session, sent, CKA_VALUE).unwrap();
+            assert_eq!(secret.len(), 32);
+            assert_eq!(read(session, received, CKA_VALUE).unwrap(), secret);
+            // A changed ciphertext gives another secret (FIPS 203's implicit rejection).
+            let mut tampered = ciphertext.clone();
+            tampered[0] ^= 1;
+            let other = decapsulate(session, private, &tampered).unwrap();
+            assert_ne!(read(session, other, CKA_VALUE).unwrap(), secret);
+            assert_eq!(
+                decapsulate(session, private, &ciphertext[1..]),
+                Err(CKR_ENCRYPTED_DATA_LEN_RANGE)
+            );
+            // The keys' roles are not swapped.
+            assert_eq!(
+                decapsulate(session, public, &ciphertext),
+                Err(CKR_KEY_TYPE_INCONSISTENT)
+            );
+            assert_eq!(
+                encapsulate(session, private),
+                Err(CKR_KEY_TYPE_INCONSISTENT)
+            );
+        }
+        // gm serves no ML-KEM.
+        let gm = open(GM);
+        assert_eq!(
+            ml_kem_key_pair(gm, CKP_ML_KEM_768),
+            Err(CKR_MECHANISM_INVALID)
+        );
+    });
+}
+
+#[test]
+fn ml_kem_decapsulates_acvp_ciphertexts() {
+    with_token(|_| {
+        let session = open(DEFAULT);
+        let cases = acvp_decapsulation_cases();
+        assert_eq!(cases.len(), 20);
+        for (set, dk, ciphertext, shared_secret) in cases {
+            let mut template = [
+                attribute(CKA_CLASS, &CKO_PRIVATE_KEY),
+                attribute(CKA_KEY_TYPE, &CKK_ML_KEM),
+                attribute(CKA_PARAMETER_SET, &set),
+                bytes(CKA_VALUE, &dk),
+            ];
+            let mut private = 0;
+            // SAFETY: a template of live locals.
+            let rv = unsafe {
+                C_CreateObject(
+                    session,
+                    template.as_mut_ptr(),
+                    template.len() as CK_ULONG,
+                    &mut private,
+                )
+            };
+            assert_eq!(rv, CKR_OK);
+            let key = decapsulate(session, private, &ciphertext).unwrap();
+            assert_eq!(read(session, key, CKA_VALUE).unwrap(), shared_secret);
+        }
+    });
+}
+
+#[test]
+fn ml_kem_token_keys_are_refused_for_now() {
+    with_token(|_| {
+        let session = open(DEFAULT);
+        let mut public = [
+            attribute(CKA_PARAMETER_SET, &CKP_ML_KEM_768),
+            attribute(CKA_TOKEN, &TRUE),
+        ];
+        let mut private = [attribute(CKA_KEY_TYPE, &CKK_ML_KEM)];
+        let mut mechanism = mechanism(CKM_ML_KEM_KEY_PAIR_GEN);
+        let (mut public_key, mut private_key) = (0, 0);
+        // SAFETY: templates and handles of live locals.
+        let rv = unsafe {
+            C_GenerateKeyPair(
+                session,
+                &mut mechanism,
+                public.as_mut_ptr(),
+                public.len() as CK_ULONG,
+                private.as_mut_ptr(),
+                private.len() as CK_ULONG,
+                &mut public_key,
+                &mut private_key,
+            )
+        };
+        assert_eq!(rv, CKR_ATTRIBUTE_VALUE_INVALID);
+    });
+}
