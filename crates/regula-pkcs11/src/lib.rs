@@ -499,6 +499,7 @@ pub unsafe extern "C" fn C_OpenSession(
                     encrypt: None,
                     decrypt: None,
                     validation: 0,
+                    gcm_keys: std::collections::HashMap::new(),
                 },
             );
             *session = handle;
@@ -1325,6 +1326,7 @@ pub extern "C" fn C_DestroyObject(session: CK_SESSION_HANDLE, object: CK_OBJECT_
                     .delete(row)
                     .map_err(state::store_rv)?;
                 library.objects.remove(&object);
+                library.forget_bound_keys(object);
                 // Another process destroyed it first.
                 if !deleted {
                     return Err(CKR_OBJECT_HANDLE_INVALID);
@@ -1332,6 +1334,7 @@ pub extern "C" fn C_DestroyObject(session: CK_SESSION_HANDLE, object: CK_OBJECT_
                 return Ok(());
             }
             library.objects.remove(&object);
+            library.forget_bound_keys(object);
             Ok(())
         })
     })
@@ -1656,7 +1659,25 @@ unsafe fn crypt_init(
         }
         // SAFETY: the mechanism's parameter, as the caller describes it.
         let params = unsafe { crypt_params(mechanism, op) }?;
-        let crypt = CryptOp::new(&slot.module, algorithm, op, &value, params, direction)?;
+        let crypt = if op == mech::Op::Gcm {
+            // A decision that can change with the date is taken again at every bind.
+            let cached = !slot.module.policy().decision_is_dated(algorithm);
+            let bound = match session_state.gcm_keys.get(&(key, algorithm)) {
+                Some(bound) if cached => bound.clone(),
+                _ => {
+                    let bound = ops::bind_gcm(&slot.module, algorithm, &value)?;
+                    if cached {
+                        session_state
+                            .gcm_keys
+                            .insert((key, algorithm), bound.clone());
+                    }
+                    bound
+                }
+            };
+            CryptOp::gcm(&slot.module, algorithm, bound, params, direction)?
+        } else {
+            CryptOp::new(&slot.module, algorithm, op, &value, params, direction)?
+        };
         session_state.validation = 0;
         match direction {
             Direction::Encrypt => session_state.encrypt = Some(crypt),

@@ -7,6 +7,8 @@ use regula::policy::Usage;
 use regula::{
     AeadKey, Algorithm, CipherStream, DigestContext, Direction, MacKey, Module, SigningKey,
 };
+use std::sync::Arc;
+
 use zeroize::Zeroizing;
 
 use crate::ec::Curve;
@@ -303,7 +305,7 @@ pub struct StreamOp {
 }
 
 pub struct GcmOp {
-    key: AeadKey,
+    key: BoundGcmKey,
     /// The caller's IV; `None`: the token generates it (policies that refuse a caller's IV).
     iv: Option<Vec<u8>>,
     iv_out: Option<IvOut>,
@@ -323,6 +325,7 @@ impl CryptOp {
     ) -> Result<CryptOp, CK_RV> {
         let decrypts = direction == Direction::Decrypt;
         if op == Op::Gcm {
+            let key = bind_gcm(module, algorithm, key)?;
             return GcmOp::new(module, algorithm, key, params, decrypts).map(CryptOp::Gcm);
         }
         let (iv, ctr_left) = match (op, params) {
@@ -515,11 +518,44 @@ impl StreamOp {
     }
 }
 
+/// A GCM key bound to the slot's module, shared by the operations of one session on one key
+/// object: binding (the key schedule, GHASH's table, and under `gm` or for SM4 a nonce sequence
+/// started from the module's generator) is done once, not at every `C_EncryptInit`, and the
+/// sequence's nonces stay unique across those operations.
+pub type BoundGcmKey = Arc<AeadKey>;
+
+pub fn bind_gcm(module: &Module, algorithm: Algorithm, key: &[u8]) -> Result<BoundGcmKey, CK_RV> {
+    module
+        .aead_key(algorithm, key)
+        .map(Arc::new)
+        .map_err(|error| rv_of(&error, false))
+}
+
+impl CryptOp {
+    /// A GCM operation with a key bound before (see [`BoundGcmKey`]).
+    pub fn gcm(
+        module: &Module,
+        algorithm: Algorithm,
+        key: BoundGcmKey,
+        params: Params,
+        direction: Direction,
+    ) -> Result<CryptOp, CK_RV> {
+        GcmOp::new(
+            module,
+            algorithm,
+            key,
+            params,
+            direction == Direction::Decrypt,
+        )
+        .map(CryptOp::Gcm)
+    }
+}
+
 impl GcmOp {
     fn new(
         module: &Module,
         algorithm: Algorithm,
-        key: &[u8],
+        key: BoundGcmKey,
         params: Params,
         decrypts: bool,
     ) -> Result<GcmOp, CK_RV> {
@@ -536,9 +572,6 @@ impl GcmOp {
         if iv.len() != GCM_IV_LEN || tag_bits != (GCM_TAG_LEN * 8) as CK_ULONG {
             return Err(CKR_MECHANISM_PARAM_INVALID);
         }
-        let key = module
-            .aead_key(algorithm, key)
-            .map_err(|error| rv_of(&error, false))?;
         let caller_iv = Usage {
             caller_nonce: true,
             ..Usage::default()

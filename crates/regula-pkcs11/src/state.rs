@@ -11,7 +11,7 @@ use regula::Module;
 
 use crate::config;
 use crate::object::Object;
-use crate::ops::{CryptOp, DigestOp, SignOp};
+use crate::ops::{BoundGcmKey, CryptOp, DigestOp, SignOp};
 use crate::store::Store;
 use crate::validation::ValidationObject;
 use crate::vault::{Suite, TokenKey};
@@ -60,6 +60,9 @@ pub struct Session {
     pub decrypt: Option<CryptOp>,
     /// The validation flags of the last completed cryptographic operation.
     pub validation: CK_FLAGS,
+    /// GCM keys bound for this session's operations, by key object and algorithm; dropped
+    /// (and wiped) with the session, the key object, or the login that made it usable.
+    pub gcm_keys: HashMap<(CK_OBJECT_HANDLE, regula::Algorithm), BoundGcmKey>,
 }
 
 pub struct Library {
@@ -230,8 +233,24 @@ impl Library {
         self.sessions
             .remove(&handle)
             .ok_or(CKR_SESSION_HANDLE_INVALID)?;
-        self.objects.retain(|_, object| object.session != handle);
+        let gone: Vec<CK_OBJECT_HANDLE> = self
+            .objects
+            .iter()
+            .filter(|(_, object)| object.session == handle)
+            .map(|(handle, _)| *handle)
+            .collect();
+        for object in gone {
+            self.objects.remove(&object);
+            self.forget_bound_keys(object);
+        }
         Ok(())
+    }
+
+    /// Forgets every session's bound keys made from `object` (destroyed).
+    pub fn forget_bound_keys(&mut self, object: CK_OBJECT_HANDLE) {
+        for session in self.sessions.values_mut() {
+            session.gcm_keys.retain(|(handle, _), _| *handle != object);
+        }
     }
 
     pub fn sessions_on(&self, slot: usize) -> impl Iterator<Item = &Session> {
@@ -244,6 +263,11 @@ impl Library {
     /// or on `C_Logout`; the private objects go with it, the token key is wiped, and the public
     /// token objects keep their attributes but not their values.
     pub fn logout(&mut self, slot: usize) {
+        for session in self.sessions.values_mut() {
+            if session.slot == slot {
+                session.gcm_keys.clear();
+            }
+        }
         self.slots[slot].login = None;
         self.slots[slot].token_key = None;
         self.objects
@@ -296,8 +320,10 @@ impl Library {
             });
             objects.insert(handle, object);
         }
-        for handle in cached.into_values() {
-            objects.remove(&handle);
+        let gone: Vec<CK_OBJECT_HANDLE> = cached.into_values().collect();
+        for handle in gone {
+            self.objects.remove(&handle);
+            self.forget_bound_keys(handle);
         }
         Ok(())
     }

@@ -461,6 +461,57 @@ fn gcm_in_place_and_a_failed_tag_leave_no_plaintext() {
     });
 }
 
+/// Encryptions under one GCM key object share the key the session bound for the first: the
+/// IVs the token draws (fips-140-3) stay distinct across operations, each operation decrypts
+/// under its IV, and a destroyed key is gone for good.
+#[test]
+fn gcm_operations_on_one_key_draw_distinct_ivs_and_a_destroyed_key_is_refused() {
+    with_token(|_| {
+        for (slot, mechanism, key_type, key_len) in [
+            (FIPS, CKM_AES_GCM, CKK_AES, 32),
+            (
+                GM,
+                CK_MECHANISM_TYPE::from(regula::registry::pkcs11::CKM_REGULA_SM4_GCM.value),
+                CKK_REGULA_SM4,
+                16,
+            ),
+        ] {
+            let session = open(slot);
+            let key = secret_key(session, key_type, &[7u8; 32][..key_len], true);
+            let mut ivs = Vec::new();
+            for n in 0..3u8 {
+                // The gm slot takes the caller's IV (its policy allows it); fips-140-3 draws
+                // one and writes it here.
+                let mut iv = [n; 12];
+                let mut params = gcm_params(&mut iv, b"aad");
+                let mut gcm = with_param(mechanism, &mut params);
+                let sealed = crypt(session, &mut gcm, key, b"sixteen bytes..!", true).unwrap();
+                // A token that draws the IV writes it back; decrypting under it gives the
+                // plaintext.
+                let mut params = gcm_params(&mut iv, b"aad");
+                let mut gcm = with_param(mechanism, &mut params);
+                assert_eq!(
+                    crypt(session, &mut gcm, key, &sealed, false).unwrap(),
+                    b"sixteen bytes..!"
+                );
+                ivs.push(iv);
+            }
+            assert!(
+                ivs[0] != ivs[1] && ivs[1] != ivs[2] && ivs[0] != ivs[2],
+                "slot {slot}: {ivs:x?}"
+            );
+            assert_eq!(C_DestroyObject(session, key), CKR_OK);
+            let mut iv = [0u8; 12];
+            let mut params = gcm_params(&mut iv, b"aad");
+            let mut gcm = with_param(mechanism, &mut params);
+            assert_eq!(
+                crypt(session, &mut gcm, key, b"data", true),
+                Err(CKR_KEY_HANDLE_INVALID)
+            );
+        }
+    });
+}
+
 /// A result whose length the bound only limits (CBC-PAD decryption) is checked against the
 /// caller's buffer, not against the bound: a buffer shorter than the result gets
 /// `CKR_BUFFER_TOO_SMALL` with the exact length, nothing is written past it, and the operation
