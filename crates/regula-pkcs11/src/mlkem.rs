@@ -211,20 +211,20 @@ pub fn create_key(
         return Err(CKR_USER_NOT_LOGGED_IN);
     }
     let public = if class == CKO_PRIVATE_KEY {
-        // The module checks the key; its encapsulation key is the one FIPS 203's
-        // decapsulation key carries (dk = dk_PKE ‖ ek ‖ H(ek) ‖ z, dk_PKE 384·k bytes, ek
-        // 384·k + 32), which the module does not give for a key it imported.
-        slot.module
+        // The module checks the key and gives its encapsulation key.
+        let key = slot
+            .module
             .kem_key_from_bytes(set.algorithm(), &value)
             .map_err(|error| match rv(error) {
                 CKR_MECHANISM_INVALID => CKR_MECHANISM_INVALID,
                 _ => CKR_ATTRIBUTE_VALUE_INVALID,
-            })?;
-        let start = set.public_len() - 32;
-        value
-            .get(start..start + set.public_len())
-            .ok_or(CKR_ATTRIBUTE_VALUE_INVALID)?
-            .to_vec()
+            })?
+            .into_value();
+        let public = key.encapsulation_key().map_err(rv)?;
+        if public.len() != set.public_len() {
+            return Err(CKR_ATTRIBUTE_VALUE_INVALID);
+        }
+        public
     } else if value.len() == set.public_len() {
         value.to_vec()
     } else {

@@ -1318,6 +1318,20 @@ fn ml_kem_round_trips() {
             module.encapsulate(algorithm, &encapsulation_key[..ek_len - 1]),
             Err(Error::InvalidKey { .. })
         ));
+        // A stored decapsulation key, imported again, gives the same encapsulation key and
+        // decapsulates what was encapsulated to it.
+        let imported = module
+            .kem_key_from_bytes(algorithm, &key.to_bytes().unwrap())
+            .unwrap()
+            .into_value();
+        assert_eq!(imported.encapsulation_key().unwrap(), encapsulation_key);
+        assert_eq!(
+            imported
+                .decapsulate(&encapsulated.ciphertext)
+                .unwrap()
+                .as_slice(),
+            encapsulated.shared_secret.as_slice()
+        );
     }
 }
 

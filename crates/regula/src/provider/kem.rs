@@ -86,9 +86,17 @@ impl KemBackend {
 
     /// A decapsulation key in FIPS 203's encoding.
     pub(crate) fn from_bytes(algorithm: Algorithm, decapsulation_key: &[u8]) -> Result<KemBackend> {
-        DecapsulationKey::new(awslc::kem(algorithm)?, decapsulation_key)
+        let mut backend = DecapsulationKey::new(awslc::kem(algorithm)?, decapsulation_key)
             .map(KemBackend::of)
-            .map_err(|_| Error::invalid_key(algorithm, "not an encoded decapsulation key"))
+            .map_err(|_| Error::invalid_key(algorithm, "not an encoded decapsulation key"))?;
+        // AWS-LC gives no encapsulation key for a decapsulation key it was handed; FIPS 203's
+        // encoding carries it: dk = dk_PKE ‖ ek ‖ H(ek) ‖ z, with dk_PKE 384·k bytes and ek
+        // 384·k + 32 (so dk is 768·k + 96).
+        let pke_len = decapsulation_key.len().saturating_sub(96) / 2;
+        backend.encapsulation_key = decapsulation_key
+            .get(pke_len..2 * pke_len + 32)
+            .map(<[u8]>::to_vec);
+        Ok(backend)
     }
 
     /// The encoded encapsulation (public) key.
