@@ -914,6 +914,34 @@ fn keep_key(
 
 /// Keeps an object; its handle. A token object is stored first, in one transaction with its
 /// value sealed under the token key, which needs a logged-in R/W session.
+/// Keeps a secret agreed or decapsulated (ECDH's Z, ML-KEM's shared secret) as the secret key
+/// `wanted` describes: its value the leftmost `CKA_VALUE_LEN` bytes, all of the secret when
+/// the template gives no length.
+fn keep_shared_secret(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    wanted: &object::KeyTemplate,
+    template: &[TemplateAttribute],
+    origin: &Origin,
+    secret: &[u8],
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let key_type = wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
+    let len = wanted.value_len.unwrap_or(secret.len());
+    if len == 0 || len > secret.len() {
+        return Err(CKR_TEMPLATE_INCONSISTENT);
+    }
+    keep_key(
+        library,
+        session,
+        key_type,
+        Zeroizing::new(secret[..len].to_vec()),
+        wanted.private,
+        wanted.token,
+        template,
+        origin,
+    )
+}
+
 fn keep(library: &mut Library, rw: bool, mut object: Object) -> Result<CK_OBJECT_HANDLE, CK_RV> {
     if object.token {
         if !rw {
@@ -2137,6 +2165,37 @@ unsafe fn mac_init(
 }
 
 /// `C_SignInit` / `C_VerifyInit` with an EC key: a private key signs, a public key verifies.
+/// What a sign or verify init takes from its key object: a private key permitted `CKA_SIGN`
+/// (`signs`) gives its PKCS#8, open only while the user is logged in; a public key permitted
+/// `CKA_VERIFY` gives none. Both give the public key (an EC point, an ML-DSA key).
+fn signature_key(object: &Object, signs: bool) -> Result<SignatureKey, CK_RV> {
+    let (usage, class) = if signs {
+        (CKA_SIGN, CKO_PRIVATE_KEY)
+    } else {
+        (CKA_VERIFY, CKO_PUBLIC_KEY)
+    };
+    if object.class != class {
+        return Err(CKR_KEY_TYPE_INCONSISTENT);
+    }
+    if !object.flag(usage) {
+        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
+    }
+    let pkcs8 = if signs {
+        Some(object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?)
+    } else {
+        None
+    };
+    Ok(SignatureKey {
+        pkcs8,
+        public: object.point.clone(),
+    })
+}
+
+struct SignatureKey {
+    pkcs8: Option<Zeroizing<Vec<u8>>>,
+    public: Vec<u8>,
+}
+
 fn ecdsa_init(
     library: &mut Library,
     session: CK_SESSION_HANDLE,
@@ -2145,25 +2204,11 @@ fn ecdsa_init(
     signs: bool,
 ) -> Rv {
     let object = visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
-    let (usage, class) = if signs {
-        (CKA_SIGN, CKO_PRIVATE_KEY)
-    } else {
-        (CKA_VERIFY, CKO_PUBLIC_KEY)
-    };
     let curve = object.curve.ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
-    if object.class != class {
-        return Err(CKR_KEY_TYPE_INCONSISTENT);
-    }
-    if !object.flag(usage) {
-        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
-    }
-    // A private key's PKCS#8 is open only while the user is logged in.
-    let pkcs8 = if signs {
-        Some(object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?)
-    } else {
-        None
-    };
-    let point = object.point.clone();
+    let SignatureKey {
+        pkcs8,
+        public: point,
+    } = signature_key(object, signs)?;
     let (session, slot) = library.session_and_slot(session)?;
     mech::resolve_ecdsa(slot.module.policy(), mechanism.mechanism, curve)?;
     if mechanism.ulParameterLen != 0 {
@@ -2440,7 +2485,7 @@ pub unsafe extern "C" fn C_DeriveKey(
                 .point_of_ec_point(&peer)
                 .ok_or(CKR_MECHANISM_PARAM_INVALID)?;
             let wanted = object::read_template(&template, &origin)?;
-            let key_type = wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
+            wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
             let scalar = curve.scalar_of_pkcs8(&pkcs8).ok_or(CKR_GENERAL_ERROR)?;
             let agreement = slot
                 .module
@@ -2456,21 +2501,7 @@ pub unsafe extern "C" fn C_DeriveKey(
             })?;
             let approved = served.is_approved();
             let secret = served.into_value();
-            let len = wanted.value_len.unwrap_or(secret.len());
-            if len == 0 || len > secret.len() {
-                return Err(CKR_TEMPLATE_INCONSISTENT);
-            }
-            let value = Zeroizing::new(secret[..len].to_vec());
-            *key = keep_key(
-                library,
-                session,
-                key_type,
-                value,
-                wanted.private,
-                wanted.token,
-                &template,
-                &origin,
-            )?;
+            *key = keep_shared_secret(library, session, &wanted, &template, &origin, &secret)?;
             library.session(session)?.validation = validation(approved);
             Ok(())
         })

@@ -417,25 +417,8 @@ pub fn sign_init(
     signs: bool,
 ) -> Result<ops::SignOp, CK_RV> {
     let object = crate::visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
-    let (usage, class) = if signs {
-        (CKA_SIGN, CKO_PRIVATE_KEY)
-    } else {
-        (CKA_VERIFY, CKO_PUBLIC_KEY)
-    };
     let set = object.ml_dsa.ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
-    if object.class != class {
-        return Err(CKR_KEY_TYPE_INCONSISTENT);
-    }
-    if !object.flag(usage) {
-        return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
-    }
-    // A private key's PKCS#8 is open only while the user is logged in.
-    let pkcs8 = if signs {
-        Some(object.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?)
-    } else {
-        None
-    };
-    let public = object.point.clone();
+    let crate::SignatureKey { pkcs8, public } = crate::signature_key(object, signs)?;
     let (_, slot) = library.session_and_slot(session)?;
     if mechanism.mechanism != CKM_ML_DSA || !slot.mechanisms.contains_key(&CKM_ML_DSA) {
         return Err(CKR_MECHANISM_INVALID);

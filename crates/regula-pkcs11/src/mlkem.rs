@@ -12,7 +12,7 @@ use zeroize::Zeroizing;
 
 use crate::object::{self, Object, Origin, TemplateAttribute};
 use crate::state::{self, Library};
-use crate::{guard, input, keep, keep_key, ops, out, room, template, validation, visible};
+use crate::{guard, input, keep, ops, out, room, template, validation, visible};
 
 /// The parameter sets of FIPS 203 this token offers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,21 +280,7 @@ fn keep_secret(
         never_extractable: false,
     };
     let wanted = object::read_template(template, &origin)?;
-    let key_type = wanted.key_type.ok_or(CKR_TEMPLATE_INCOMPLETE)?;
-    let len = wanted.value_len.unwrap_or(secret.len());
-    if len == 0 || len > secret.len() {
-        return Err(CKR_TEMPLATE_INCONSISTENT);
-    }
-    keep_key(
-        library,
-        session,
-        key_type,
-        Zeroizing::new(secret[..len].to_vec()),
-        wanted.private,
-        wanted.token,
-        template,
-        &origin,
-    )
+    crate::keep_shared_secret(library, session, &wanted, template, &origin, secret)
 }
 
 /// PKCS#11 3.2 `C_EncapsulateKey`: encapsulates a fresh secret to an ML-KEM public key
