@@ -149,7 +149,7 @@ pub fn matches(read: impl Fn(CK_ATTRIBUTE_TYPE) -> Read, template: &[TemplateAtt
     })
 }
 
-fn ulong(value: CK_ULONG) -> Vec<u8> {
+pub fn ulong(value: CK_ULONG) -> Vec<u8> {
     value.to_ne_bytes().to_vec()
 }
 

@@ -8,7 +8,7 @@
 use cryptoki_sys::*;
 use regula::{Policy, Validation, ValidationAuthority};
 
-use crate::object::{Read, TemplateAttribute, matches};
+use crate::object::{self, Read, TemplateAttribute, matches};
 use crate::state::VALIDATION_FLAG_POLICY;
 
 pub struct ValidationObject {
@@ -30,7 +30,7 @@ impl ValidationObject {
 
     /// One attribute as `C_GetAttributeValue` gives it.
     pub fn read(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
-        let ulong = |value: CK_ULONG| Read::Value(value.to_ne_bytes().to_vec());
+        let ulong = |value: CK_ULONG| Read::Value(object::ulong(value));
         let boolean = |value: bool| Read::Value(vec![CK_BBOOL::from(value)]);
         let text = |value: &str| Read::Value(value.as_bytes().to_vec());
         match kind {
