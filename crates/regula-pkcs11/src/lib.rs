@@ -500,6 +500,7 @@ pub unsafe extern "C" fn C_OpenSession(
                     decrypt: None,
                     validation: 0,
                     gcm_keys: std::collections::HashMap::new(),
+                    signing_keys: std::collections::HashMap::new(),
                 },
             );
             *session = handle;
@@ -2220,7 +2221,21 @@ fn ecdsa_init(
         return Err(CKR_MECHANISM_INVALID);
     }
     let op = match pkcs8 {
-        Some(pkcs8) => ops::EcdsaOp::signer(&slot.module, curve, &pkcs8, prehashed)?,
+        Some(pkcs8) => {
+            // The key's policy decision is taken at import. ECDSA's is dated (NIST IR 8547's
+            // transitions), so a kept key serves only on the day it was imported.
+            let dated = slot.module.policy().decision_is_dated(curve.ecdsa());
+            let today = regula::policy::Date::today();
+            let bound = match session.signing_keys.get(&key) {
+                Some((bound, day)) if !dated || *day == today => bound.clone(),
+                _ => {
+                    let bound = ops::bind_ecdsa_signer(&slot.module, curve, &pkcs8)?;
+                    session.signing_keys.insert(key, (bound.clone(), today));
+                    bound
+                }
+            };
+            ops::EcdsaOp::signer(&slot.module, curve, bound, prehashed)
+        }
         None => ops::EcdsaOp::verifier(&slot.module, curve, &point),
     };
     session.validation = 0;

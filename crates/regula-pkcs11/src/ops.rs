@@ -139,30 +139,38 @@ pub struct EcdsaOp {
 }
 
 enum EcdsaKey {
-    Private(SigningKey),
+    Private(BoundSigningKey),
     Public(Vec<u8>),
 }
 
+/// A private key imported once from its PKCS#8 and kept by the session for later sign inits:
+/// importing checks the key (AWS-LC's `EC_KEY_check_key`), which costs about as much as the
+/// signature itself.
+pub type BoundSigningKey = Arc<SigningKey>;
+
+/// Imports an EC private key for `curve`'s ECDSA, to sign with now and to keep.
+pub fn bind_ecdsa_signer(
+    module: &Module,
+    curve: Curve,
+    pkcs8: &[u8],
+) -> Result<BoundSigningKey, CK_RV> {
+    module
+        .signing_key_from_pkcs8(curve.ecdsa(), pkcs8)
+        .map(|served| Arc::new(served.into_value()))
+        .map_err(|error| rv_of(&error, false))
+}
+
 impl EcdsaOp {
-    pub fn signer(
-        module: &Module,
-        curve: Curve,
-        pkcs8: &[u8],
-        prehashed: bool,
-    ) -> Result<EcdsaOp, CK_RV> {
-        let algorithm = curve.ecdsa();
-        let key = module
-            .signing_key_from_pkcs8(algorithm, pkcs8)
-            .map_err(|error| rv_of(&error, false))?
-            .into_value();
-        Ok(EcdsaOp {
+    /// Signs with a key bound by [`bind_ecdsa_signer`].
+    pub fn signer(module: &Module, curve: Curve, key: BoundSigningKey, prehashed: bool) -> EcdsaOp {
+        EcdsaOp {
             module: module.clone(),
-            algorithm,
+            algorithm: curve.ecdsa(),
             curve,
             key: EcdsaKey::Private(key),
             data: Vec::new(),
             prehashed,
-        })
+        }
     }
 
     pub fn verifier(module: &Module, curve: Curve, point: &[u8]) -> EcdsaOp {

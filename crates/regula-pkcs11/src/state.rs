@@ -11,7 +11,7 @@ use regula::Module;
 
 use crate::config;
 use crate::object::Object;
-use crate::ops::{BoundGcmKey, CryptOp, DigestOp, SignOp};
+use crate::ops::{BoundGcmKey, BoundSigningKey, CryptOp, DigestOp, SignOp};
 use crate::store::Store;
 use crate::validation::ValidationObject;
 use crate::vault::{Suite, TokenKey};
@@ -63,6 +63,9 @@ pub struct Session {
     /// GCM keys bound for this session's operations, by key object and algorithm; dropped
     /// (and wiped) with the session, the key object, or the login that made it usable.
     pub gcm_keys: HashMap<(CK_OBJECT_HANDLE, regula::Algorithm), BoundGcmKey>,
+    /// EC private keys imported for this session's signatures, by key object, with the day
+    /// of their import (the day their policy decision was taken); dropped like `gcm_keys`.
+    pub signing_keys: HashMap<CK_OBJECT_HANDLE, (BoundSigningKey, regula::policy::Date)>,
 }
 
 pub struct Library {
@@ -250,6 +253,7 @@ impl Library {
     pub fn forget_bound_keys(&mut self, object: CK_OBJECT_HANDLE) {
         for session in self.sessions.values_mut() {
             session.gcm_keys.retain(|(handle, _), _| *handle != object);
+            session.signing_keys.remove(&object);
         }
     }
 
@@ -266,6 +270,7 @@ impl Library {
         for session in self.sessions.values_mut() {
             if session.slot == slot {
                 session.gcm_keys.clear();
+                session.signing_keys.clear();
             }
         }
         self.slots[slot].login = None;

@@ -1281,6 +1281,45 @@ fn ec_key_pairs_sign_and_openssl_verifies() {
     });
 }
 
+#[test]
+fn a_session_signs_again_with_each_keys_own_key_and_not_with_a_destroyed_one() {
+    with_token(|_| {
+        // The session keeps each private key it imported for later sign inits: every key
+        // must still sign as itself, and a destroyed key must not sign at all.
+        let session = open(FIPS);
+        let message = b"signed twice by each of two keys";
+        let (first_public, first) = ec_key_pair(session, &P256_PARAMS, false).unwrap();
+        let (second_public, second) = ec_key_pair(session, &P256_PARAMS, false).unwrap();
+        for _ in 0..2 {
+            for (public, private) in [(first_public, first), (second_public, second)] {
+                let signature = ecdsa_sign(session, CKM_ECDSA_SHA256, private, message).unwrap();
+                assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
+                assert_eq!(
+                    ecdsa_verify(session, CKM_ECDSA_SHA256, public, message, &signature),
+                    CKR_OK
+                );
+            }
+        }
+        let other_session = open(FIPS);
+        assert_eq!(C_DestroyObject(other_session, first), CKR_OK);
+        assert_eq!(
+            ecdsa_sign(session, CKM_ECDSA_SHA256, first, message),
+            Err(CKR_KEY_HANDLE_INVALID)
+        );
+        let signature = ecdsa_sign(session, CKM_ECDSA_SHA256, second, message).unwrap();
+        assert_eq!(
+            ecdsa_verify(
+                session,
+                CKM_ECDSA_SHA256,
+                second_public,
+                message,
+                &signature
+            ),
+            CKR_OK
+        );
+    });
+}
+
 /// SHA-256("abc") and SHA-384("abc"): FIPS 180-2 Appendix B.1 and D.1.
 const SHA256_ABC: [u8; 32] =
     hex!("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
