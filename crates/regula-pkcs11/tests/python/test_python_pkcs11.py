@@ -14,7 +14,6 @@ REGULA_PKCS11_MODULE (the library) and REGULA_PKCS11_PIN.
 import ctypes
 import hashlib
 import hmac
-import os
 import struct
 
 import pkcs11
@@ -37,25 +36,7 @@ from pkcs11 import Attribute, KeyType, Mechanism, ObjectClass
 from pkcs11.mechanisms import GCMParams
 from pkcs11.util.ec import encode_named_curve_parameters
 
-MODULE = os.environ["REGULA_PKCS11_MODULE"]
-PIN = os.environ["REGULA_PKCS11_PIN"]
-LIB = pkcs11.lib(MODULE)
-# The same shared object, already initialized by python-pkcs11.
-NATIVE = ctypes.CDLL(MODULE)
-CKS_LAST_VALIDATION_OK = 1
-VALIDATION_FLAG_POLICY = 0x1
-
-
-def vendor(enum, name, value):
-    """A member of python-pkcs11's enum for a vendor-defined value (regula-pkcs11.h)."""
-    if value in enum._value2member_map_:
-        return enum._value2member_map_[value]
-    member = int.__new__(enum, value)
-    member._name_ = name
-    member._value_ = value
-    enum._value2member_map_[value] = member
-    return member
-
+from token_session import approved, vendor
 
 # crates/regula-pkcs11/include/regula-pkcs11.h
 CKK_REGULA_SM4 = vendor(KeyType, "REGULA_SM4", 0x80524701)
@@ -73,41 +54,6 @@ CKM_REGULA_SM4_CMAC = vendor(Mechanism, "REGULA_SM4_CMAC", 0x8052470E)
 # 213 bytes: not a whole number of blocks.
 MESSAGE = b"libregula-pkcs11 through python-pkcs11, " * 5 + b"odd tail!!!!!"
 assert len(MESSAGE) % 16 != 0
-
-
-def open_session(label):
-    return LIB.get_token(token_label=label).open(user_pin=PIN, rw=True)
-
-
-@pytest.fixture(scope="module")
-def fips():
-    with open_session("regula-fips") as session:
-        yield session
-
-
-@pytest.fixture(scope="module")
-def default():
-    with open_session("regula-default") as session:
-        yield session
-
-
-@pytest.fixture(scope="module")
-def gm():
-    with open_session("regula-gm") as session:
-        yield session
-
-
-def approved(session):
-    """The session's last operation, as the service indicator saw it."""
-    flags = ctypes.c_ulong(0xFF)
-    rv = NATIVE.C_GetSessionValidationFlags(
-        ctypes.c_ulong(session.handle),
-        ctypes.c_ulong(CKS_LAST_VALIDATION_OK),
-        ctypes.byref(flags),
-    )
-    assert rv == 0, f"C_GetSessionValidationFlags returned {rv:#x}"
-    assert flags.value in (0, VALIDATION_FLAG_POLICY)
-    return flags.value == VALIDATION_FLAG_POLICY
 
 
 def secret(session, key_type, value, extra=None):
