@@ -76,18 +76,23 @@ pub fn key_type_of(algorithm: Algorithm) -> Option<CK_KEY_TYPE> {
 /// The mechanism that performs `algorithm` here: the row's first; `CKM_AES_CBC` is the
 /// `CKM_AES_CBC_PAD` row without padding, and `CKM_AES_KEY_WRAP_PAD` the older name of
 /// `CKM_AES_KEY_WRAP_KWP` (RFC 5649) that OpenSC and SoftHSM2 use.
-fn operation_mechanisms(entry: &registry::Entry) -> Vec<(CK_MECHANISM_TYPE, Op)> {
-    let (Some(op), Some(first)) = (op_of(entry.algorithm), entry.pkcs11.first()) else {
-        return Vec::new();
-    };
-    let mut mechanisms = vec![(CK_MECHANISM_TYPE::from(first.value), op)];
-    if first.value == registry::pkcs11::CKM_AES_CBC_PAD.value {
-        mechanisms.push((CKM_AES_CBC, Op::Cbc { pad: false }));
-    }
-    if first.value == registry::pkcs11::CKM_AES_KEY_WRAP_KWP.value {
-        mechanisms.push((CKM_AES_KEY_WRAP_PAD, op));
-    }
-    mechanisms
+fn operation_mechanisms(
+    entry: &registry::Entry,
+) -> impl Iterator<Item = (CK_MECHANISM_TYPE, Op)> + use<> {
+    // Called for every row at every operation's init: no allocation.
+    let own = op_of(entry.algorithm)
+        .zip(entry.pkcs11.first())
+        .map(|(op, first)| (CK_MECHANISM_TYPE::from(first.value), op));
+    let other_name = own.and_then(|(value, op)| {
+        if value == CK_MECHANISM_TYPE::from(registry::pkcs11::CKM_AES_CBC_PAD.value) {
+            Some((CKM_AES_CBC, Op::Cbc { pad: false }))
+        } else if value == CK_MECHANISM_TYPE::from(registry::pkcs11::CKM_AES_KEY_WRAP_KWP.value) {
+            Some((CKM_AES_KEY_WRAP_PAD, op))
+        } else {
+            None
+        }
+    });
+    own.into_iter().chain(other_name)
 }
 
 /// The key-generation mechanisms of a row: its own (AES, SM4), or, for HMAC, the generic
@@ -293,15 +298,13 @@ pub fn resolve(
 ) -> Result<(Algorithm, Op), CK_RV> {
     let mut found_mechanism = false;
     for entry in REGISTRY.iter() {
-        if !policy.serves(entry.algorithm) {
-            continue;
-        }
-        let Some(&(_, op)) = operation_mechanisms(entry)
-            .iter()
-            .find(|(value, _)| *value == mechanism)
+        let Some((_, op)) = operation_mechanisms(entry).find(|(value, _)| *value == mechanism)
         else {
             continue;
         };
+        if !policy.serves(entry.algorithm) {
+            continue;
+        }
         found_mechanism = true;
         match (key, key_type_of(entry.algorithm)) {
             (None, None) => return Ok((entry.algorithm, op)),
