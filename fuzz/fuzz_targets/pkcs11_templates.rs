@@ -105,6 +105,11 @@ const NUMBERS: &[CK_ULONG] = &[
     CKK_EC_EDWARDS,
     CKK_EC_MONTGOMERY,
     CKK_SHA256_HMAC,
+    CKK_ML_KEM,
+    CKK_ML_DSA,
+    // CKP_ML_KEM_768 / CKP_ML_DSA_65 and CKP_ML_KEM_1024 / CKP_ML_DSA_87 (1 is above).
+    2,
+    3,
     0x8052_4701,
     CK_ULONG::MAX,
 ];
@@ -587,7 +592,7 @@ fn drive(token: &Token, input: &mut Input<'_>) {
         // SAFETY (every call below): templates, mechanisms and buffers point to live memory of
         // the lengths they give; NULL pointers come with the lengths the fuzzer chose.
         unsafe {
-            match input.byte() % 14 {
+            match input.byte() % 16 {
                 0 => {
                     let mut template = template(input);
                     let mut object = 0;
@@ -791,6 +796,51 @@ fn drive(token: &Token, input: &mut Input<'_>) {
                         }
                     }
                 }
+                13 => {
+                    let mut mechanism = mechanism(input, listed);
+                    let key = handle(input, &objects);
+                    let mut template = template(input);
+                    let mut object = 0;
+                    let rv = with_output(input, "C_EncapsulateKey", |out, out_len| {
+                        C_EncapsulateKey(
+                            session,
+                            &mut mechanism.mechanism,
+                            key,
+                            template.ptr(),
+                            template.len(),
+                            out,
+                            out_len,
+                            &mut object,
+                        )
+                    });
+                    if rv == CKR_OK {
+                        objects.push(object);
+                    }
+                }
+                14 => {
+                    let mut mechanism = mechanism(input, listed);
+                    let key = handle(input, &objects);
+                    let mut template = template(input);
+                    let ciphertext = kem_ciphertext(input);
+                    let mut object = 0;
+                    let rv = C_DecapsulateKey(
+                        session,
+                        &mut mechanism.mechanism,
+                        key,
+                        template.ptr(),
+                        template.len(),
+                        if ciphertext.is_empty() {
+                            null_mut()
+                        } else {
+                            ciphertext.as_ptr().cast_mut()
+                        },
+                        ciphertext.len() as CK_ULONG,
+                        &mut object,
+                    );
+                    if rv == CKR_OK {
+                        objects.push(object);
+                    }
+                }
                 _ => {
                     let mut mechanism = mechanism(input, listed);
                     if C_DigestInit(session, &mut mechanism.mechanism) == CKR_OK {
@@ -825,6 +875,18 @@ fn data(input: &mut Input<'_>) -> (*mut u8, CK_ULONG) {
         (null_mut(), 0)
     } else {
         (bytes.as_ptr().cast_mut(), bytes.len() as CK_ULONG)
+    }
+}
+
+/// A KEM ciphertext: ML-KEM-768's or ML-KEM-1024's exact length (any bytes of that length
+/// decapsulate, to a pseudorandom secret), one byte off, or the fuzzer's bytes.
+fn kem_ciphertext(input: &mut Input<'_>) -> Vec<u8> {
+    let fill = input.byte();
+    match input.byte() % 4 {
+        0 => vec![fill; 1088],
+        1 => vec![fill; 1568],
+        2 => vec![fill; 1088 + usize::from(fill % 3) - 1],
+        _ => input.bytes(255).to_vec(),
     }
 }
 
