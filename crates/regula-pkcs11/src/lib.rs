@@ -25,6 +25,7 @@ mod mldsa;
 mod mlkem;
 mod object;
 mod ops;
+mod spki;
 mod state;
 mod store;
 mod validation;

@@ -71,54 +71,24 @@ impl MlDsaSet {
         }
     }
 
-    /// The DER SubjectPublicKeyInfo before the key: `id-ml-dsa-*` (2.16.840.1.101.3.4.3.17-19)
-    /// with absent parameters, the key a BIT STRING (both lengths in two bytes).
+    /// The DER SubjectPublicKeyInfo before the key: `id-ml-dsa-*` (2.16.840.1.101.3.4.3.17-19).
     fn spki_prefix(self) -> [u8; 22] {
-        let key = self.public_len();
-        let bit_string = key + 1;
-        let total = 13 + 4 + bit_string;
-        let oid_last = match self {
+        let member = match self {
             MlDsaSet::MlDsa44 => 0x11,
             MlDsaSet::MlDsa65 => 0x12,
             MlDsaSet::MlDsa87 => 0x13,
         };
-        [
-            0x30,
-            0x82,
-            (total >> 8) as u8,
-            total as u8,
-            0x30,
-            0x0b,
-            0x06,
-            0x09,
-            0x60,
-            0x86,
-            0x48,
-            0x01,
-            0x65,
-            0x03,
-            0x04,
-            0x03,
-            oid_last,
-            0x03,
-            0x82,
-            (bit_string >> 8) as u8,
-            bit_string as u8,
-            0x00,
-        ]
+        crate::spki::nist_prefix(0x03, member, self.public_len())
     }
 
     /// The SubjectPublicKeyInfo of an encoded public key.
     pub fn spki(self, public: &[u8]) -> Vec<u8> {
-        let mut spki = self.spki_prefix().to_vec();
-        spki.extend_from_slice(public);
-        spki
+        crate::spki::with_prefix(&self.spki_prefix(), public)
     }
 
     /// The encoded public key of a SubjectPublicKeyInfo with this parameter set.
     pub fn public_of_spki(self, spki: &[u8]) -> Option<Vec<u8>> {
-        let public = spki.strip_prefix(self.spki_prefix().as_slice())?;
-        (public.len() == self.public_len()).then(|| public.to_vec())
+        crate::spki::key_of(&self.spki_prefix(), spki, self.public_len())
     }
 }
 

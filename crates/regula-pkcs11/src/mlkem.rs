@@ -2,7 +2,8 @@
 //! `CKP_ML_KEM_768` or `CKP_ML_KEM_1024`, a public key's `CKA_VALUE` the encapsulation key, a
 //! private key's the decapsulation key (FIPS 203's encodings); `C_EncapsulateKey` and
 //! `C_DecapsulateKey` with `CKM_ML_KEM` give a `CKO_SECRET_KEY` holding the shared secret.
-//! These keys live in sessions only for now: a token (`CKA_TOKEN`) ML-KEM key is refused.
+//! Token keys are kept like ML-DSA keys: the parameter set and the encapsulation key (as a
+//! SubjectPublicKeyInfo) in the record, the value sealed.
 
 #![allow(non_snake_case)]
 
@@ -59,6 +60,26 @@ impl MlKemSet {
         }
     }
 
+    /// The DER SubjectPublicKeyInfo before the key: `id-alg-ml-kem-*`
+    /// (2.16.840.1.101.3.4.4.2-3).
+    fn spki_prefix(self) -> [u8; 22] {
+        let member = match self {
+            MlKemSet::MlKem768 => 0x02,
+            MlKemSet::MlKem1024 => 0x03,
+        };
+        crate::spki::nist_prefix(0x04, member, self.public_len())
+    }
+
+    /// The SubjectPublicKeyInfo of an encapsulation key.
+    pub fn spki(self, public: &[u8]) -> Vec<u8> {
+        crate::spki::with_prefix(&self.spki_prefix(), public)
+    }
+
+    /// The encapsulation key of a SubjectPublicKeyInfo with this parameter set.
+    pub fn public_of_spki(self, spki: &[u8]) -> Option<Vec<u8>> {
+        crate::spki::key_of(&self.spki_prefix(), spki, self.public_len())
+    }
+
     /// Bytes of a ciphertext (FIPS 203 Table 3).
     pub fn ciphertext_len(self) -> usize {
         match self {
@@ -107,10 +128,6 @@ fn split_template(
             CKA_VALUE if takes_value => split.value = Some(attribute.value.clone()),
             // Read by Object::ml_kem_key, which knows them.
             CKA_ENCAPSULATE | CKA_DECAPSULATE => {}
-            // Session keys only for now (see the module's comment).
-            CKA_TOKEN if attribute.value.as_slice() != [CK_FALSE] => {
-                return Err(CKR_ATTRIBUTE_VALUE_INVALID);
-            }
             _ => split.rest.push(TemplateAttribute {
                 kind: attribute.kind,
                 value: attribute.value.clone(),
@@ -150,6 +167,9 @@ pub fn generate_key_pair(
     if wants_login && !slot.user() {
         return Err(CKR_USER_NOT_LOGGED_IN);
     }
+    if (public.token || private.token) && !rw {
+        return Err(CKR_SESSION_READ_ONLY);
+    }
     let served = slot.module.generate_kem_key(set.algorithm()).map_err(rv)?;
     let approved = served.is_approved();
     let key = served.into_value();
@@ -182,7 +202,12 @@ pub fn generate_key_pair(
     match keep(library, rw, public_object) {
         Ok(public_handle) => Ok((public_handle, private_handle, approved)),
         Err(rv) => {
-            library.objects.remove(&private_handle);
+            // Neither half without the other.
+            if let Some(kept) = library.objects.remove(&private_handle)
+                && let Some(row) = kept.row
+            {
+                let _ = library.slots[slot_index].store.delete(row);
+            }
             Err(rv)
         }
     }

@@ -781,6 +781,14 @@ impl Object {
             );
             put(&mut record, CKA_PUBLIC_KEY_INFO, &set.spki(&self.point));
         }
+        if let Some(set) = self.ml_kem {
+            put(
+                &mut record,
+                CKA_PARAMETER_SET,
+                &wide(set.parameter_set()).to_le_bytes(),
+            );
+            put(&mut record, CKA_PUBLIC_KEY_INFO, &set.spki(&self.point));
+        }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);
         put(&mut record, CKA_ID, &self.id);
@@ -860,14 +868,27 @@ impl Object {
                     object.curve = Some(Curve::from_params(value).ok_or(CKR_DEVICE_ERROR)?)
                 }
                 CKA_EC_POINT => object.point = value.to_vec(),
+                // A post-quantum key's parameter set and public key (recorded after its key
+                // type, in this order).
+                CKA_PARAMETER_SET if object.key_type == CKK_ML_KEM => {
+                    object.ml_kem =
+                        Some(MlKemSet::of_parameter_set(number(value)?).ok_or(CKR_DEVICE_ERROR)?)
+                }
                 CKA_PARAMETER_SET => {
                     object.ml_dsa =
                         Some(MlDsaSet::of_parameter_set(number(value)?).ok_or(CKR_DEVICE_ERROR)?)
                 }
-                // An ML-DSA key's public key (recorded after its parameter set).
                 CKA_PUBLIC_KEY_INFO => {
-                    let set = object.ml_dsa.ok_or(CKR_DEVICE_ERROR)?;
-                    object.point = set.public_of_spki(value).ok_or(CKR_DEVICE_ERROR)?;
+                    object.point = match (object.ml_dsa, object.ml_kem) {
+                        (Some(set), None) => set.public_of_spki(value),
+                        (None, Some(set)) => set.public_of_spki(value),
+                        _ => None,
+                    }
+                    .ok_or(CKR_DEVICE_ERROR)?;
+                }
+                // An ML-KEM key's usage flag, which other keys do not have.
+                CKA_ENCAPSULATE | CKA_DECAPSULATE if object.key_type == CKK_ML_KEM => {
+                    object.booleans.insert(kind, flag(value)?);
                 }
                 CKA_PRIVATE => object.private = flag(value)?,
                 CKA_LABEL => object.label = value.to_vec(),
@@ -883,13 +904,29 @@ impl Object {
         }
         let sound = match (class, object.curve) {
             (CKO_SECRET_KEY, None) => {
-                object.ml_dsa.is_none() && length_allowed(object.key_type, object.value_len)
+                object.ml_dsa.is_none()
+                    && object.ml_kem.is_none()
+                    && length_allowed(object.key_type, object.value_len)
             }
-            (_, None) => object.ml_dsa.is_some_and(|set| {
-                object.key_type == CKK_ML_DSA
-                    && object.value_len > 0
-                    && object.point.len() == set.public_len()
-            }),
+            (_, None) => match (object.ml_dsa, object.ml_kem) {
+                (Some(set), None) => {
+                    object.key_type == CKK_ML_DSA
+                        && object.value_len > 0
+                        && object.point.len() == set.public_len()
+                }
+                (None, Some(set)) => {
+                    let usage = if class == CKO_PUBLIC_KEY {
+                        CKA_ENCAPSULATE
+                    } else {
+                        CKA_DECAPSULATE
+                    };
+                    object.key_type == CKK_ML_KEM
+                        && object.value_len > 0
+                        && object.point.len() == set.public_len()
+                        && object.booleans.contains_key(&usage)
+                }
+                _ => false,
+            },
             (_, Some(curve)) => {
                 object.key_type == curve.key_type()
                     && object.value_len > 0

@@ -56,14 +56,26 @@ fn ml_kem_key_pair(
     session: CK_SESSION_HANDLE,
     parameter_set: CK_ULONG,
 ) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    ml_kem_pair_kept(session, parameter_set, false)
+}
+
+/// A key pair, kept on the token (`CKA_TOKEN`) if `token`.
+fn ml_kem_pair_kept(
+    session: CK_SESSION_HANDLE,
+    parameter_set: CK_ULONG,
+    token: bool,
+) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    let token = if token { TRUE } else { FALSE };
     let mut public = [
         attribute(CKA_PARAMETER_SET, &parameter_set),
         attribute(CKA_ENCAPSULATE, &TRUE),
+        attribute(CKA_TOKEN, &token),
     ];
     let mut private = [
         attribute(CKA_KEY_TYPE, &CKK_ML_KEM),
         attribute(CKA_SENSITIVE, &TRUE),
         attribute(CKA_DECAPSULATE, &TRUE),
+        attribute(CKA_TOKEN, &token),
     ];
     let mut mechanism = mechanism(CKM_ML_KEM_KEY_PAIR_GEN);
     let (mut public_key, mut private_key) = (0, 0);
@@ -258,29 +270,63 @@ fn ml_kem_decapsulates_acvp_ciphertexts() {
 }
 
 #[test]
-fn ml_kem_token_keys_are_refused_for_now() {
+fn ml_kem_token_keys_survive_a_restart_and_decapsulate_what_was_sent_before() {
     with_token(|_| {
-        let session = open(DEFAULT);
-        let mut public = [
-            attribute(CKA_PARAMETER_SET, &CKP_ML_KEM_768),
-            attribute(CKA_TOKEN, &TRUE),
-        ];
-        let mut private = [attribute(CKA_KEY_TYPE, &CKK_ML_KEM)];
-        let mut mechanism = mechanism(CKM_ML_KEM_KEY_PAIR_GEN);
-        let (mut public_key, mut private_key) = (0, 0);
-        // SAFETY: templates and handles of live locals.
-        let rv = unsafe {
-            C_GenerateKeyPair(
-                session,
-                &mut mechanism,
-                public.as_mut_ptr(),
-                public.len() as CK_ULONG,
-                private.as_mut_ptr(),
-                private.len() as CK_ULONG,
-                &mut public_key,
-                &mut private_key,
-            )
+        let session = open(FIPS);
+        let (public, _) = ml_kem_pair_kept(session, CKP_ML_KEM_1024, true).unwrap();
+        let encapsulation_key = read(session, public, CKA_VALUE).unwrap();
+        let (ciphertext, sent) = encapsulate(session, public).unwrap();
+        let secret = read(session, sent, CKA_VALUE).unwrap();
+        // SAFETY: NULL arguments.
+        unsafe {
+            assert_eq!(C_Finalize(null_mut()), CKR_OK);
+            assert_eq!(C_Initialize(null_mut()), CKR_OK);
+        }
+        let session = open(FIPS);
+        let find = |class: CK_OBJECT_CLASS| {
+            let mut template = [
+                attribute(CKA_KEY_TYPE, &CKK_ML_KEM),
+                attribute(CKA_CLASS, &class),
+            ];
+            let mut found = [0; 4];
+            let mut count = 0;
+            // SAFETY: live locals.
+            unsafe {
+                assert_eq!(C_FindObjectsInit(session, template.as_mut_ptr(), 2), CKR_OK);
+                assert_eq!(
+                    C_FindObjects(session, found.as_mut_ptr(), 4, &mut count),
+                    CKR_OK
+                );
+                assert_eq!(C_FindObjectsFinal(session), CKR_OK);
+            }
+            assert_eq!(count, 1, "one kept key of class {class}");
+            found[0]
         };
-        assert_eq!(rv, CKR_ATTRIBUTE_VALUE_INVALID);
+        let (public, private) = (find(CKO_PUBLIC_KEY), find(CKO_PRIVATE_KEY));
+        assert_eq!(read(session, public, CKA_VALUE).unwrap(), encapsulation_key);
+        assert_eq!(
+            read(session, private, CKA_PARAMETER_SET).unwrap(),
+            CKP_ML_KEM_1024.to_ne_bytes()
+        );
+        assert_eq!(read(session, private, CKA_DECAPSULATE).unwrap(), [TRUE]);
+        assert_eq!(
+            read(session, private, CKA_VALUE),
+            Err(CKR_ATTRIBUTE_SENSITIVE)
+        );
+        let received = decapsulate(session, private, &ciphertext).unwrap();
+        assert_eq!(read(session, received, CKA_VALUE).unwrap(), secret);
+        // A read-only session keeps no token key.
+        let mut read_only = 0;
+        // SAFETY: a live local.
+        unsafe {
+            assert_eq!(
+                C_OpenSession(FIPS, CKF_SERIAL_SESSION, null_mut(), None, &mut read_only),
+                CKR_OK
+            );
+        }
+        assert_eq!(
+            ml_kem_pair_kept(read_only, CKP_ML_KEM_768, true),
+            Err(CKR_SESSION_READ_ONLY)
+        );
     });
 }
