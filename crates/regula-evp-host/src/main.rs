@@ -33,6 +33,10 @@ OPTIONS:
   --config FILE         load an OpenSSL configuration file into the context
                         (OSSL_LIB_CTX_load_config)
   --propq STRING        property query for every fetch, e.g. provider=regula
+  --stand-in OPENSSL=NAME
+                        run the stanzas `Availablein` reserves for OpenSSL's provider OPENSSL
+                        against provider NAME too (repeatable), e.g. default=regula for the
+                        stanzas OpenSSL marks only to keep them off its FIPS provider
   --json                print the report as JSON
   --verbose             print every stanza's outcome, not only failures
   -h, --help            this text
@@ -52,6 +56,7 @@ struct Options {
     provider_path: Option<String>,
     config: Option<String>,
     propq: Option<String>,
+    stand_ins: Vec<(String, String)>,
     json: bool,
     verbose: bool,
     inputs: Vec<PathBuf>,
@@ -64,6 +69,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         provider_path: None,
         config: None,
         propq: None,
+        stand_ins: Vec::new(),
         json: false,
         verbose: false,
         inputs: Vec::new(),
@@ -82,6 +88,14 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--provider-path" => opts.provider_path = Some(value(arg)?),
             "--config" => opts.config = Some(value(arg)?),
             "--propq" => opts.propq = Some(value(arg)?),
+            "--stand-in" => {
+                let pair = value(arg)?;
+                let Some((openssl, stand_in)) = pair.split_once('=') else {
+                    return Err(format!("--stand-in takes OPENSSL=NAME, not {pair}"));
+                };
+                opts.stand_ins
+                    .push((openssl.to_string(), stand_in.to_string()));
+            }
             "--json" => opts.json = true,
             "--verbose" => opts.verbose = true,
             flag if flag.starts_with('-') => return Err(format!("unknown option {flag}")),
@@ -139,6 +153,7 @@ fn setup(opts: &Options) -> Result<ossl::Ossl, String> {
         ctx.load_provider(name)?;
     }
     ctx.propq = opts.propq.as_deref().map(ossl::cstring).transpose()?;
+    ctx.stand_ins = opts.stand_ins.clone();
     Ok(ctx)
 }
 

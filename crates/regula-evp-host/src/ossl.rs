@@ -206,6 +206,8 @@ api! {
         EVP_PKEY_sign_init_ex: fn(Ptr, *const OsslParam) -> c_int;
         EVP_PKEY_verify_init_ex: fn(Ptr, *const OsslParam) -> c_int;
         EVP_PKEY_derive_init_ex: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_decrypt_init_ex: fn(Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_decrypt: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
         EVP_PKEY_sign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
         EVP_PKEY_verify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
         EVP_PKEY_derive_set_peer_ex: fn(Ptr, Ptr, c_int) -> c_int;
@@ -263,6 +265,9 @@ pub struct Ossl {
     pub api: Api,
     pub libctx: Ptr,
     pub propq: Option<CString>,
+    /// `--stand-in OPENSSL=NAME`: provider NAME answers the stanzas `Availablein` reserves for
+    /// OpenSSL's provider OPENSSL.
+    pub stand_ins: Vec<(String, String)>,
 }
 
 impl Drop for Ossl {
@@ -283,6 +288,7 @@ impl Ossl {
             api,
             libctx,
             propq: None,
+            stand_ins: Vec::new(),
         })
     }
 
@@ -383,6 +389,14 @@ impl Ossl {
         }
         self.provider_info(prov)
             .ok_or_else(|| format!("provider `{name}` has no name"))
+    }
+
+    /// The provider that answers for `name` in `Availablein`: its stand-in, if one is given.
+    pub fn stand_in_for<'a>(&'a self, name: &'a str) -> &'a str {
+        self.stand_ins
+            .iter()
+            .find(|(openssl, _)| openssl == name)
+            .map_or(name, |(_, stand_in)| stand_in.as_str())
     }
 
     pub fn provider_available(&self, name: &str) -> bool {

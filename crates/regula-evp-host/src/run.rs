@@ -175,7 +175,12 @@ pub fn run_stanza(ossl: &Ossl, st: &Stanza, keys: &mut Keys) -> StanzaResult {
     while let Some(pair) = pairs.peek() {
         match pair.key.as_str() {
             "Availablein" => {
-                let names: Vec<&str> = pair.value.split_whitespace().collect();
+                // A provider standing in for one named here (`--stand-in`) answers for it.
+                let names: Vec<&str> = pair
+                    .value
+                    .split_whitespace()
+                    .map(|name| ossl.stand_in_for(name))
+                    .collect();
                 if !names.iter().any(|n| ossl.provider_available(n)) {
                     result.kind = kind_after(&st.pairs);
                     result.alg = alg_after(&st.pairs);
@@ -1839,6 +1844,7 @@ const PKEY_KINDS: &[&str] = &[
     "PrivPubKeyPair",
     "Sign",
     "Verify",
+    "Decrypt",
     "Derive",
     "DigestSign",
     "DigestVerify",
@@ -2251,10 +2257,23 @@ fn pkey_stanza(
     let init = match head.key.as_str() {
         "Sign" => a.EVP_PKEY_sign_init_ex,
         "Verify" => a.EVP_PKEY_verify_init_ex,
+        "Decrypt" => a.EVP_PKEY_decrypt_init_ex,
         _ => a.EVP_PKEY_derive_init_ex,
     };
     // SAFETY: live context; params END-terminated or null.
     if unsafe { init(ctx.p, params_ptr) } <= 0 {
+        if head.key == "Decrypt"
+            && ossl.peek_reason().as_deref() == Some("operation not supported for this keytype")
+        {
+            // The key's provider has the key type but not decryption with it (RSA signatures
+            // and no RSA decryption): not offered, as a failed fetch is. (Sign and Verify keep
+            // OpenSSL's KEYOP_INIT_ERROR, which stanzas expect of a key that cannot sign.)
+            ossl.clear_errors();
+            return Err(Stop::Skip(format!(
+                "{} with {}: the key's provider offers no such operation on its type",
+                head.key, head.value
+            )));
+        }
         return Err(fail("KEYOP_INIT_ERROR", ""));
     }
     // SAFETY: an initialised context.
@@ -2277,8 +2296,13 @@ fn pkey_stanza(
             }
             Ok(())
         }
-        "Sign" => {
-            // The context as set up, and a copy of it (evp_test signs with both).
+        "Sign" | "Decrypt" => {
+            let keyop = if head.key == "Sign" {
+                a.EVP_PKEY_sign
+            } else {
+                a.EVP_PKEY_decrypt
+            };
+            // The context as set up, and a copy of it (evp_test runs both).
             // SAFETY: a live context.
             let copy = owned(unsafe { (a.EVP_PKEY_CTX_dup)(ctx.p) }, a.EVP_PKEY_CTX_free)
                 .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_dup"))?;
@@ -2286,7 +2310,7 @@ fn pkey_stanza(
                 let mut len = 0usize;
                 // SAFETY: a length query; buffers alive across the call.
                 let rv = unsafe {
-                    (a.EVP_PKEY_sign)(
+                    (keyop)(
                         c.p,
                         ptr::null_mut(),
                         &mut len,
@@ -2300,7 +2324,7 @@ fn pkey_stanza(
                 let mut got = vec![0u8; len];
                 // SAFETY: `got` holds `len` bytes.
                 let rv = unsafe {
-                    (a.EVP_PKEY_sign)(
+                    (keyop)(
                         c.p,
                         got.as_mut_ptr(),
                         &mut len,

@@ -348,6 +348,10 @@ fn build_tables(module: &Module) -> Tables {
             .collect(),
         ),
         (crate::kem::OP_KEM, crate::kem::offers(policy)),
+        (
+            crate::sm2_cipher::OP_ASYM_CIPHER,
+            crate::sm2_cipher::offers(policy),
+        ),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
         (
             ffi::OP_SIGNATURE,

@@ -71,8 +71,8 @@ fn offer(policy: &Policy, what: &str, dispatch: &'static [Dispatch]) -> Vec<Offe
 pub struct Key {
     tag: u64,
     module: Module,
-    signing: Option<Arc<SigningKey>>,
-    public: Option<Vec<u8>>,
+    pub(crate) signing: Option<Arc<SigningKey>>,
+    pub(crate) public: Option<Vec<u8>>,
 }
 
 impl Key {
@@ -90,7 +90,7 @@ impl Key {
 ///
 /// # Safety
 /// `keydata` is null or a pointer a key manager of this provider made, not yet freed.
-unsafe fn key<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
+pub(crate) unsafe fn key<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
     if keydata.is_null() {
         return Err(fail(Reason::OutOfOrder, "no key"));
     }
@@ -120,12 +120,15 @@ fn point_of(signing: &SigningKey) -> Result<Vec<u8>, Failure> {
 /// when it verifies).
 fn checked_point(encoded: &[u8]) -> Result<Vec<u8>, Failure> {
     if encoded.len() != POINT || encoded[0] != 0x04 {
+        let what = match encoded.first() {
+            Some(0x04) | None => format!("{} bytes", encoded.len()),
+            Some(first) => format!("{} bytes starting {first:#04x}", encoded.len()),
+        };
         return Err(fail(
             Reason::InvalidInput,
             format!(
                 "an SM2 public key is an uncompressed point (04 || x || y) of {POINT} bytes, \
-                 not {} bytes",
-                encoded.len()
+                 not {what}"
             ),
         ));
     }
@@ -134,7 +137,7 @@ fn checked_point(encoded: &[u8]) -> Result<Vec<u8>, Failure> {
 
 /// RFC 5208 PrivateKeyInfo { 0, id-ecPublicKey + curveSM2, ECPrivateKey (RFC 5915) { 1,
 /// scalar } } for the core; wiped on drop.
-fn pkcs8(scalar: &[u8]) -> Zeroizing<Vec<u8>> {
+pub(crate) fn pkcs8(scalar: &[u8]) -> Zeroizing<Vec<u8>> {
     const HEAD: &[u8] = &[
         0x30, 0x41, 0x02, 0x01, 0x00, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02,
         0x01, 0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d, 0x04, 0x27, 0x30, 0x25,
@@ -163,7 +166,7 @@ fn der_read(input: &[u8], tag: u8) -> Option<(&[u8], &[u8])> {
 }
 
 /// The 32-byte scalar of a signing key, from the core's PKCS#8; wiped on drop.
-fn scalar_of(signing: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Failure> {
+pub(crate) fn scalar_of(signing: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Failure> {
     let pkcs8 = signing.to_pkcs8_der()?;
     let scalar = (|| {
         let (info, _) = der_read(&pkcs8, 0x30)?;
