@@ -1,4 +1,4 @@
-//! `OSSL_OP_KEYEXCH`: "ECDH" (P-256, P-384) and "X25519" over the keys of `keymgmt.rs`, as
+//! `OSSL_OP_KEYEXCH`: "ECDH" (P-256, P-384, P-521) and "X25519" over the keys of `keymgmt.rs`, as
 //! OpenSSL's providers/implementations/exchange/{ecdh_exch,ecx_exch}.c behave for libssl's
 //! (EC)DHE: `init` with our private key, `set_peer` with the peer's public key of the same
 //! group, `derive` giving the shared secret (the x-coordinate, or X25519's 32 bytes). The

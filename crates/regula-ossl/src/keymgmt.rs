@@ -1,5 +1,5 @@
-//! `OSSL_OP_KEYMGMT` for the key-exchange and signature keys: "EC" on the named groups P-256
-//! and P-384 (ECDH and ECDSA), "X25519" and "ED25519", with the semantics of OpenSSL's
+//! `OSSL_OP_KEYMGMT` for the key-exchange and signature keys: "EC" on the named groups P-256,
+//! P-384 and P-521 (ECDH and ECDSA), "X25519" and "ED25519", with the semantics of OpenSSL's
 //! providers/implementations/keymgmt/ec_kmgmt.c and ecx_kmgmt.c that libssl relies on:
 //! generate a key for a `group`, give its share as `encoded-pub-key`, take the peer's share the
 //! same way, copy the group from one key to another (export/import or dup), and import or
@@ -186,12 +186,18 @@ pub fn facts(algorithm: Algorithm) -> GroupFacts {
             max_size: field,
         };
     }
+    // P-521's field is 521 bits in 66 bytes; its security strength 256 bits (SP 800-57).
+    let bits = if algorithm == Algorithm::EcdhP521 {
+        521
+    } else {
+        field * 8
+    };
     // SEQUENCE { INTEGER r, INTEGER s }, each integer at most field + 1 bytes long.
     let body = 2 * (field + 3);
     GroupFacts {
         field,
-        bits: field * 8,
-        security_bits: field * 8 / 2,
+        bits,
+        security_bits: bits.min(512) / 2,
         max_size: body + if body < 128 { 2 } else { 3 },
     }
 }
@@ -251,7 +257,7 @@ impl Key {
         self.group.ok_or_else(|| {
             fail(
                 Reason::OutOfOrder,
-                "the EC key has no group: set \"group\" first (P-256 or P-384)",
+                "the EC key has no group: set \"group\" first (P-256, P-384 or P-521)",
             )
         })
     }
@@ -294,8 +300,8 @@ impl Key {
 }
 
 /// RFC 5208 PrivateKeyInfo { 0, id-ecPublicKey + named curve, ECPrivateKey (RFC 5915) { 1,
-/// scalar, [1] public point } }, from fixed templates (as OpenSSL writes them) for P-256 and
-/// P-384; wiped on drop.
+/// scalar, [1] public point } }, from fixed templates (as OpenSSL writes them) for P-256,
+/// P-384 and P-521; wiped on drop.
 fn ec_pkcs8(group: Algorithm, scalar: &[u8], public: &[u8]) -> Result<Zeroizing<Vec<u8>>, Failure> {
     // The headers up to the scalar, and between the scalar and the point.
     const P256_HEAD: &[u8] = &[
@@ -310,9 +316,16 @@ fn ec_pkcs8(group: Algorithm, scalar: &[u8], public: &[u8]) -> Result<Zeroizing<
         0x02, 0x01, 0x01, 0x04, 0x30,
     ];
     const P384_MIDDLE: &[u8] = &[0xa1, 0x64, 0x03, 0x62, 0x00];
+    const P521_HEAD: &[u8] = &[
+        0x30, 0x81, 0xee, 0x02, 0x01, 0x00, 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d,
+        0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23, 0x04, 0x81, 0xd6, 0x30, 0x81, 0xd3,
+        0x02, 0x01, 0x01, 0x04, 0x42,
+    ];
+    const P521_MIDDLE: &[u8] = &[0xa1, 0x81, 0x89, 0x03, 0x81, 0x86, 0x00];
     let (head, middle) = match group {
         Algorithm::EcdhP256 => (P256_HEAD, P256_MIDDLE),
         Algorithm::EcdhP384 => (P384_HEAD, P384_MIDDLE),
+        Algorithm::EcdhP521 => (P521_HEAD, P521_MIDDLE),
         _ => {
             return Err(fail(
                 Reason::NotApproved,
@@ -614,7 +627,7 @@ unsafe extern "C" fn generate(
         let group = context.group.ok_or_else(|| {
             fail(
                 Reason::OutOfOrder,
-                "no group to generate an EC key on: set \"group\" (P-256 or P-384)",
+                "no group to generate an EC key on: set \"group\" (P-256, P-384 or P-521)",
             )
         })?;
         let mut key = Key::new(context.module.clone(), context.kind);

@@ -1,5 +1,5 @@
-//! `OSSL_OP_SIGNATURE`: "ECDSA" (P-256 with SHA-256, P-384 with SHA-384) and "ED25519" over the
-//! keys of `keymgmt.rs`, as OpenSSL's providers/implementations/signature/{ecdsa_sig,eddsa_sig}.c
+//! `OSSL_OP_SIGNATURE`: "ECDSA" (P-256 with SHA-256, P-384 with SHA-384, P-521 with SHA-512)
+//! and "ED25519" over the keys of `keymgmt.rs`, as OpenSSL's providers/implementations/signature/{ecdsa_sig,eddsa_sig}.c
 //! behave for libssl and `EVP_DigestSign*`/`EVP_DigestVerify*`: the message goes to the core,
 //! which hashes it with the row's digest (ECDSA) or signs it whole (Ed25519), so each signature
 //! passes the policy and is counted by the service indicator. ECDSA signatures are DER
@@ -229,7 +229,7 @@ fn check_digest(kind: KeyType, row: Option<Algorithm>, name: &str) -> Result<(),
         Reason::NotApproved,
         format!(
             "{row} signs with {} only; {} was named (the Regula provider serves ECDSA on \
-             P-256 with SHA2-256 and on P-384 with SHA2-384)",
+             P-256 with SHA2-256, on P-384 with SHA2-384 and on P-521 with SHA2-512)",
             wanted.map_or("its own digest", digest_name),
             digest_name(named)
         ),

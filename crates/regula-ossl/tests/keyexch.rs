@@ -132,9 +132,10 @@ impl Key {
 
 /// (OpenSSL key type, group, shared secret length). curveSM2 (RFC 8998 §3.1) is an "EC" group
 /// "SM2", as libssl makes its TLS 1.3 shares.
-const GROUPS: [(&CStr, &CStr, usize); 4] = [
+const GROUPS: [(&CStr, &CStr, usize); 5] = [
     (c"EC", c"P-256", 32),
     (c"EC", c"P-384", 48),
+    (c"EC", c"P-521", 66),
     (c"X25519", c"X25519", 32),
     (c"EC", c"SM2", 32),
 ];

@@ -300,6 +300,11 @@ const P384: Kind = Kind {
     group: Some(c"P-384"),
     digest: Some(c"SHA2-384"),
 };
+const P521: Kind = Kind {
+    algorithm: c"EC",
+    group: Some(c"P-521"),
+    digest: Some(c"SHA2-512"),
+};
 const ED25519: Kind = Kind {
     algorithm: c"ED25519",
     group: None,
@@ -310,7 +315,7 @@ const MESSAGE: &[u8] = b"The quick brown fox jumps over the lazy dog, signed by 
 
 #[test]
 fn regula_signs_and_openssl_verifies() {
-    for kind in [P256, P384, ED25519] {
+    for kind in [P256, P384, P521, ED25519] {
         let ours = generate(kind.algorithm, kind.group, c"provider=regula");
         assert_eq!(ours.provider(), "regula");
         let signature = ours.sign(kind.digest, MESSAGE).expect("Regula signs");
@@ -343,7 +348,12 @@ fn regula_signs_and_openssl_verifies() {
         if kind.algorithm == c"EC" {
             // DER SEQUENCE { r, s }, as OpenSSL's.
             assert_eq!(signature[0], 0x30, "{kind:?}");
-            assert_eq!(usize::from(signature[1]) + 2, signature.len(), "{kind:?}");
+            // P-521's are longer than 127 bytes: the length in a second byte.
+            let (header, body) = match signature[1] {
+                0x81 => (3, usize::from(signature[2])),
+                short => (2, usize::from(short)),
+            };
+            assert_eq!(header + body, signature.len(), "{kind:?}");
         } else {
             assert_eq!(signature.len(), 64);
         }
@@ -352,7 +362,7 @@ fn regula_signs_and_openssl_verifies() {
 
 #[test]
 fn openssl_signs_and_regula_verifies() {
-    for kind in [P256, P384, ED25519] {
+    for kind in [P256, P384, P521, ED25519] {
         let theirs = generate(kind.algorithm, kind.group, c"provider=default");
         let signature = theirs.sign(kind.digest, MESSAGE).expect("OpenSSL signs");
         let ours = Key::public(kind, &theirs.public_bytes(), "regula");
@@ -367,7 +377,7 @@ fn openssl_signs_and_regula_verifies() {
 
 #[test]
 fn ecdsa_in_pieces_through_digest_sign_final() {
-    for kind in [P256, P384] {
+    for kind in [P256, P384, P521] {
         let ours = generate(kind.algorithm, kind.group, c"provider=regula");
         let digest = kind.digest.unwrap();
         let signature = ours
@@ -711,6 +721,7 @@ fn algorithm_identifiers() {
     let cases = [
         (P256, "300a06082a8648ce3d040302"),
         (P384, "300a06082a8648ce3d040303"),
+        (P521, "300a06082a8648ce3d040304"),
         (ED25519, "300506032b6570"),
     ];
     for (kind, expected) in cases {

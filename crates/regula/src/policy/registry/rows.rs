@@ -1572,7 +1572,11 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.2.840.10045.4.3.4"),
         openssl: Some(OpenSslName {
             names: "ECDSA",
-            params: &[("group", "P-521"), ("digest", "SHA2-512")],
+            params: &[
+                ("group", "P-521"),
+                ("digest", "SHA2-512"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+            ],
         }),
         pkcs11: &[CKM_ECDSA_SHA512, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -1998,7 +2002,12 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("1.3.132.0.35"),
         openssl: Some(OpenSslName {
             names: "ECDH",
-            params: &[("group", "P-521")],
+            // No TLS group: libssl is offered the groups of TLS 1.3's usual set (P-256, P-384).
+            params: &[
+                ("group", "P-521"),
+                ("group-aliases", "secp521r1"),
+                ("keymgmt", "EC:id-ecPublicKey:1.2.840.10045.2.1"),
+            ],
         }),
         pkcs11: &[CKM_ECDH1_DERIVE, CKM_EC_KEY_PAIR_GEN],
         acvp: Some(Acvp {
