@@ -872,3 +872,78 @@ fn ecdh_gives_the_independent_answer_and_both_sides_agree() {
         assert_eq!(rv, CKR_MECHANISM_PARAM_INVALID);
     });
 }
+
+/// `C_EncryptUpdate` or `C_DecryptUpdate` (which give nothing: SM2 is single-part, the parts
+/// are gathered) then the final call, with its length query.
+fn crypt_in_parts(
+    session: CK_SESSION_HANDLE,
+    key: CK_OBJECT_HANDLE,
+    encrypts: bool,
+    parts: &[&[u8]],
+) -> Result<Vec<u8>, CK_RV> {
+    let mut mechanism = mechanism(CKM_REGULA_SM2_ENCRYPT);
+    // SAFETY: live locals; the length protocol.
+    unsafe {
+        let rv = if encrypts {
+            C_EncryptInit(session, &mut mechanism, key)
+        } else {
+            C_DecryptInit(session, &mut mechanism, key)
+        };
+        assert_eq!(rv, CKR_OK);
+        for part in parts {
+            let mut len = 0;
+            let (data, data_len) = (part.as_ptr().cast_mut(), part.len() as CK_ULONG);
+            let mut out = [0u8; 1];
+            let rv = if encrypts {
+                C_EncryptUpdate(session, data, data_len, out.as_mut_ptr(), &mut len)
+            } else {
+                C_DecryptUpdate(session, data, data_len, out.as_mut_ptr(), &mut len)
+            };
+            assert_eq!((rv, len), (CKR_OK, 0));
+        }
+        let finish = |output: *mut u8, len: &mut CK_ULONG| {
+            if encrypts {
+                C_EncryptFinal(session, output, len)
+            } else {
+                C_DecryptFinal(session, output, len)
+            }
+        };
+        let mut len = 0;
+        let rv = finish(null_mut(), &mut len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut output = vec![0u8; len as usize];
+        let rv = finish(output.as_mut_ptr(), &mut len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        output.truncate(len as usize);
+        Ok(output)
+    }
+}
+
+#[test]
+fn parts_are_gathered_and_encrypted_at_the_end() {
+    with_token(|_| {
+        let session = open(GM);
+        let private = private_key(session, &D).unwrap();
+        let (head, tail) = ASN1_CIPHERTEXT.split_at(50);
+        assert_eq!(
+            crypt_in_parts(session, private, false, &[head, tail]).unwrap(),
+            PLAINTEXT
+        );
+        assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
+        let public = public_key(session, &PUBLIC).unwrap();
+        let sealed = crypt_in_parts(session, public, true, &[b"encryption ", b"standard"]).unwrap();
+        assert_eq!(
+            crypt(session, private, false, None, &sealed).unwrap(),
+            PLAINTEXT
+        );
+        // Nothing to encrypt: refused at the end.
+        assert_eq!(
+            crypt_in_parts(session, public, true, &[]),
+            Err(CKR_DATA_LEN_RANGE)
+        );
+    });
+}
