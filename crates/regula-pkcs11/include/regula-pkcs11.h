@@ -11,6 +11,14 @@
  * `fips-140-3` none of it. Keys: CKK_REGULA_SM4, 16 bytes (CKA_VALUE, or CKA_VALUE_LEN = 16
  * with CKM_REGULA_SM4_KEY_GEN). HMAC-SM3 keys are CKK_GENERIC_SECRET.
  *
+ * SM2 keys are the standard's CKK_EC keys on curveSM2: CKA_EC_PARAMS is the DER OID
+ * 1.2.156.10197.1.301 (06 08 2A 81 1C CF 55 01 82 2D), CKA_EC_POINT the DER OCTET STRING of
+ * the uncompressed point 04 || x || y. CKM_REGULA_SM2_KEY_PAIR_GEN makes them; C_CreateObject
+ * takes a public key (CKA_EC_PARAMS, CKA_EC_POINT) and a private key (CKA_EC_PARAMS, CKA_VALUE
+ * the 32-byte scalar d, 1 <= d <= n-2). Private keys are sensitive and never leave the token.
+ * As for every EC key, a public key encrypts only with CKA_ENCRYPT set, a private key
+ * decrypts with CKA_DECRYPT and derives with CKA_DERIVE (all default to CK_FALSE).
+ *
  * The service indicator is the standard's: C_GetSessionValidationFlags(session,
  * CKS_LAST_VALIDATION_OK, &flags) gives 0x1 after an operation the slot's policy approved.
  */
@@ -46,6 +54,36 @@
 #define CKM_REGULA_SM4_GCM (CKM_REGULA_BASE + 0x09UL)
 /* SM4-CMAC (NIST SP 800-38B with SM4), 16-byte MAC; no parameter. */
 #define CKM_REGULA_SM4_CMAC (CKM_REGULA_BASE + 0x0EUL)
+/* Generates an SM2 key pair (CKK_EC on curveSM2; CKA_EC_PARAMS in the public template); no
+ * parameter. The module runs its pairwise consistency test before the keys are kept. */
+#define CKM_REGULA_SM2_KEY_PAIR_GEN (CKM_REGULA_BASE + 0x11UL)
+/* SM2 signature with SM3 (GB/T 32918.2): the token hashes SM3(Z_A || M). The parameter is the
+ * signer's distinguishing ID as raw bytes (pParameter, ulParameterLen <= 8191); no parameter
+ * (ulParameterLen 0) is GM/T 0009's default ID "1234567812345678". The signature is r || s,
+ * 64 bytes, each big-endian and left-padded with zeros (not DER). */
+#define CKM_REGULA_SM2_SM3 (CKM_REGULA_BASE + 0x12UL)
+/* SM2 public-key encryption (GB/T 32918.4), single-part (parts given to C_EncryptUpdate are
+ * gathered and encrypted at C_EncryptFinal). No parameter: the ciphertext is GM/T 0009's ASN.1
+ * SM2Cipher, SEQUENCE { x, y, hash C3, ciphertext C2 }, as OpenSSL writes it; a
+ * CK_REGULA_SM2_ENCRYPT_PARAMS may ask for C1 || C3 || C2 instead. An ASN.1 ciphertext's length
+ * varies by a few bytes: C_Encrypt's length query answers the most it can be. */
+#define CKM_REGULA_SM2_ENCRYPT (CKM_REGULA_BASE + 0x13UL)
+/* ECDH on curveSM2 through C_DeriveKey, as CKM_ECDH1_DERIVE: the parameter is a
+ * CK_ECDH1_DERIVE_PARAMS with kdf CKD_NULL and no shared data, pPublicData the peer's point
+ * (04 || x || y, or its DER OCTET STRING); the new secret key takes the leftmost CKA_VALUE_LEN
+ * bytes of the shared point's x-coordinate (all 32 when not given). */
+#define CKM_REGULA_SM2_ECDH (CKM_REGULA_BASE + 0x14UL)
+
+/* The ciphertext layouts of CKM_REGULA_SM2_ENCRYPT. */
+#define CK_REGULA_SM2_CIPHERTEXT_ASN1 0x0UL   /* GM/T 0009-2012 SM2Cipher (DER), the default */
+#define CK_REGULA_SM2_CIPHERTEXT_C1C3C2 0x1UL /* 04 || x || y || C3 || C2 (GB/T 32918.4-2016) */
+
+/* CKM_REGULA_SM2_ENCRYPT's optional parameter (ulParameterLen = its size): the ciphertext
+ * layout C_Encrypt writes and C_Decrypt reads, one of CK_REGULA_SM2_CIPHERTEXT_*. The field is
+ * a CK_ULONG (unsigned long, as in the PKCS#11 headers). */
+typedef struct CK_REGULA_SM2_ENCRYPT_PARAMS {
+    unsigned long ulCiphertextFormat;
+} CK_REGULA_SM2_ENCRYPT_PARAMS;
 
 /* Reserved for the module's other SM services; not listed by any slot yet. */
 
@@ -55,10 +93,14 @@
 #define CKM_REGULA_SM4_CTS (CKM_REGULA_BASE + 0x0DUL)     /* CBC-CS3 */
 #define CKM_REGULA_SM4_XCBC_MAC (CKM_REGULA_BASE + 0x0FUL)
 #define CKM_REGULA_SM4_CBC_MAC (CKM_REGULA_BASE + 0x10UL)
-#define CKM_REGULA_SM2_KEY_PAIR_GEN (CKM_REGULA_BASE + 0x11UL)
-#define CKM_REGULA_SM2_SM3 (CKM_REGULA_BASE + 0x12UL)     /* sign with the ID, GB/T 32918.2 */
-#define CKM_REGULA_SM2_ENCRYPT (CKM_REGULA_BASE + 0x13UL) /* GB/T 32918.4 */
-#define CKM_REGULA_SM2_ECDH (CKM_REGULA_BASE + 0x14UL)
-#define CKM_REGULA_SM2_KEY_EXCHANGE (CKM_REGULA_BASE + 0x15UL) /* GB/T 32918.3 */
+/* SM2 key exchange (GB/T 32918.3). Not served yet: the protocol has two rounds (each side
+ * sends its ephemeral point R = [r]G, then derives K from its own r and the peer's R), and the
+ * module draws r itself and keeps it inside the exchange between them, which one C_DeriveKey
+ * cannot carry. Serving it needs the module to take an ephemeral private key made beforehand
+ * (a session CKM_REGULA_SM2_KEY_PAIR_GEN pair), so that one C_DeriveKey on the static private
+ * key can take, as CKM_ECMQV_DERIVE's parameter does: the own ephemeral private key's handle
+ * and public point, the peer's static point and ephemeral point, both IDs, whether this side
+ * initiated, and where to write the confirmation hash S to send (with the peer's to check). */
+#define CKM_REGULA_SM2_KEY_EXCHANGE (CKM_REGULA_BASE + 0x15UL)
 
 #endif /* REGULA_PKCS11_H */

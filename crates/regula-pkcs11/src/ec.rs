@@ -18,6 +18,9 @@ pub enum Curve {
     P384,
     /// edwards25519, for Ed25519 (`CKK_EC_EDWARDS`).
     Ed25519,
+    /// curveSM2 (GB/T 32918.5), `CKK_EC` keys served by the vendor SM2 mechanisms
+    /// ([`crate::sm2`]).
+    Sm2,
 }
 
 /// `id-ecPublicKey` (1.2.840.10045.2.1), DER.
@@ -26,6 +29,8 @@ const EC_PUBLIC_KEY: [u8; 9] = [0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 
 const P256_OID: [u8; 10] = [0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07];
 /// secp384r1 (1.3.132.0.34), DER.
 const P384_OID: [u8; 7] = [0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22];
+/// curveSM2 (1.2.156.10197.1.301, GM/T 0006), DER.
+const SM2_OID: [u8; 10] = [0x06, 0x08, 0x2a, 0x81, 0x1c, 0xcf, 0x55, 0x01, 0x82, 0x2d];
 /// id-Ed25519 (1.3.101.112, RFC 8410), DER.
 const ED25519_OID: [u8; 5] = [0x06, 0x03, 0x2b, 0x65, 0x70];
 /// The PrintableString "edwards25519", which PKCS#11 3.0 §2.3.10 allows for the OID.
@@ -40,7 +45,7 @@ const ED25519_PKCS8_PREFIX: [u8; 16] = [
 ];
 
 impl Curve {
-    pub const ALL: [Curve; 3] = [Curve::P256, Curve::P384, Curve::Ed25519];
+    pub const ALL: [Curve; 4] = [Curve::P256, Curve::P384, Curve::Ed25519, Curve::Sm2];
 
     /// `CKA_EC_PARAMS`: the curve's OID, DER.
     pub fn params(self) -> &'static [u8] {
@@ -48,6 +53,7 @@ impl Curve {
             Curve::P256 => &P256_OID,
             Curve::P384 => &P384_OID,
             Curve::Ed25519 => &ED25519_OID,
+            Curve::Sm2 => &SM2_OID,
         }
     }
 
@@ -65,7 +71,7 @@ impl Curve {
     /// `CKA_KEY_TYPE` of the curve's keys.
     pub fn key_type(self) -> CK_KEY_TYPE {
         match self {
-            Curve::P256 | Curve::P384 => CKK_EC,
+            Curve::P256 | Curve::P384 | Curve::Sm2 => CKK_EC,
             Curve::Ed25519 => CKK_EC_EDWARDS,
         }
     }
@@ -75,27 +81,35 @@ impl Curve {
         match self {
             Curve::P256 | Curve::P384 => CKM_EC_KEY_PAIR_GEN,
             Curve::Ed25519 => CKM_EC_EDWARDS_KEY_PAIR_GEN,
+            Curve::Sm2 => crate::sm2::CKM_KEY_PAIR_GEN,
         }
     }
 
-    /// The module's ECDH algorithm on the curve, if it agrees keys on it.
+    /// The module's ECDH algorithm on the curve for `CKM_ECDH1_DERIVE`, if it agrees keys on
+    /// it (curveSM2 agrees with its own mechanism, `CKM_REGULA_SM2_ECDH`).
     pub fn ecdh(self) -> Option<Algorithm> {
         match self {
             Curve::P256 => Some(Algorithm::EcdhP256),
             Curve::P384 => Some(Algorithm::EcdhP384),
-            Curve::Ed25519 => None,
+            Curve::Ed25519 | Curve::Sm2 => None,
         }
     }
 
-    /// Whether signatures are ECDSA's `r ‖ s` (converted to and from DER for the module).
+    /// Whether the curve's keys sign with ECDSA, whose signatures are `r ‖ s` (converted to and
+    /// from DER for the module). SM2 signatures share that form but not the mechanisms.
     pub fn is_ecdsa(self) -> bool {
+        matches!(self, Curve::P256 | Curve::P384)
+    }
+
+    /// Whether points are uncompressed `04 ‖ x ‖ y` (Weierstrass curves, `CKK_EC`).
+    fn uncompressed(self) -> bool {
         self.key_type() == CKK_EC
     }
 
     /// Bytes of a coordinate (of the key, for Ed25519), and of each half of a signature.
     pub fn width(self) -> usize {
         match self {
-            Curve::P256 | Curve::Ed25519 => 32,
+            Curve::P256 | Curve::Ed25519 | Curve::Sm2 => 32,
             Curve::P384 => 48,
         }
     }
@@ -106,12 +120,13 @@ impl Curve {
     }
 
     /// The module's signature algorithm on this curve: ECDSA (its hash is fixed: SHA-256,
-    /// SHA-384) or Ed25519.
+    /// SHA-384), Ed25519 or SM2 (with SM3).
     pub fn ecdsa(self) -> Algorithm {
         match self {
             Curve::P256 => Algorithm::EcdsaP256,
             Curve::P384 => Algorithm::EcdsaP384,
             Curve::Ed25519 => Algorithm::Ed25519,
+            Curve::Sm2 => Algorithm::Sm2Sign,
         }
     }
 
@@ -156,7 +171,7 @@ impl Curve {
     /// The uncompressed point of a SubjectPublicKeyInfo on this curve.
     pub fn point_of_spki(self, spki: &[u8]) -> Option<Vec<u8>> {
         let point = spki.strip_prefix(self.spki_prefix().as_slice())?;
-        (point.len() == self.point_len() && (!self.is_ecdsa() || point[0] == 0x04))
+        (point.len() == self.point_len() && (!self.uncompressed() || point[0] == 0x04))
             .then(|| point.to_vec())
     }
 
@@ -176,7 +191,7 @@ impl Curve {
             bare if bare.len() == len => bare,
             _ => return None,
         };
-        (!self.is_ecdsa() || point[0] == 0x04).then(|| point.to_vec())
+        (!self.uncompressed() || point[0] == 0x04).then(|| point.to_vec())
     }
 
     /// A private key's PKCS#8 from its `CKA_VALUE`: an ECDSA scalar of the curve's width

@@ -7,7 +7,8 @@
 //! [`state::VALIDATION_FLAG_POLICY`] exactly when the module's service indicator said approved.
 //!
 //! Objects are secret keys (AES, SM4, generic secrets for HMAC) and EC key pairs on P-256 and
-//! P-384 (ECDSA with the registry rows' mechanisms): session objects in memory,
+//! P-384 (ECDSA with the registry rows' mechanisms) and curveSM2 (the vendor SM2 mechanisms,
+//! [`sm2`]): session objects in memory,
 //! token objects in the token's SQLite database ([`store`]) with their values sealed under a
 //! token key that the user and SO PINs wrap ([`vault`]). The entry points it does not implement
 //! yet answer `CKR_FUNCTION_NOT_SUPPORTED`. Every entry point is guarded: a panic becomes
@@ -25,6 +26,7 @@ mod mldsa;
 mod mlkem;
 mod object;
 mod ops;
+mod sm2;
 mod spki;
 mod state;
 mod store;
@@ -1278,20 +1280,24 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                 return Err(CKR_SESSION_READ_ONLY);
             }
             // The module generates the pair and runs its pairwise consistency test.
-            let served = slot
-                .module
-                .generate_signing_key(curve.ecdsa(), None)
-                .map_err(|error| ops::rv_of(&error, false))?;
-            let approved = served.is_approved();
-            let key = served.into_value();
-            let pkcs8 = key
-                .to_pkcs8_der()
-                .map_err(|error| ops::rv_of(&error, false))?;
-            let spki = key
-                .public_key_der()
-                .map_err(|error| ops::rv_of(&error, false))?;
-            let point = curve.point_of_spki(&spki).ok_or(CKR_FUNCTION_FAILED)?;
-            drop(key);
+            let (pkcs8, point, approved) = if curve == ec::Curve::Sm2 {
+                sm2::generate(&slot.module)?
+            } else {
+                let served = slot
+                    .module
+                    .generate_signing_key(curve.ecdsa(), None)
+                    .map_err(|error| ops::rv_of(&error, false))?;
+                let approved = served.is_approved();
+                let key = served.into_value();
+                let pkcs8 = key
+                    .to_pkcs8_der()
+                    .map_err(|error| ops::rv_of(&error, false))?;
+                let spki = key
+                    .public_key_der()
+                    .map_err(|error| ops::rv_of(&error, false))?;
+                let point = curve.point_of_spki(&spki).ok_or(CKR_FUNCTION_FAILED)?;
+                (pkcs8, point, approved)
+            };
             let public_object = Object::ec_key(
                 slot_index,
                 session,
@@ -1669,6 +1675,13 @@ unsafe fn crypt_init(
         };
         if active {
             return Err(CKR_OPERATION_ACTIVE);
+        }
+        if mechanism.mechanism == sm2::CKM_ENCRYPT {
+            let crypt = sm2::crypt_init(library, session, mechanism, key, direction)?;
+            let session = library.session(session)?;
+            session.validation = 0;
+            *crypt_op(session, direction) = Some(crypt);
+            return Ok(());
         }
         let usage = match direction {
             Direction::Encrypt => CKA_ENCRYPT,
@@ -2207,6 +2220,13 @@ fn ecdsa_init(
 ) -> Rv {
     let object = visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
     let curve = object.curve.ok_or(CKR_KEY_TYPE_INCONSISTENT)?;
+    if curve == ec::Curve::Sm2 {
+        let op = sm2::sign_init(library, session, mechanism, key, signs)?;
+        let session = library.session(session)?;
+        session.validation = 0;
+        *mac_op(session, signs) = Some(op);
+        return Ok(());
+    }
     let SignatureKey {
         pkcs8,
         public: point,
@@ -2496,7 +2516,11 @@ pub unsafe extern "C" fn C_DeriveKey(
             let pkcs8 = base.value.clone().ok_or(CKR_USER_NOT_LOGGED_IN)?;
             let origin = base.derived_origin();
             let (_, slot) = library.session_and_slot(session)?;
-            let algorithm = mech::resolve_ecdh(slot.module.policy(), curve)?;
+            let algorithm = if mechanism.mechanism == sm2::CKM_ECDH {
+                sm2::ecdh_algorithm(curve)?
+            } else {
+                mech::resolve_ecdh(slot.module.policy(), curve)?
+            };
             let point = curve
                 .point_of_ec_point(&peer)
                 .ok_or(CKR_MECHANISM_PARAM_INVALID)?;

@@ -214,8 +214,12 @@ pub fn prehashed_ecdsa(policy: &Policy) -> bool {
             .any(|curve| curve.is_ecdsa() && policy.serves(curve.ecdsa()))
 }
 
-/// The curves `CKM_EC_KEY_PAIR_GEN` makes keys on under `policy`: those it signs with.
+/// The curves `CKM_EC_KEY_PAIR_GEN` makes keys on under `policy`: those it signs with
+/// (curveSM2, with `CKM_REGULA_SM2_KEY_PAIR_GEN`: where any SM2 row is served).
 pub fn generates_on(policy: &Policy, curve: Curve) -> bool {
+    if curve == Curve::Sm2 {
+        return crate::sm2::key_algorithm(policy).is_some();
+    }
     policy.serves(curve.ecdsa())
 }
 
@@ -234,6 +238,12 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
     };
     for entry in REGISTRY.iter() {
         if !policy.serves(entry.algorithm) {
+            continue;
+        }
+        if let Some(offered) = crate::sm2::offered(entry) {
+            for (mechanism, sizes, flags) in offered {
+                add(mechanism, sizes, flags);
+            }
             continue;
         }
         if let Some(curve) = Curve::ALL

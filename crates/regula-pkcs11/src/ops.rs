@@ -190,6 +190,7 @@ pub enum SignOp {
     Mac(MacOp),
     Ecdsa(EcdsaOp),
     MlDsa(crate::mldsa::MlDsaOp),
+    Sm2(crate::sm2::Sm2SignOp),
 }
 
 impl SignOp {
@@ -199,6 +200,7 @@ impl SignOp {
             SignOp::Mac(op) => op.output_len,
             SignOp::Ecdsa(op) => 2 * op.curve.width(),
             SignOp::MlDsa(op) => op.output_len(),
+            SignOp::Sm2(op) => op.output_len(),
         }
     }
 
@@ -207,6 +209,7 @@ impl SignOp {
             SignOp::Mac(op) => op.update(data),
             SignOp::Ecdsa(op) => op.data.extend_from_slice(data),
             SignOp::MlDsa(op) => op.data.extend_from_slice(data),
+            SignOp::Sm2(op) => op.data.extend_from_slice(data),
         }
     }
 
@@ -214,6 +217,7 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.sign(),
             SignOp::MlDsa(op) => op.sign(),
+            SignOp::Sm2(op) => op.sign(),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Private(key) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
@@ -245,6 +249,7 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.verify(signature),
             SignOp::MlDsa(op) => op.verify(signature),
+            SignOp::Sm2(op) => op.verify(signature),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Public(spki) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
@@ -299,6 +304,8 @@ pub enum Params {
 pub enum CryptOp {
     Stream(StreamOp),
     Gcm(GcmOp),
+    /// SM2 encryption (GB/T 32918.4), single-part in effect: parts are gathered.
+    Sm2(crate::sm2::Sm2CryptOp),
 }
 
 pub struct StreamOp {
@@ -378,6 +385,7 @@ impl CryptOp {
         match self {
             CryptOp::Stream(op) => op.decrypts,
             CryptOp::Gcm(op) => op.decrypts,
+            CryptOp::Sm2(op) => op.decrypts(),
         }
     }
 
@@ -400,6 +408,7 @@ impl CryptOp {
                 Ok(input_len + if op.pads { BLOCK } else { 0 })
             }
             CryptOp::Gcm(op) => op.output_len(input_len),
+            CryptOp::Sm2(op) => op.len_bound(input_len),
         }
     }
 
@@ -412,6 +421,7 @@ impl CryptOp {
                 !(op.pads || (op.decrypts && !op.whole_blocks && op.stream.block_size() > 1))
             }
             CryptOp::Gcm(_) => true,
+            CryptOp::Sm2(op) => op.bound_is_exact(),
         }
     }
 
@@ -434,6 +444,10 @@ impl CryptOp {
                 op.data.extend_from_slice(input);
                 op.finish()
             }
+            CryptOp::Sm2(op) => {
+                op.update(input);
+                op.finish()
+            }
         }
     }
 
@@ -453,7 +467,7 @@ impl CryptOp {
     pub fn update_len(&self, input_len: usize) -> usize {
         match self {
             CryptOp::Stream(op) => op.stream.update_len(input_len),
-            CryptOp::Gcm(_) => 0,
+            CryptOp::Gcm(_) | CryptOp::Sm2(_) => 0,
         }
     }
 
@@ -465,6 +479,10 @@ impl CryptOp {
                 op.data.extend_from_slice(input);
                 Ok(0)
             }
+            CryptOp::Sm2(op) => {
+                op.update(input);
+                Ok(0)
+            }
         }
     }
 
@@ -473,6 +491,7 @@ impl CryptOp {
         match self {
             CryptOp::Stream(op) => Ok(op.stream.finish_len()),
             CryptOp::Gcm(op) => op.output_len(0),
+            CryptOp::Sm2(op) => op.len_bound(0),
         }
     }
 
@@ -489,6 +508,7 @@ impl CryptOp {
                 Ok(Done { output, approved })
             }
             CryptOp::Gcm(op) => op.finish(),
+            CryptOp::Sm2(op) => op.finish(),
         }
     }
 
@@ -503,6 +523,7 @@ impl CryptOp {
                 ctr_left: op.ctr_left,
             })),
             CryptOp::Gcm(_) => None,
+            CryptOp::Sm2(op) => Some(CryptOp::Sm2(op.clone())),
         }
     }
 }
