@@ -1,6 +1,6 @@
 //! Operations in progress on a session, run through the module's public services only: digests,
-//! MACs, ECDSA and Ed25519 (`C_Sign`/`C_Verify`), block-cipher modes and GCM
-//! (`C_Encrypt`/`C_Decrypt`).
+//! MACs, ECDSA and Ed25519 (`C_Sign`/`C_Verify`), block-cipher modes (XTS among them), GCM and
+//! CCM (`C_Encrypt`/`C_Decrypt`).
 
 use cryptoki_sys::*;
 use regula::policy::Usage;
@@ -286,11 +286,14 @@ pub enum Params {
         iv_out: *mut u8,
         iv_bits_out: *mut CK_ULONG,
     },
+    /// CCM: `CK_CCM_PARAMS`, read.
+    Ccm(crate::ccm::CcmParams),
 }
 
 pub enum CryptOp {
     Stream(StreamOp),
     Gcm(GcmOp),
+    Ccm(crate::ccm::CcmOp),
 }
 
 pub struct StreamOp {
@@ -328,9 +331,19 @@ impl CryptOp {
             let key = bind_gcm(module, algorithm, key)?;
             return GcmOp::new(module, algorithm, key, params, decrypts).map(CryptOp::Gcm);
         }
+        if op == Op::Ccm {
+            let Params::Ccm(params) = params else {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            };
+            return crate::ccm::CcmOp::new(module, algorithm, key, params, decrypts)
+                .map(CryptOp::Ccm);
+        }
         let (iv, ctr_left) = match (op, params) {
             (Op::Ecb, Params::None) => (Vec::new(), None),
-            (Op::Cbc { .. } | Op::Feedback, Params::Iv(iv)) if iv.len() == BLOCK => (iv, None),
+            // XTS: the parameter is the 16-byte tweak (the data unit's number).
+            (Op::Cbc { .. } | Op::Feedback | Op::Xts, Params::Iv(iv)) if iv.len() == BLOCK => {
+                (iv, None)
+            }
             (
                 Op::Ctr,
                 Params::Ctr {
@@ -370,6 +383,7 @@ impl CryptOp {
         match self {
             CryptOp::Stream(op) => op.decrypts,
             CryptOp::Gcm(op) => op.decrypts,
+            CryptOp::Ccm(op) => op.decrypts(),
         }
     }
 
@@ -392,6 +406,7 @@ impl CryptOp {
                 Ok(input_len + if op.pads { BLOCK } else { 0 })
             }
             CryptOp::Gcm(op) => op.output_len(input_len),
+            CryptOp::Ccm(op) => op.output_len(input_len),
         }
     }
 
@@ -403,7 +418,7 @@ impl CryptOp {
             CryptOp::Stream(op) => {
                 !(op.pads || (op.decrypts && !op.whole_blocks && op.stream.block_size() > 1))
             }
-            CryptOp::Gcm(_) => true,
+            CryptOp::Gcm(_) | CryptOp::Ccm(_) => true,
         }
     }
 
@@ -426,6 +441,10 @@ impl CryptOp {
                 op.data.extend_from_slice(input);
                 op.finish()
             }
+            CryptOp::Ccm(op) => {
+                op.update(input)?;
+                op.finish()
+            }
         }
     }
 
@@ -445,7 +464,7 @@ impl CryptOp {
     pub fn update_len(&self, input_len: usize) -> usize {
         match self {
             CryptOp::Stream(op) => op.stream.update_len(input_len),
-            CryptOp::Gcm(_) => 0,
+            CryptOp::Gcm(_) | CryptOp::Ccm(_) => 0,
         }
     }
 
@@ -457,6 +476,10 @@ impl CryptOp {
                 op.data.extend_from_slice(input);
                 Ok(0)
             }
+            CryptOp::Ccm(op) => {
+                op.update(input)?;
+                Ok(0)
+            }
         }
     }
 
@@ -465,6 +488,7 @@ impl CryptOp {
         match self {
             CryptOp::Stream(op) => Ok(op.stream.finish_len()),
             CryptOp::Gcm(op) => op.output_len(0),
+            CryptOp::Ccm(op) => op.output_len(0),
         }
     }
 
@@ -481,6 +505,7 @@ impl CryptOp {
                 Ok(Done { output, approved })
             }
             CryptOp::Gcm(op) => op.finish(),
+            CryptOp::Ccm(op) => op.finish(),
         }
     }
 
@@ -494,7 +519,7 @@ impl CryptOp {
                 decrypts: op.decrypts,
                 ctr_left: op.ctr_left,
             })),
-            CryptOp::Gcm(_) => None,
+            CryptOp::Gcm(_) | CryptOp::Ccm(_) => None,
         }
     }
 }
