@@ -9,7 +9,8 @@
  * bindings); it needs nothing from it. A slot lists a mechanism (C_GetMechanismList) only
  * where its policy serves the algorithm: the `gm` and `default` slots serve the SM set,
  * `fips-140-3` none of it. Keys: CKK_REGULA_SM4, 16 bytes (CKA_VALUE, or CKA_VALUE_LEN = 16
- * with CKM_REGULA_SM4_KEY_GEN). HMAC-SM3 keys are CKK_GENERIC_SECRET.
+ * with CKM_REGULA_SM4_KEY_GEN), or 32 bytes for SM4-XTS (key1 || key2, CKA_VALUE_LEN = 32).
+ * HMAC-SM3 keys are CKK_GENERIC_SECRET.
  *
  * SM2 keys are the standard's CKK_EC keys on curveSM2: CKA_EC_PARAMS is the DER OID
  * 1.2.156.10197.1.301 (06 08 2A 81 1C CF 55 01 82 2D), CKA_EC_POINT the DER OCTET STRING of
@@ -38,7 +39,7 @@
 #define CKM_REGULA_SM3 (CKM_REGULA_BASE + 0x01UL)
 /* HMAC-SM3 (RFC 2104 over SM3), 32-byte MAC; no parameter; CKK_GENERIC_SECRET keys. */
 #define CKM_REGULA_SM3_HMAC (CKM_REGULA_BASE + 0x02UL)
-/* Generates a CKK_REGULA_SM4 key; no parameter. */
+/* Generates a CKK_REGULA_SM4 key (16 bytes, or 32 for SM4-XTS); no parameter. */
 #define CKM_REGULA_SM4_KEY_GEN (CKM_REGULA_BASE + 0x03UL)
 /* SM4-ECB, whole 16-byte blocks; no parameter. */
 #define CKM_REGULA_SM4_ECB (CKM_REGULA_BASE + 0x04UL)
@@ -52,6 +53,14 @@
 #define CKM_REGULA_SM4_CFB (CKM_REGULA_BASE + 0x08UL)
 /* SM4-GCM (NIST SP 800-38D with SM4, RFC 8998); the parameter is a CK_GCM_PARAMS. */
 #define CKM_REGULA_SM4_GCM (CKM_REGULA_BASE + 0x09UL)
+/* SM4-CCM (NIST SP 800-38C with SM4, RFC 8998); the parameter is a CK_CCM_PARAMS with a
+ * 12-byte nonce and ulMACLen = 16 (ulDataLen: the message's length, without the MAC). */
+#define CKM_REGULA_SM4_CCM (CKM_REGULA_BASE + 0x0AUL)
+/* SM4-XTS with IEEE Std 1619's tweak multiplication, a 32-byte CKK_REGULA_SM4 key; the
+ * parameter is the 16-byte tweak; one data unit (16 bytes to 2^20 blocks) per operation. */
+#define CKM_REGULA_SM4_XTS (CKM_REGULA_BASE + 0x0BUL)
+/* SM4-XTS with GB/T 17964-2021's tweak multiplication; otherwise as CKM_REGULA_SM4_XTS. */
+#define CKM_REGULA_SM4_XTS_GB (CKM_REGULA_BASE + 0x0CUL)
 /* SM4-CMAC (NIST SP 800-38B with SM4), 16-byte MAC; no parameter. */
 #define CKM_REGULA_SM4_CMAC (CKM_REGULA_BASE + 0x0EUL)
 /* Generates an SM2 key pair (CKK_EC on curveSM2; CKA_EC_PARAMS in the public template); no
@@ -87,9 +96,6 @@ typedef struct CK_REGULA_SM2_ENCRYPT_PARAMS {
 
 /* Reserved for the module's other SM services; not listed by any slot yet. */
 
-#define CKM_REGULA_SM4_CCM (CKM_REGULA_BASE + 0x0AUL)
-#define CKM_REGULA_SM4_XTS (CKM_REGULA_BASE + 0x0BUL)     /* IEEE 1619 tweak */
-#define CKM_REGULA_SM4_XTS_GB (CKM_REGULA_BASE + 0x0CUL)  /* GB/T 17964-2021 tweak */
 #define CKM_REGULA_SM4_CTS (CKM_REGULA_BASE + 0x0DUL)     /* CBC-CS3 */
 #define CKM_REGULA_SM4_XCBC_MAC (CKM_REGULA_BASE + 0x0FUL)
 #define CKM_REGULA_SM4_CBC_MAC (CKM_REGULA_BASE + 0x10UL)

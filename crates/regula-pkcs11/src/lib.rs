@@ -18,9 +18,11 @@
 // The exported functions are the C ABI: their safety contract is the PKCS#11 standard's.
 #![allow(clippy::missing_safety_doc)]
 
+mod ccm;
 pub mod config;
 mod ec;
 mod functions;
+mod kdf;
 pub mod mech;
 mod mldsa;
 mod mlkem;
@@ -1145,6 +1147,11 @@ pub unsafe extern "C" fn C_GenerateKey(
             let template = unsafe { template(attributes, count) }?;
             // SAFETY: the caller's pointers, valid as the PKCS#11 standard requires.
             let key = unsafe { out(key) }?;
+            if mechanism.mechanism == CKM_PKCS5_PBKD2 {
+                // SAFETY: the mechanism's parameter, as the caller describes it.
+                *key = unsafe { kdf::generate_pbkdf2(library, session, mechanism, &template) }?;
+                return Ok(());
+            }
             let (_, slot) = library.session_and_slot(session)?;
             let info = slot
                 .mechanisms
@@ -1639,6 +1646,8 @@ unsafe fn crypt_params(mechanism: &CK_MECHANISM, op: mech::Op) -> Result<Params,
                 iv_bits_out: unsafe { &raw mut (*params).ulIvBits },
             })
         }
+        // SAFETY: the mechanism's parameter, as the caller describes it.
+        mech::Op::Ccm => unsafe { ccm::read_params(mechanism) }.map(Params::Ccm),
         mech::Op::Ctr => {
             if raw.is_null() || len != std::mem::size_of::<CK_AES_CTR_PARAMS>() {
                 return Err(CKR_MECHANISM_PARAM_INVALID);
@@ -2473,7 +2482,8 @@ unsafe fn ecdh_peer(mechanism: &CK_MECHANISM) -> Result<Vec<u8>, CK_RV> {
 
 /// `C_DeriveKey` with `CKM_ECDH1_DERIVE`: the base key is an EC private key with `CKA_DERIVE`;
 /// the peer's point is raw (`04 ‖ x ‖ y`) or a DER OCTET STRING; the new secret key takes the
-/// leftmost `CKA_VALUE_LEN` bytes of the shared secret Z (all of it when not given).
+/// leftmost `CKA_VALUE_LEN` bytes of the shared secret Z (all of it when not given). HKDF and
+/// SP 800-108 counter mode from a secret base key: [`kdf`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn C_DeriveKey(
     session: CK_SESSION_HANDLE,
@@ -2491,6 +2501,11 @@ pub unsafe extern "C" fn C_DeriveKey(
             let template = unsafe { template(attributes, count) }?;
             // SAFETY: as above.
             let key = unsafe { out(key) }?;
+            if kdf::derives(mechanism.mechanism) {
+                // SAFETY: the mechanism's parameter, as the caller describes it.
+                *key = unsafe { kdf::derive(library, session, mechanism, base_key, &template) }?;
+                return Ok(());
+            }
             let (_, slot) = library.session_and_slot(session)?;
             slot.mechanisms
                 .get(&mechanism.mechanism)

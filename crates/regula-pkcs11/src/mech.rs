@@ -35,6 +35,10 @@ pub enum Op {
     Feedback,
     /// GCM with `CK_GCM_PARAMS`.
     Gcm,
+    /// CCM with `CK_CCM_PARAMS` ([`crate::ccm`]).
+    Ccm,
+    /// XTS with the 16-byte tweak as the parameter: one data unit per operation.
+    Xts,
     /// SP 800-38F key wrap (`C_WrapKey`, `C_UnwrapKey`); `padded`: KWP (RFC 5649), else KW
     /// (RFC 3394).
     Wrap {
@@ -57,6 +61,8 @@ pub fn op_of(algorithm: Algorithm) -> Option<Op> {
         Sm4Ecb => Op::Ecb,
         Sm4Ofb | Sm4Cfb => Op::Feedback,
         Aes128Gcm | Aes256Gcm | Sm4Gcm => Op::Gcm,
+        Aes128Ccm | Aes256Ccm | Sm4Ccm => Op::Ccm,
+        Aes256Xts | Sm4Xts | Sm4XtsGb => Op::Xts,
         Aes128Kw | Aes256Kw => Op::Wrap { padded: false },
         Aes128Kwp | Aes256Kwp => Op::Wrap { padded: true },
         _ => return None,
@@ -68,7 +74,9 @@ pub fn key_type_of(algorithm: Algorithm) -> Option<CK_KEY_TYPE> {
     match op_of(algorithm)? {
         Op::Digest => None,
         Op::Hmac => Some(CKK_GENERIC_SECRET),
+        // SM4-XTS takes a 32-byte CKK_REGULA_SM4 key (key1 ‖ key2).
         _ if algorithm.name().starts_with("sm4") => Some(CKK_REGULA_SM4),
+        Op::Xts => Some(CKK_AES_XTS),
         _ => Some(CKK_AES),
     }
 }
@@ -114,6 +122,8 @@ fn generation_mechanisms(entry: &registry::Entry) -> Vec<CK_MECHANISM_TYPE> {
 pub fn generated_key_type(mechanism: CK_MECHANISM_TYPE) -> Option<CK_KEY_TYPE> {
     if mechanism == CKM_AES_KEY_GEN {
         Some(CKK_AES)
+    } else if mechanism == CKM_AES_XTS_KEY_GEN {
+        Some(CKK_AES_XTS)
     } else if mechanism == CK_MECHANISM_TYPE::from(registry::pkcs11::CKM_REGULA_SM4_KEY_GEN.value) {
         Some(CKK_REGULA_SM4)
     } else if mechanism == CKM_GENERIC_SECRET_KEY_GEN {
@@ -286,6 +296,11 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
             for generator in pkcs11 {
                 add(generator, bits, CKF_GENERATE_KEY_PAIR | flags);
             }
+            continue;
+        }
+        if let Some((mechanism, flags)) = crate::kdf::listed(entry) {
+            // Key derivation: sizes are the base key's (or PBKDF2's derived key's) bytes.
+            add(mechanism, (1, GENERIC_SECRET_MAX as CK_ULONG), flags);
             continue;
         }
         let sizes = key_sizes(entry);

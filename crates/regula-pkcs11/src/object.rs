@@ -171,8 +171,11 @@ pub fn parse_bool(value: &[u8]) -> Result<bool, CK_RV> {
 fn length_allowed(key_type: CK_KEY_TYPE, len: usize) -> bool {
     match key_type {
         CKK_AES => matches!(len, 16 | 24 | 32),
-        CKK_REGULA_SM4 => len == 16,
-        CKK_GENERIC_SECRET => (1..=GENERIC_SECRET_MAX).contains(&len),
+        // XTS keys are two keys: AES-128 or AES-256 (key1 ‖ key2).
+        CKK_AES_XTS => matches!(len, 32 | 64),
+        // SM4, or SM4-XTS's two keys.
+        CKK_REGULA_SM4 => matches!(len, 16 | 32),
+        CKK_GENERIC_SECRET | CKK_HKDF => (1..=GENERIC_SECRET_MAX).contains(&len),
         _ => false,
     }
 }

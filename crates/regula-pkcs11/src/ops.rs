@@ -1,6 +1,6 @@
 //! Operations in progress on a session, run through the module's public services only: digests,
-//! MACs, ECDSA and Ed25519 (`C_Sign`/`C_Verify`), block-cipher modes and GCM
-//! (`C_Encrypt`/`C_Decrypt`).
+//! MACs, ECDSA and Ed25519 (`C_Sign`/`C_Verify`), block-cipher modes (XTS among them), GCM and
+//! CCM (`C_Encrypt`/`C_Decrypt`).
 
 use cryptoki_sys::*;
 use regula::policy::Usage;
@@ -299,6 +299,8 @@ pub enum Params {
         iv_out: *mut u8,
         iv_bits_out: *mut CK_ULONG,
     },
+    /// CCM: `CK_CCM_PARAMS`, read.
+    Ccm(crate::ccm::CcmParams),
 }
 
 pub enum CryptOp {
@@ -306,6 +308,7 @@ pub enum CryptOp {
     Gcm(GcmOp),
     /// SM2 encryption (GB/T 32918.4), single-part in effect: parts are gathered.
     Sm2(crate::sm2::Sm2CryptOp),
+    Ccm(crate::ccm::CcmOp),
 }
 
 pub struct StreamOp {
@@ -343,9 +346,19 @@ impl CryptOp {
             let key = bind_gcm(module, algorithm, key)?;
             return GcmOp::new(module, algorithm, key, params, decrypts).map(CryptOp::Gcm);
         }
+        if op == Op::Ccm {
+            let Params::Ccm(params) = params else {
+                return Err(CKR_MECHANISM_PARAM_INVALID);
+            };
+            return crate::ccm::CcmOp::new(module, algorithm, key, params, decrypts)
+                .map(CryptOp::Ccm);
+        }
         let (iv, ctr_left) = match (op, params) {
             (Op::Ecb, Params::None) => (Vec::new(), None),
-            (Op::Cbc { .. } | Op::Feedback, Params::Iv(iv)) if iv.len() == BLOCK => (iv, None),
+            // XTS: the parameter is the 16-byte tweak (the data unit's number).
+            (Op::Cbc { .. } | Op::Feedback | Op::Xts, Params::Iv(iv)) if iv.len() == BLOCK => {
+                (iv, None)
+            }
             (
                 Op::Ctr,
                 Params::Ctr {
@@ -386,6 +399,7 @@ impl CryptOp {
             CryptOp::Stream(op) => op.decrypts,
             CryptOp::Gcm(op) => op.decrypts,
             CryptOp::Sm2(op) => op.decrypts(),
+            CryptOp::Ccm(op) => op.decrypts(),
         }
     }
 
@@ -409,6 +423,7 @@ impl CryptOp {
             }
             CryptOp::Gcm(op) => op.output_len(input_len),
             CryptOp::Sm2(op) => op.len_bound(input_len),
+            CryptOp::Ccm(op) => op.output_len(input_len),
         }
     }
 
@@ -420,7 +435,7 @@ impl CryptOp {
             CryptOp::Stream(op) => {
                 !(op.pads || (op.decrypts && !op.whole_blocks && op.stream.block_size() > 1))
             }
-            CryptOp::Gcm(_) => true,
+            CryptOp::Gcm(_) | CryptOp::Ccm(_) => true,
             CryptOp::Sm2(op) => op.bound_is_exact(),
         }
     }
@@ -448,6 +463,10 @@ impl CryptOp {
                 op.update(input);
                 op.finish()
             }
+            CryptOp::Ccm(op) => {
+                op.update(input)?;
+                op.finish()
+            }
         }
     }
 
@@ -467,7 +486,7 @@ impl CryptOp {
     pub fn update_len(&self, input_len: usize) -> usize {
         match self {
             CryptOp::Stream(op) => op.stream.update_len(input_len),
-            CryptOp::Gcm(_) | CryptOp::Sm2(_) => 0,
+            CryptOp::Gcm(_) | CryptOp::Sm2(_) | CryptOp::Ccm(_) => 0,
         }
     }
 
@@ -483,6 +502,10 @@ impl CryptOp {
                 op.update(input);
                 Ok(0)
             }
+            CryptOp::Ccm(op) => {
+                op.update(input)?;
+                Ok(0)
+            }
         }
     }
 
@@ -492,6 +515,7 @@ impl CryptOp {
             CryptOp::Stream(op) => Ok(op.stream.finish_len()),
             CryptOp::Gcm(op) => op.output_len(0),
             CryptOp::Sm2(op) => op.len_bound(0),
+            CryptOp::Ccm(op) => op.output_len(0),
         }
     }
 
@@ -509,6 +533,7 @@ impl CryptOp {
             }
             CryptOp::Gcm(op) => op.finish(),
             CryptOp::Sm2(op) => op.finish(),
+            CryptOp::Ccm(op) => op.finish(),
         }
     }
 
@@ -522,7 +547,7 @@ impl CryptOp {
                 decrypts: op.decrypts,
                 ctr_left: op.ctr_left,
             })),
-            CryptOp::Gcm(_) => None,
+            CryptOp::Gcm(_) | CryptOp::Ccm(_) => None,
             CryptOp::Sm2(op) => Some(CryptOp::Sm2(op.clone())),
         }
     }
