@@ -182,6 +182,7 @@ pub enum SignOp {
     Mac(MacOp),
     Ecdsa(EcdsaOp),
     MlDsa(crate::mldsa::MlDsaOp),
+    Rsa(crate::rsa::RsaOp),
 }
 
 impl SignOp {
@@ -191,6 +192,7 @@ impl SignOp {
             SignOp::Mac(op) => op.output_len,
             SignOp::Ecdsa(op) => 2 * op.curve.width(),
             SignOp::MlDsa(op) => op.output_len(),
+            SignOp::Rsa(op) => op.output_len(),
         }
     }
 
@@ -199,6 +201,7 @@ impl SignOp {
             SignOp::Mac(op) => op.update(data),
             SignOp::Ecdsa(op) => op.data.extend_from_slice(data),
             SignOp::MlDsa(op) => op.data.extend_from_slice(data),
+            SignOp::Rsa(op) => op.data.extend_from_slice(data),
         }
     }
 
@@ -206,6 +209,7 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.sign(),
             SignOp::MlDsa(op) => op.sign(),
+            SignOp::Rsa(op) => op.sign(),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Private(key) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
@@ -237,6 +241,7 @@ impl SignOp {
         match self {
             SignOp::Mac(op) => op.verify(signature),
             SignOp::MlDsa(op) => op.verify(signature),
+            SignOp::Rsa(op) => op.verify(signature),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Public(spki) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
