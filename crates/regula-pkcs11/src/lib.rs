@@ -28,6 +28,7 @@ mod mldsa;
 mod mlkem;
 mod object;
 mod ops;
+mod rsa;
 mod sm2;
 mod spki;
 mod state;
@@ -1101,6 +1102,12 @@ pub unsafe extern "C" fn C_CreateObject(
                     CKO_PRIVATE_KEY if mldsa::is_ml_dsa_template(&template) => {
                         return Err(CKR_TEMPLATE_INCONSISTENT);
                     }
+                    class @ (CKO_PUBLIC_KEY | CKO_PRIVATE_KEY)
+                        if rsa::is_rsa_template(&template) =>
+                    {
+                        *object = rsa::create_key(library, session, &template, class)?;
+                        return Ok(());
+                    }
                     CKO_PUBLIC_KEY => {
                         *object = create_public_key(library, session, &template)?;
                         return Ok(());
@@ -1240,6 +1247,14 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                     &public_template,
                     &private_template,
                 )?;
+                *public_key = public;
+                *private_key = private;
+                library.session(session)?.validation = validation(approved);
+                return Ok(());
+            }
+            if mechanism.mechanism == CKM_RSA_PKCS_KEY_PAIR_GEN {
+                let (public, private, approved) =
+                    rsa::generate_key_pair(library, session, &public_template, &private_template)?;
                 *public_key = public;
                 *private_key = private;
                 library.session(session)?.validation = validation(approved);
@@ -2150,8 +2165,13 @@ unsafe fn mac_init(
         let usage = if signs { CKA_SIGN } else { CKA_VERIFY };
         let found = visible(library, session, key).map_err(|_| CKR_KEY_HANDLE_INVALID)?;
         let (class, ml_dsa) = (found.class, found.ml_dsa.is_some());
-        if ml_dsa {
-            let op = mldsa::sign_init(library, session, mechanism, key, signs)?;
+        let rsa = class != CKO_SECRET_KEY && found.key_type == CKK_RSA;
+        if ml_dsa || rsa {
+            let op = if rsa {
+                rsa::sign_init(library, session, mechanism, key, signs)?
+            } else {
+                mldsa::sign_init(library, session, mechanism, key, signs)?
+            };
             let session = library.session(session)?;
             session.validation = 0;
             if signs {

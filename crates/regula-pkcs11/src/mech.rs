@@ -279,6 +279,14 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
             add(CKM_ML_KEM_KEY_PAIR_GEN, sets, CKF_GENERATE_KEY_PAIR);
             continue;
         }
+        if let Some(rsa) = crate::rsa::mechanisms_of(policy, entry) {
+            // RSA PKCS#1 v1.5 and PSS with the row's hash, and the key-pair generator; sizes
+            // in bits.
+            for (mechanism, sizes, flags) in rsa {
+                add(mechanism, sizes, flags);
+            }
+            continue;
+        }
         if let Some(curve) = Curve::of_ecdsa(entry.algorithm) {
             // ECDSA with the row's hash (or EdDSA), and the key-pair generator; sizes in bits.
             let bits = (curve.bits() as CK_ULONG, curve.bits() as CK_ULONG);

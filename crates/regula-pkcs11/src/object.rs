@@ -348,6 +348,12 @@ impl Object {
             CKA_ALWAYS_SENSITIVE | CKA_NEVER_EXTRACTABLE if self.class == CKO_PUBLIC_KEY => {
                 Read::Invalid
             }
+            kind if self.key_type == CKK_RSA
+                && self.class != CKO_SECRET_KEY
+                && crate::rsa::is_rsa_attribute(kind) =>
+            {
+                crate::rsa::read(self.class, &self.point, kind)
+            }
             CKA_PARAMETER_SET | CKA_VALUE if self.ml_dsa.is_some() => self.read_ml_dsa(kind),
             CKA_PARAMETER_SET | CKA_VALUE if self.ml_kem.is_some() => self.read_ml_kem(kind),
             CKA_EC_PARAMS | CKA_EC_POINT | CKA_VALUE_LEN | CKA_VALUE
@@ -641,6 +647,43 @@ impl Object {
         Ok(object)
     }
 
+    /// An RSA key: `public_key_info` its DER SubjectPublicKeyInfo (kept where an EC key keeps
+    /// its point), `value` the private key (PKCS#8) of a `CKO_PRIVATE_KEY`, the
+    /// SubjectPublicKeyInfo of a `CKO_PUBLIC_KEY`; `generated`: one half of a pair the token
+    /// made.
+    #[allow(clippy::too_many_arguments)]
+    pub fn rsa_key(
+        slot: usize,
+        session: CK_SESSION_HANDLE,
+        class: CK_OBJECT_CLASS,
+        pair: &PairTemplate,
+        public_key_info: Vec<u8>,
+        value: Zeroizing<Vec<u8>>,
+        template: &[TemplateAttribute],
+        generated: bool,
+    ) -> Result<Object, CK_RV> {
+        // The EC constructor's attribute handling, then the RSA key's own type.
+        let mut object = Object::ec_key(
+            slot,
+            session,
+            class,
+            pair,
+            Curve::P256,
+            public_key_info,
+            value,
+            template,
+            generated,
+        )?;
+        object.curve = None;
+        object.key_type = CKK_RSA;
+        object.key_gen_mechanism = if generated {
+            CKM_RSA_PKCS_KEY_PAIR_GEN
+        } else {
+            UNAVAILABLE
+        };
+        Ok(object)
+    }
+
     /// An ML-KEM key's parameter set, and a public key's value (FIPS 203's encapsulation key);
     /// a private key's value is never given out.
     fn read_ml_kem(&self, kind: CK_ATTRIBUTE_TYPE) -> Read {
@@ -792,6 +835,9 @@ impl Object {
             );
             put(&mut record, CKA_PUBLIC_KEY_INFO, &set.spki(&self.point));
         }
+        if self.key_type == CKK_RSA && self.class != CKO_SECRET_KEY {
+            put(&mut record, CKA_PUBLIC_KEY_INFO, &self.point);
+        }
         put(&mut record, CKA_PRIVATE, &[u8::from(self.private)]);
         put(&mut record, CKA_LABEL, &self.label);
         put(&mut record, CKA_ID, &self.id);
@@ -881,6 +927,8 @@ impl Object {
                     object.ml_dsa =
                         Some(MlDsaSet::of_parameter_set(number(value)?).ok_or(CKR_DEVICE_ERROR)?)
                 }
+                // An RSA key's public key (recorded after its key type).
+                CKA_PUBLIC_KEY_INFO if object.key_type == CKK_RSA => object.point = value.to_vec(),
                 CKA_PUBLIC_KEY_INFO => {
                     object.point = match (object.ml_dsa, object.ml_kem) {
                         (Some(set), None) => set.public_of_spki(value),
@@ -910,6 +958,9 @@ impl Object {
                 object.ml_dsa.is_none()
                     && object.ml_kem.is_none()
                     && length_allowed(object.key_type, object.value_len)
+            }
+            (_, None) if object.key_type == CKK_RSA => {
+                object.value_len > 0 && crate::rsa::is_rsa_spki(&object.point)
             }
             (_, None) => match (object.ml_dsa, object.ml_kem) {
                 (Some(set), None) => {

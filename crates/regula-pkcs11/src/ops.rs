@@ -191,6 +191,7 @@ pub enum SignOp {
     Ecdsa(EcdsaOp),
     MlDsa(crate::mldsa::MlDsaOp),
     Sm2(crate::sm2::Sm2SignOp),
+    Rsa(crate::rsa::RsaOp),
 }
 
 impl SignOp {
@@ -201,6 +202,7 @@ impl SignOp {
             SignOp::Ecdsa(op) => 2 * op.curve.width(),
             SignOp::MlDsa(op) => op.output_len(),
             SignOp::Sm2(op) => op.output_len(),
+            SignOp::Rsa(op) => op.output_len(),
         }
     }
 
@@ -210,6 +212,7 @@ impl SignOp {
             SignOp::Ecdsa(op) => op.data.extend_from_slice(data),
             SignOp::MlDsa(op) => op.data.extend_from_slice(data),
             SignOp::Sm2(op) => op.data.extend_from_slice(data),
+            SignOp::Rsa(op) => op.data.extend_from_slice(data),
         }
     }
 
@@ -218,6 +221,7 @@ impl SignOp {
             SignOp::Mac(op) => op.sign(),
             SignOp::MlDsa(op) => op.sign(),
             SignOp::Sm2(op) => op.sign(),
+            SignOp::Rsa(op) => op.sign(),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Private(key) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
@@ -250,6 +254,7 @@ impl SignOp {
             SignOp::Mac(op) => op.verify(signature),
             SignOp::MlDsa(op) => op.verify(signature),
             SignOp::Sm2(op) => op.verify(signature),
+            SignOp::Rsa(op) => op.verify(signature),
             SignOp::Ecdsa(op) => {
                 let EcdsaKey::Public(spki) = &op.key else {
                     return Err(CKR_OPERATION_NOT_INITIALIZED);
