@@ -479,6 +479,10 @@ pub fn create_key(
         let mut parts: [&[u8]; 8] = [&[]; 8];
         for (part, given) in parts.iter_mut().zip(&split.parts) {
             *part = given.as_deref().ok_or(CKR_TEMPLATE_INCOMPLETE)?;
+            // No component of a key is longer than its modulus.
+            if strip_zeros(part).len() > strip_zeros(modulus).len() {
+                return Err(CKR_ATTRIBUTE_VALUE_INVALID);
+            }
         }
         let pkcs8 = pkcs8_of_parts(&parts);
         check_private_key(&slot.module, &pkcs8, &public_key_info)?;

@@ -481,6 +481,10 @@ fn a_private_key_from_openssl_components_signs() {
         let mut bad = template.clone();
         bad[5] = bytes(CKA_PRIVATE_EXPONENT, &wrong);
         assert_eq!(create(&mut bad).0, CKR_ATTRIBUTE_VALUE_INVALID);
+        let long = vec![0x5a; 300];
+        let mut bad = template.clone();
+        bad[5] = bytes(CKA_PRIVATE_EXPONENT, &long);
+        assert_eq!(create(&mut bad).0, CKR_ATTRIBUTE_VALUE_INVALID);
         // All eight components, or none.
         assert_eq!(create(&mut template[..10]).0, CKR_TEMPLATE_INCOMPLETE);
     });
