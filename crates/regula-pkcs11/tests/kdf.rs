@@ -714,7 +714,7 @@ const RFC7914_PBKDF2: [Pbkdf2Example; 2] = [
 ];
 
 #[test]
-fn pbkdf2_gives_rfc_7914s_answers_flagged_where_fips_would_refuse_them() {
+fn pbkdf2_gives_rfc_7914s_answers_on_default_and_fips_refuses_their_inputs() {
     with_token(|_| {
         let default = open(DEFAULT);
         let fips = open(FIPS);
