@@ -19,40 +19,22 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF, HKDFExpand
-from cryptography.hazmat.primitives.kdf.kbkdf import CounterLocation, KBKDFHMAC, Mode
+from cryptography.hazmat.primitives.kdf.kbkdf import KBKDFHMAC, CounterLocation, Mode
 from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
-from pkcs11 import Attribute, KeyType, Mechanism, ObjectClass
+from pkcs11 import Attribute, KeyType, Mechanism
 
-MODULE = os.environ["REGULA_PKCS11_MODULE"]
-PIN = os.environ["REGULA_PKCS11_PIN"]
-LIB = pkcs11.lib(MODULE)
-# The same shared object, already initialized by python-pkcs11.
-NATIVE = ctypes.CDLL(MODULE)
-CKS_LAST_VALIDATION_OK = 1
-VALIDATION_FLAG_POLICY = 0x1
-
-
-def member(enum, name, value):
-    """python-pkcs11's enum member for a PKCS#11 3.0 value it does not name (or a vendor's)."""
-    if value in enum._value2member_map_:
-        return enum._value2member_map_[value]
-    new = int.__new__(enum, value)
-    new._name_ = name
-    new._value_ = value
-    enum._value2member_map_[value] = new
-    return new
-
+from token_session import approved, secret, vendor
 
 # PKCS#11 3.0 values (pkcs11t.h) python-pkcs11 0.10 lacks, and regula-pkcs11.h's SM4 ones.
-CKK_AES_XTS = member(KeyType, "AES_XTS", 0x35)
-CKK_HKDF = member(KeyType, "HKDF", 0x42)
-CKM_AES_XTS = member(Mechanism, "AES_XTS", 0x1071)
-CKM_AES_XTS_KEY_GEN = member(Mechanism, "AES_XTS_KEY_GEN", 0x1072)
-CKM_HKDF_DERIVE = member(Mechanism, "HKDF_DERIVE", 0x402A)
-CKM_SP800_108_COUNTER_KDF = member(Mechanism, "SP800_108_COUNTER_KDF", 0x3AC)
-CKK_REGULA_SM4 = member(KeyType, "REGULA_SM4", 0x80524701)
-CKM_REGULA_SM4_CCM = member(Mechanism, "REGULA_SM4_CCM", 0x8052470A)
-CKM_REGULA_SM4_XTS = member(Mechanism, "REGULA_SM4_XTS", 0x8052470B)
+CKK_AES_XTS = vendor(KeyType, "AES_XTS", 0x35)
+CKK_HKDF = vendor(KeyType, "HKDF", 0x42)
+CKM_AES_XTS = vendor(Mechanism, "AES_XTS", 0x1071)
+CKM_AES_XTS_KEY_GEN = vendor(Mechanism, "AES_XTS_KEY_GEN", 0x1072)
+CKM_HKDF_DERIVE = vendor(Mechanism, "HKDF_DERIVE", 0x402A)
+CKM_SP800_108_COUNTER_KDF = vendor(Mechanism, "SP800_108_COUNTER_KDF", 0x3AC)
+CKK_REGULA_SM4 = vendor(KeyType, "REGULA_SM4", 0x80524701)
+CKM_REGULA_SM4_CCM = vendor(Mechanism, "REGULA_SM4_CCM", 0x8052470A)
+CKM_REGULA_SM4_XTS = vendor(Mechanism, "REGULA_SM4_XTS", 0x8052470B)
 
 CKF_HKDF_SALT_NULL, CKF_HKDF_SALT_DATA = 1, 2
 CKZ_SALT_SPECIFIED = 1
@@ -65,56 +47,6 @@ HASHES = [
     (Mechanism.SHA384, Mechanism.SHA384_HMAC, hashes.SHA384, "sha384"),
     (Mechanism.SHA512, Mechanism.SHA512_HMAC, hashes.SHA512, "sha512"),
 ]
-
-
-def open_session(label):
-    return LIB.get_token(token_label=label).open(user_pin=PIN, rw=True)
-
-
-@pytest.fixture(scope="module")
-def fips():
-    with open_session("regula-fips") as session:
-        yield session
-
-
-@pytest.fixture(scope="module")
-def default():
-    with open_session("regula-default") as session:
-        yield session
-
-
-@pytest.fixture(scope="module")
-def gm():
-    with open_session("regula-gm") as session:
-        yield session
-
-
-def approved(session):
-    """The session's last operation, as the service indicator saw it."""
-    flags = ctypes.c_ulong(0xFF)
-    rv = NATIVE.C_GetSessionValidationFlags(
-        ctypes.c_ulong(session.handle),
-        ctypes.c_ulong(CKS_LAST_VALIDATION_OK),
-        ctypes.byref(flags),
-    )
-    assert rv == 0, f"C_GetSessionValidationFlags returned {rv:#x}"
-    assert flags.value in (0, VALIDATION_FLAG_POLICY)
-    return flags.value == VALIDATION_FLAG_POLICY
-
-
-def secret(session, key_type, value, extra=None):
-    """A session secret key with a known value, usable for every operation here."""
-    template = {
-        Attribute.CLASS: ObjectClass.SECRET_KEY,
-        Attribute.KEY_TYPE: key_type,
-        Attribute.VALUE: value,
-        Attribute.TOKEN: False,
-        Attribute.ENCRYPT: True,
-        Attribute.DECRYPT: True,
-        Attribute.DERIVE: True,
-    }
-    template.update(extra or {})
-    return session.create_object(template)
 
 
 READABLE = {Attribute.SENSITIVE: False, Attribute.EXTRACTABLE: True}

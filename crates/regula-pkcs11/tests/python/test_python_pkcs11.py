@@ -36,7 +36,7 @@ from pkcs11 import Attribute, KeyType, Mechanism, ObjectClass
 from pkcs11.mechanisms import GCMParams
 from pkcs11.util.ec import encode_named_curve_parameters
 
-from token_session import approved, vendor
+from token_session import approved, secret, vendor
 
 # crates/regula-pkcs11/include/regula-pkcs11.h
 CKK_REGULA_SM4 = vendor(KeyType, "REGULA_SM4", 0x80524701)
@@ -54,22 +54,6 @@ CKM_REGULA_SM4_CMAC = vendor(Mechanism, "REGULA_SM4_CMAC", 0x8052470E)
 # 213 bytes: not a whole number of blocks.
 MESSAGE = b"libregula-pkcs11 through python-pkcs11, " * 5 + b"odd tail!!!!!"
 assert len(MESSAGE) % 16 != 0
-
-
-def secret(session, key_type, value, extra=None):
-    """A session secret key with a known value (so that the peer can use it too)."""
-    template = {
-        Attribute.CLASS: ObjectClass.SECRET_KEY,
-        Attribute.KEY_TYPE: key_type,
-        Attribute.VALUE: value,
-        Attribute.TOKEN: False,
-        Attribute.ENCRYPT: True,
-        Attribute.DECRYPT: True,
-        Attribute.SIGN: True,
-        Attribute.VERIFY: True,
-    }
-    template.update(extra or {})
-    return session.create_object(template)
 
 
 def encrypt(cipher, data):

@@ -9,10 +9,6 @@ Tampered signatures are refused; the service indicator is read as in test_python
 Run by scripts/test-pkcs11-interop (pytest collects every test file of this directory).
 """
 
-import ctypes
-import os
-
-import pkcs11
 import pytest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
@@ -20,12 +16,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from pkcs11 import MGF, Attribute, KeyType, Mechanism, ObjectClass
 from pkcs11.exceptions import MechanismParamInvalid
 
-MODULE = os.environ["REGULA_PKCS11_MODULE"]
-PIN = os.environ["REGULA_PKCS11_PIN"]
-LIB = pkcs11.lib(MODULE)
-NATIVE = ctypes.CDLL(MODULE)
-CKS_LAST_VALIDATION_OK = 1
-VALIDATION_FLAG_POLICY = 0x1
+from token_session import approved, open_session
 
 MESSAGE = b"libregula-pkcs11 signs this with RSA through python-pkcs11"
 
@@ -57,21 +48,8 @@ SCHEMES = [
 
 @pytest.fixture(scope="module", params=["regula-fips", "regula-default"])
 def session(request):
-    token = LIB.get_token(token_label=request.param)
-    with token.open(user_pin=PIN, rw=True) as session:
+    with open_session(request.param) as session:
         yield session
-
-
-def approved(session):
-    """The session's last operation, as the service indicator saw it."""
-    flags = ctypes.c_ulong(0xFF)
-    rv = NATIVE.C_GetSessionValidationFlags(
-        ctypes.c_ulong(session.handle),
-        ctypes.c_ulong(CKS_LAST_VALIDATION_OK),
-        ctypes.byref(flags),
-    )
-    assert rv == 0, f"C_GetSessionValidationFlags returned {rv:#x}"
-    return flags.value == VALIDATION_FLAG_POLICY
 
 
 def big(number):
@@ -97,9 +75,7 @@ def pair(session):
 
 
 @pytest.mark.parametrize("pkcs1, pss, params, salt, digest", SCHEMES)
-def test_the_token_signs_and_cryptography_verifies(
-    session, pair, pkcs1, pss, params, salt, digest
-):
+def test_the_token_signs_and_cryptography_verifies(session, pair, pkcs1, pss, params, salt, digest):
     public, private = pair
     peer = peer_public(public)
     signature = private.sign(MESSAGE, mechanism=pkcs1)
@@ -113,13 +89,9 @@ def test_the_token_signs_and_cryptography_verifies(
     peer.verify(signature, MESSAGE, pss_padding(digest, salt), digest)
     with pytest.raises(InvalidSignature):
         peer.verify(signature, MESSAGE, padding.PKCS1v15(), digest)
-    assert public.verify(
-        MESSAGE, signature, mechanism=pss, mechanism_param=(*params, salt)
-    )
+    assert public.verify(MESSAGE, signature, mechanism=pss, mechanism_param=(*params, salt))
     tampered = bytes([signature[0] ^ 1]) + signature[1:]
-    assert not public.verify(
-        MESSAGE, tampered, mechanism=pss, mechanism_param=(*params, salt)
-    )
+    assert not public.verify(MESSAGE, tampered, mechanism=pss, mechanism_param=(*params, salt))
 
 
 def test_a_pss_salt_other_than_the_hash_length_is_refused(session, pair):
@@ -158,14 +130,10 @@ def test_cryptography_signs_and_the_token_verifies(
     assert not public.verify(MESSAGE + b"!", signature, mechanism=pkcs1)
 
     signature = peer_key.sign(MESSAGE, pss_padding(digest, salt), digest)
-    assert public.verify(
-        MESSAGE, signature, mechanism=pss, mechanism_param=(*params, salt)
-    )
+    assert public.verify(MESSAGE, signature, mechanism=pss, mechanism_param=(*params, salt))
     assert approved(session)
     tampered = signature[:-1] + bytes([signature[-1] ^ 1])
-    assert not public.verify(
-        MESSAGE, tampered, mechanism=pss, mechanism_param=(*params, salt)
-    )
+    assert not public.verify(MESSAGE, tampered, mechanism=pss, mechanism_param=(*params, salt))
 
 
 def test_a_private_key_from_cryptography_components_signs(session, peer_key):
@@ -190,6 +158,4 @@ def test_a_private_key_from_cryptography_components_signs(session, peer_key):
     signature = private.sign(MESSAGE, mechanism=Mechanism.SHA256_RSA_PKCS)
     # PKCS#1 v1.5 is deterministic: the peer's own signature with the same key.
     assert signature == peer_key.sign(MESSAGE, padding.PKCS1v15(), hashes.SHA256())
-    peer_key.public_key().verify(
-        signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256()
-    )
+    peer_key.public_key().verify(signature, MESSAGE, padding.PKCS1v15(), hashes.SHA256())

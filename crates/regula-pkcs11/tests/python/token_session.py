@@ -8,6 +8,7 @@ import ctypes
 import os
 
 import pkcs11
+from pkcs11 import Attribute, ObjectClass
 
 MODULE = os.environ["REGULA_PKCS11_MODULE"]
 PIN = os.environ["REGULA_PKCS11_PIN"]
@@ -45,3 +46,21 @@ def vendor(enum, name, value):
     member._value_ = value
     enum._value2member_map_[value] = member
     return member
+
+
+def secret(session, key_type, value, extra=None):
+    """A session secret key with a known value (so that the peer can use it too), permitted
+    every operation; `extra` overrides or adds attributes."""
+    template = {
+        Attribute.CLASS: ObjectClass.SECRET_KEY,
+        Attribute.KEY_TYPE: key_type,
+        Attribute.VALUE: value,
+        Attribute.TOKEN: False,
+        Attribute.ENCRYPT: True,
+        Attribute.DECRYPT: True,
+        Attribute.SIGN: True,
+        Attribute.VERIFY: True,
+        Attribute.DERIVE: True,
+    }
+    template.update(extra or {})
+    return session.create_object(template)
