@@ -73,45 +73,6 @@ fn secret(session: CK_SESSION_HANDLE, key_type: CK_KEY_TYPE, value: &[u8]) -> CK
     handle
 }
 
-/// Single-part encryption or decryption, the length asked first.
-fn crypt(
-    session: CK_SESSION_HANDLE,
-    mechanism: &mut CK_MECHANISM,
-    key: CK_OBJECT_HANDLE,
-    data: &[u8],
-    encrypt: bool,
-) -> Result<Vec<u8>, CK_RV> {
-    // SAFETY: live locals; the length protocol is followed.
-    unsafe {
-        let (init, single): (
-            unsafe extern "C" fn(_, _, _) -> _,
-            unsafe extern "C" fn(_, _, _, _, _) -> _,
-        ) = if encrypt {
-            (C_EncryptInit, C_Encrypt)
-        } else {
-            (C_DecryptInit, C_Decrypt)
-        };
-        let rv = init(session, mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let data_ptr = data.as_ptr().cast_mut();
-        let len = data.len() as CK_ULONG;
-        let mut out_len = 0;
-        let rv = single(session, data_ptr, len, null_mut(), &mut out_len);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut out = vec![0u8; out_len as usize];
-        let rv = single(session, data_ptr, len, out.as_mut_ptr(), &mut out_len);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        out.truncate(out_len as usize);
-        Ok(out)
-    }
-}
-
 /// Multi-part encryption: `data` in two updates, then the final part; everything given.
 fn encrypt_in_parts(
     session: CK_SESSION_HANDLE,

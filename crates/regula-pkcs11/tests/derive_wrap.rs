@@ -112,21 +112,7 @@ fn derive(
     if len != 0 {
         template.push(attribute(CKA_VALUE_LEN, &len));
     }
-    let mut key = 0;
-    // SAFETY: live locals.
-    let rv = unsafe {
-        C_DeriveKey(
-            session,
-            &mut mechanism,
-            base,
-            template.as_mut_ptr(),
-            template.len() as CK_ULONG,
-            &mut key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
+    let key = derive_key(session, &mut mechanism, base, &mut template)?;
     read(session, key, CKA_VALUE)
 }
 

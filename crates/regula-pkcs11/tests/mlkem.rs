@@ -78,24 +78,7 @@ fn ml_kem_pair_kept(
         attribute(CKA_TOKEN, &token),
     ];
     let mut mechanism = mechanism(CKM_ML_KEM_KEY_PAIR_GEN);
-    let (mut public_key, mut private_key) = (0, 0);
-    // SAFETY: templates and handles of live locals.
-    let rv = unsafe {
-        C_GenerateKeyPair(
-            session,
-            &mut mechanism,
-            public.as_mut_ptr(),
-            public.len() as CK_ULONG,
-            private.as_mut_ptr(),
-            private.len() as CK_ULONG,
-            &mut public_key,
-            &mut private_key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    Ok((public_key, private_key))
+    generate_key_pair(session, &mut mechanism, &mut public, &mut private)
 }
 
 /// The template of the shared secret's key: a generic secret, extractable so the test can

@@ -57,24 +57,7 @@ fn ml_dsa_key_pair(
         bytes(CKA_LABEL, b"ml-dsa key"),
     ];
     let mut mechanism = mechanism(CKM_ML_DSA_KEY_PAIR_GEN);
-    let (mut public_key, mut private_key) = (0, 0);
-    // SAFETY: templates and handles of live locals.
-    let rv = unsafe {
-        C_GenerateKeyPair(
-            session,
-            &mut mechanism,
-            public.as_mut_ptr(),
-            public.len() as CK_ULONG,
-            private.as_mut_ptr(),
-            private.len() as CK_ULONG,
-            &mut public_key,
-            &mut private_key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    Ok((public_key, private_key))
+    generate_key_pair(session, &mut mechanism, &mut public, &mut private)
 }
 
 /// `CKM_ML_DSA`, with a `CK_SIGN_ADDITIONAL_CONTEXT` when `context` is given.
@@ -93,36 +76,7 @@ fn sign(
         Some(params) => with_param(CKM_ML_DSA, params),
         None => mechanism(CKM_ML_DSA),
     };
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_SignInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut len = 0;
-        let data = message.as_ptr().cast_mut();
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            null_mut(),
-            &mut len,
-        );
-        assert_eq!(rv, CKR_OK);
-        let mut signature = vec![0u8; len as usize];
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            signature.as_mut_ptr(),
-            &mut len,
-        );
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        signature.truncate(len as usize);
-        Ok(signature)
-    }
+    sign_with(session, &mut mechanism, key, message)
 }
 
 fn verify(
@@ -138,20 +92,7 @@ fn verify(
         ulContextLen: context.len() as CK_ULONG,
     };
     let mut mechanism = with_param(CKM_ML_DSA, &mut params);
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_VerifyInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return rv;
-        }
-        C_Verify(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            signature.as_ptr().cast_mut(),
-            signature.len() as CK_ULONG,
-        )
-    }
+    verify_with(session, &mut mechanism, key, message, signature)
 }
 
 /// `C_CreateObject` of an ML-DSA public key from its encoded value.

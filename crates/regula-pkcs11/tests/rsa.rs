@@ -6,7 +6,6 @@
 mod common;
 
 use std::path::Path;
-use std::ptr::null_mut;
 
 use common::*;
 use cryptoki_sys::*;
@@ -57,24 +56,7 @@ fn rsa_key_pair(
         bytes(CKA_ID, &[7]),
     ];
     let mut mechanism = mechanism(CKM_RSA_PKCS_KEY_PAIR_GEN);
-    let (mut public_key, mut private_key) = (0, 0);
-    // SAFETY: templates and handles of live locals.
-    let rv = unsafe {
-        C_GenerateKeyPair(
-            session,
-            &mut mechanism,
-            public.as_mut_ptr(),
-            public.len() as CK_ULONG,
-            private.as_mut_ptr(),
-            private.len() as CK_ULONG,
-            &mut public_key,
-            &mut private_key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    Ok((public_key, private_key))
+    generate_key_pair(session, &mut mechanism, &mut public, &mut private)
 }
 
 fn sign(
@@ -83,35 +65,7 @@ fn sign(
     key: CK_OBJECT_HANDLE,
     message: &[u8],
 ) -> Result<Vec<u8>, CK_RV> {
-    // SAFETY: live locals, and the length protocol.
-    unsafe {
-        let rv = C_SignInit(session, mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut len = 0;
-        let rv = C_Sign(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            null_mut(),
-            &mut len,
-        );
-        assert_eq!(rv, CKR_OK);
-        let mut signature = vec![0u8; len as usize];
-        let rv = C_Sign(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            signature.as_mut_ptr(),
-            &mut len,
-        );
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        signature.truncate(len as usize);
-        Ok(signature)
-    }
+    sign_with(session, mechanism, key, message)
 }
 
 fn verify(
@@ -121,20 +75,7 @@ fn verify(
     message: &[u8],
     signature: &[u8],
 ) -> CK_RV {
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_VerifyInit(session, mechanism, key);
-        if rv != CKR_OK {
-            return rv;
-        }
-        C_Verify(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            signature.as_ptr().cast_mut(),
-            signature.len() as CK_ULONG,
-        )
-    }
+    verify_with(session, mechanism, key, message, signature)
 }
 
 fn pss(hash: CK_MECHANISM_TYPE, mgf: CK_ULONG, salt: CK_ULONG) -> CK_RSA_PKCS_PSS_PARAMS {

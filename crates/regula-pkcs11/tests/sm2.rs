@@ -175,37 +175,9 @@ fn sign(
     message: &[u8],
 ) -> Result<Vec<u8>, CK_RV> {
     let mut mechanism = sign_mechanism(id);
-    // SAFETY: live locals; the length protocol.
-    unsafe {
-        let rv = C_SignInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut len = 0;
-        let data = message.as_ptr().cast_mut();
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            null_mut(),
-            &mut len,
-        );
-        assert_eq!(rv, CKR_OK);
-        assert_eq!(len, 64, "r ‖ s");
-        let mut signature = vec![0u8; len as usize];
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            signature.as_mut_ptr(),
-            &mut len,
-        );
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        signature.truncate(len as usize);
-        Ok(signature)
-    }
+    let signature = sign_with(session, &mut mechanism, key, message)?;
+    assert_eq!(signature.len(), 64, "r ‖ s");
+    Ok(signature)
 }
 
 fn verify(
@@ -216,20 +188,7 @@ fn verify(
     signature: &[u8],
 ) -> CK_RV {
     let mut mechanism = sign_mechanism(id);
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_VerifyInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return rv;
-        }
-        C_Verify(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            signature.as_ptr().cast_mut(),
-            signature.len() as CK_ULONG,
-        )
-    }
+    verify_with(session, &mut mechanism, key, message, signature)
 }
 
 /// Single-part `C_Encrypt` (`encrypts`) or `C_Decrypt` with `CKM_REGULA_SM2_ENCRYPT`, a length
@@ -307,21 +266,7 @@ fn derive(
         attribute(CKA_SENSITIVE, &FALSE),
         attribute(CKA_EXTRACTABLE, &TRUE),
     ];
-    let mut key = 0;
-    // SAFETY: live locals.
-    let rv = unsafe {
-        C_DeriveKey(
-            session,
-            &mut mechanism,
-            base,
-            template.as_mut_ptr(),
-            template.len() as CK_ULONG,
-            &mut key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
+    let key = derive_key(session, &mut mechanism, base, &mut template)?;
     read(session, key, CKA_VALUE)
 }
 

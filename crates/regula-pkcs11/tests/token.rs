@@ -73,56 +73,6 @@ fn digest(session: CK_SESSION_HANDLE, kind: CK_MECHANISM_TYPE, data: &[u8]) -> V
     }
 }
 
-/// Single-part encryption or decryption with the length query first.
-fn crypt(
-    session: CK_SESSION_HANDLE,
-    mechanism: &mut CK_MECHANISM,
-    key: CK_OBJECT_HANDLE,
-    data: &[u8],
-    encrypt: bool,
-) -> Result<Vec<u8>, CK_RV> {
-    // SAFETY: live locals; the length protocol is followed.
-    unsafe {
-        let (init, single): (
-            unsafe extern "C" fn(_, _, _) -> _,
-            unsafe extern "C" fn(_, _, _, _, _) -> _,
-        ) = if encrypt {
-            (C_EncryptInit, C_Encrypt)
-        } else {
-            (C_DecryptInit, C_Decrypt)
-        };
-        let rv = init(session, mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let data_ptr = data.as_ptr().cast_mut();
-        let mut len = 0;
-        let rv = single(
-            session,
-            data_ptr,
-            data.len() as CK_ULONG,
-            null_mut(),
-            &mut len,
-        );
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut out = vec![0u8; len as usize];
-        let rv = single(
-            session,
-            data_ptr,
-            data.len() as CK_ULONG,
-            out.as_mut_ptr(),
-            &mut len,
-        );
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        out.truncate(len as usize);
-        Ok(out)
-    }
-}
-
 #[test]
 fn digests_give_the_standards_answers_and_the_indicator_follows_the_policy() {
     with_token(|_| {
@@ -1055,24 +1005,7 @@ fn ec_key_pair(
         bytes(CKA_ID, &[1]),
     ];
     let mut mechanism = mechanism(CKM_EC_KEY_PAIR_GEN);
-    let (mut public_key, mut private_key) = (0, 0);
-    // SAFETY: templates and handles of live locals.
-    let rv = unsafe {
-        C_GenerateKeyPair(
-            session,
-            &mut mechanism,
-            public.as_mut_ptr(),
-            public.len() as CK_ULONG,
-            private.as_mut_ptr(),
-            private.len() as CK_ULONG,
-            &mut public_key,
-            &mut private_key,
-        )
-    };
-    if rv != CKR_OK {
-        return Err(rv);
-    }
-    Ok((public_key, private_key))
+    generate_key_pair(session, &mut mechanism, &mut public, &mut private)
 }
 
 fn ecdsa_sign(
@@ -1082,34 +1015,7 @@ fn ecdsa_sign(
     message: &[u8],
 ) -> Result<Vec<u8>, CK_RV> {
     let mut mechanism = mechanism(kind);
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_SignInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return Err(rv);
-        }
-        let mut len = 0;
-        let data = message.as_ptr().cast_mut();
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            null_mut(),
-            &mut len,
-        );
-        assert_eq!(rv, CKR_OK);
-        let mut signature = vec![0u8; len as usize];
-        let rv = C_Sign(
-            session,
-            data,
-            message.len() as CK_ULONG,
-            signature.as_mut_ptr(),
-            &mut len,
-        );
-        assert_eq!(rv, CKR_OK);
-        signature.truncate(len as usize);
-        Ok(signature)
-    }
+    sign_with(session, &mut mechanism, key, message)
 }
 
 fn ecdsa_verify(
@@ -1120,20 +1026,7 @@ fn ecdsa_verify(
     signature: &[u8],
 ) -> CK_RV {
     let mut mechanism = mechanism(kind);
-    // SAFETY: live locals.
-    unsafe {
-        let rv = C_VerifyInit(session, &mut mechanism, key);
-        if rv != CKR_OK {
-            return rv;
-        }
-        C_Verify(
-            session,
-            message.as_ptr().cast_mut(),
-            message.len() as CK_ULONG,
-            signature.as_ptr().cast_mut(),
-            signature.len() as CK_ULONG,
-        )
-    }
+    verify_with(session, &mut mechanism, key, message, signature)
 }
 
 /// An ASN.1 INTEGER of an unsigned big-endian number (written here, apart from the token's

@@ -218,3 +218,152 @@ pub fn validation_flags(session: CK_SESSION_HANDLE) -> CK_FLAGS {
     assert_eq!(rv, CKR_OK);
     flags
 }
+
+/// Single-part `C_Encrypt` (`encrypt`) or `C_Decrypt` after its init, following the length
+/// protocol: the output, or the first error.
+pub fn crypt(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    data: &[u8],
+    encrypt: bool,
+) -> Result<Vec<u8>, CK_RV> {
+    type Init =
+        unsafe extern "C" fn(CK_SESSION_HANDLE, *mut CK_MECHANISM, CK_OBJECT_HANDLE) -> CK_RV;
+    type Single =
+        unsafe extern "C" fn(CK_SESSION_HANDLE, *mut u8, CK_ULONG, *mut u8, *mut CK_ULONG) -> CK_RV;
+    let (init, single): (Init, Single) = if encrypt {
+        (C_EncryptInit, C_Encrypt)
+    } else {
+        (C_DecryptInit, C_Decrypt)
+    };
+    // SAFETY: live locals; the length protocol is followed.
+    unsafe {
+        let rv = init(session, mechanism, key);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let data_ptr = data.as_ptr().cast_mut();
+        let len = data.len() as CK_ULONG;
+        let mut out_len = 0;
+        let rv = single(session, data_ptr, len, null_mut(), &mut out_len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut out = vec![0u8; out_len as usize];
+        let rv = single(session, data_ptr, len, out.as_mut_ptr(), &mut out_len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        out.truncate(out_len as usize);
+        Ok(out)
+    }
+}
+
+/// `C_SignInit` and single-part `C_Sign` with the length protocol: the signature, or the
+/// first error.
+pub fn sign_with(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    message: &[u8],
+) -> Result<Vec<u8>, CK_RV> {
+    // SAFETY: live locals; the length protocol is followed.
+    unsafe {
+        let rv = C_SignInit(session, mechanism, key);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let data = message.as_ptr().cast_mut();
+        let len = message.len() as CK_ULONG;
+        let mut out_len = 0;
+        let rv = C_Sign(session, data, len, null_mut(), &mut out_len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        let mut signature = vec![0u8; out_len as usize];
+        let rv = C_Sign(session, data, len, signature.as_mut_ptr(), &mut out_len);
+        if rv != CKR_OK {
+            return Err(rv);
+        }
+        signature.truncate(out_len as usize);
+        Ok(signature)
+    }
+}
+
+/// `C_VerifyInit` and single-part `C_Verify`: the first code that is not `CKR_OK`, or
+/// `CKR_OK`.
+pub fn verify_with(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    key: CK_OBJECT_HANDLE,
+    message: &[u8],
+    signature: &[u8],
+) -> CK_RV {
+    // SAFETY: live locals.
+    unsafe {
+        let rv = C_VerifyInit(session, mechanism, key);
+        if rv != CKR_OK {
+            return rv;
+        }
+        C_Verify(
+            session,
+            message.as_ptr().cast_mut(),
+            message.len() as CK_ULONG,
+            signature.as_ptr().cast_mut(),
+            signature.len() as CK_ULONG,
+        )
+    }
+}
+
+/// `C_GenerateKeyPair`: the public and the private key's handles.
+pub fn generate_key_pair(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    public: &mut [CK_ATTRIBUTE],
+    private: &mut [CK_ATTRIBUTE],
+) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    let (mut public_key, mut private_key) = (0, 0);
+    // SAFETY: templates and handles of live locals.
+    let rv = unsafe {
+        C_GenerateKeyPair(
+            session,
+            mechanism,
+            public.as_mut_ptr(),
+            public.len() as CK_ULONG,
+            private.as_mut_ptr(),
+            private.len() as CK_ULONG,
+            &mut public_key,
+            &mut private_key,
+        )
+    };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    Ok((public_key, private_key))
+}
+
+/// `C_DeriveKey`: the derived key's handle.
+pub fn derive_key(
+    session: CK_SESSION_HANDLE,
+    mechanism: &mut CK_MECHANISM,
+    base: CK_OBJECT_HANDLE,
+    template: &mut [CK_ATTRIBUTE],
+) -> Result<CK_OBJECT_HANDLE, CK_RV> {
+    let mut key = 0;
+    // SAFETY: live locals.
+    let rv = unsafe {
+        C_DeriveKey(
+            session,
+            mechanism,
+            base,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            &mut key,
+        )
+    };
+    if rv != CKR_OK {
+        return Err(rv);
+    }
+    Ok(key)
+}
