@@ -366,9 +366,27 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
         _ => *input.pick(listed),
     };
     let mut storage = Vec::new();
-    let param: Vec<u8> = match input.byte() % 12 {
+    let mut arm = input.byte() % 14;
+    // A structure with pointers goes only to a mechanism that reads that structure (or none):
+    // read as another of the same size, its numbers would be pointers no caller could give
+    // (a CK_GCM_PARAMS for CKM_AES_CCM has its IV length where the nonce pointer goes).
+    if let Some(expected) = pointer_structure_of(kind)
+        && POINTER_STRUCTURE_ARMS.contains(&arm)
+    {
+        arm = expected;
+    }
+    let param: Vec<u8> = match arm {
         0 => Vec::new(),
-        1 => input.bytes(80).to_vec(),
+        1 => {
+            // The fuzzer's bytes, never of a pointer-bearing structure's size (a multiple of 8
+            // from 24 bytes): read as one, they would hand the token pointers no caller could
+            // give it (the standard's contract is that parameters point at real memory).
+            let mut bytes = input.bytes(80).to_vec();
+            if bytes.len() >= 24 && bytes.len() % 8 == 0 {
+                bytes.pop();
+            }
+            bytes
+        }
         2 => {
             let (iv, iv_len) = buffer(input, &mut storage);
             let (aad, aad_len) = buffer(input, &mut storage);
@@ -467,6 +485,15 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
             })
         }
         10 => input.pick(BLOBS).to_vec(),
+        11 => sp800_108_params(input, &mut storage),
+        12 => {
+            let (context, context_len) = buffer(input, &mut storage);
+            structure(CK_SIGN_ADDITIONAL_CONTEXT {
+                hedgeVariant: number(input) % 4,
+                pContext: context,
+                ulContextLen: context_len,
+            })
+        }
         _ => {
             // NULL with a length.
             let mechanism = CK_MECHANISM {
@@ -502,6 +529,92 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
         _storage: storage,
         _param: param,
     }
+}
+
+/// The arms of [`mechanism`] that build a structure holding pointers.
+const POINTER_STRUCTURE_ARMS: [u8; 8] = [2, 4, 5, 6, 7, 9, 11, 12];
+
+/// The arm building the pointer-bearing structure `kind` reads, if it reads one.
+fn pointer_structure_of(kind: CK_MECHANISM_TYPE) -> Option<u8> {
+    // regula-pkcs11.h's SM4-GCM, SM4-CCM and SM2 ECDH.
+    const SM4_GCM: CK_MECHANISM_TYPE = 0x8052_4709;
+    const SM4_CCM: CK_MECHANISM_TYPE = 0x8052_470A;
+    const SM2_ECDH: CK_MECHANISM_TYPE = 0x8052_4714;
+    Some(match kind {
+        CKM_AES_GCM | SM4_GCM => 2,
+        CKM_AES_CCM | SM4_CCM => 4,
+        CKM_ECDH1_DERIVE | SM2_ECDH => 5,
+        CKM_HKDF_DERIVE => 6,
+        CKM_PKCS5_PBKD2 => 7,
+        CKM_RSA_PKCS_OAEP => 9,
+        CKM_SP800_108_COUNTER_KDF => 11,
+        CKM_ML_DSA => 12,
+        _ => return None,
+    })
+}
+
+/// A `CK_SP800_108_KDF_PARAMS` whose data parameters (up to four, or a NULL array with a
+/// count) point to counter and DKM-length formats, byte arrays or the fuzzer's bytes, each with
+/// a length that may disagree with what it points to; the nested memory is kept in `storage`.
+fn sp800_108_params(input: &mut Input<'_>, storage: &mut Vec<Vec<u8>>) -> Vec<u8> {
+    let count = usize::from(input.byte() % 5);
+    let mut data_params = Vec::with_capacity(count);
+    for _ in 0..count {
+        let (kind, value) = match input.byte() % 4 {
+            0 => (
+                CK_SP800_108_ITERATION_VARIABLE,
+                structure(CK_SP800_108_COUNTER_FORMAT {
+                    bLittleEndian: input.byte() % 2,
+                    ulWidthInBits: number(input),
+                }),
+            ),
+            1 => (
+                CK_SP800_108_DKM_LENGTH,
+                structure(CK_SP800_108_DKM_LENGTH_FORMAT {
+                    dkmLengthMethod: number(input) % 4,
+                    bLittleEndian: input.byte() % 2,
+                    ulWidthInBits: number(input),
+                }),
+            ),
+            2 => (CK_SP800_108_BYTE_ARRAY, input.bytes(40).to_vec()),
+            _ => (number(input), input.bytes(24).to_vec()),
+        };
+        let claimed = match input.byte() % 6 {
+            0 => value.len().saturating_sub(1),
+            1 => 0,
+            _ => value.len(),
+        };
+        let pointer = if value.is_empty() || input.byte() % 10 == 0 {
+            null_mut()
+        } else {
+            value.as_ptr().cast_mut().cast::<c_void>()
+        };
+        data_params.push(CK_PRF_DATA_PARAM {
+            type_: kind,
+            pValue: pointer,
+            ulValueLen: claimed as CK_ULONG,
+        });
+        storage.push(value);
+    }
+    let (array, declared) = if data_params.is_empty() && input.byte() % 2 == 0 {
+        (null_mut(), CK_ULONG::from(input.byte() % 3))
+    } else {
+        let bytes: Vec<u8> = data_params.iter().flat_map(|p| structure(*p)).collect();
+        let pointer = if bytes.is_empty() {
+            null_mut()
+        } else {
+            bytes.as_ptr().cast_mut().cast::<CK_PRF_DATA_PARAM>()
+        };
+        storage.push(bytes);
+        (pointer, data_params.len() as CK_ULONG)
+    };
+    structure(CK_SP800_108_KDF_PARAMS {
+        prfType: *input.pick(&[CKM_SHA256_HMAC, CKM_SHA384_HMAC, CKM_AES_CMAC, CKM_SHA_1]),
+        ulNumberOfDataParams: declared,
+        pDataParams: array,
+        ulAdditionalDerivedKeys: CK_ULONG::from(input.byte() % 2),
+        pAdditionalDerivedKeys: null_mut(),
+    })
 }
 
 /// An output buffer the caller says holds `len` bytes, followed by a guard zone that must stay
