@@ -894,6 +894,30 @@ fn visible(
         .ok_or(CKR_OBJECT_HANDLE_INVALID)
 }
 
+/// Keeps a generated key pair whole or not at all: (public handle, private handle). When the
+/// public half cannot be kept, the private half already kept is taken back, from the token's
+/// database too.
+fn keep_pair(
+    library: &mut Library,
+    rw: bool,
+    public: Object,
+    private: Object,
+) -> Result<(CK_OBJECT_HANDLE, CK_OBJECT_HANDLE), CK_RV> {
+    let slot = private.slot;
+    let private_handle = keep(library, rw, private)?;
+    match keep(library, rw, public) {
+        Ok(public_handle) => Ok((public_handle, private_handle)),
+        Err(rv) => {
+            if let Some(kept) = library.objects.remove(&private_handle)
+                && let Some(row) = kept.row
+            {
+                let _ = library.slots[slot].store.delete(row);
+            }
+            Err(rv)
+        }
+    }
+}
+
 /// Makes and keeps a secret key; its handle.
 #[allow(clippy::too_many_arguments)]
 fn keep_key(
@@ -1342,19 +1366,8 @@ pub unsafe extern "C" fn C_GenerateKeyPair(
                 &private_template,
                 true,
             )?;
-            let private_handle = keep(library, rw, private_object)?;
-            let public_handle = match keep(library, rw, public_object) {
-                Ok(handle) => handle,
-                Err(rv) => {
-                    // Neither half without the other.
-                    if let Some(kept) = library.objects.remove(&private_handle)
-                        && let Some(row) = kept.row
-                    {
-                        let _ = library.slots[slot_index].store.delete(row);
-                    }
-                    return Err(rv);
-                }
-            };
+            let (public_handle, private_handle) =
+                keep_pair(library, rw, public_object, private_object)?;
             *public_key = public_handle;
             *private_key = private_handle;
             library.session(session)?.validation = validation(approved);

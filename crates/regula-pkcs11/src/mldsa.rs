@@ -206,19 +206,9 @@ pub fn generate_key_pair(
         private_template,
         true,
     )?;
-    let private_handle = crate::keep(library, rw, private_object)?;
-    match crate::keep(library, rw, public_object) {
-        Ok(public_handle) => Ok((public_handle, private_handle, approved)),
-        Err(rv) => {
-            // Neither half without the other.
-            if let Some(kept) = library.objects.remove(&private_handle)
-                && let Some(row) = kept.row
-            {
-                let _ = library.slots[slot_index].store.delete(row);
-            }
-            Err(rv)
-        }
-    }
+    let (public_handle, private_handle) =
+        crate::keep_pair(library, rw, public_object, private_object)?;
+    Ok((public_handle, private_handle, approved))
 }
 
 /// `C_CreateObject` of an ML-DSA public key: `CKA_PARAMETER_SET` and `CKA_VALUE` the encoded
