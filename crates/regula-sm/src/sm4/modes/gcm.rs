@@ -171,19 +171,56 @@ impl Sm4Gcm {
         in_out: &mut [u8],
         tag: &mut [u8],
     ) -> Result<(), Error> {
+        self.seal(nonce, aad, None, in_out, tag)
+    }
+
+    /// Encrypts `plaintext` into `out` (of the same length) and writes a tag of `tag.len()`
+    /// bytes, reading the plaintext where it lies: each piece is copied into `out` just before
+    /// it is enciphered, while it is in the cache, instead of in one copy of the whole message
+    /// first. Nothing is written when an argument is rejected.
+    pub fn encrypt_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        plaintext: &[u8],
+        out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<(), Error> {
+        if out.len() != plaintext.len() {
+            return Err(Error::InvalidLength { len: out.len() });
+        }
+        self.seal(nonce, aad, Some(plaintext), out, tag)
+    }
+
+    /// Encrypts `out` in place, or `source` into `out` when given (the same length).
+    fn seal(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        source: Option<&[u8]>,
+        out: &mut [u8],
+        tag: &mut [u8],
+    ) -> Result<(), Error> {
         check_tag_len(tag.len())?;
-        check_lengths(nonce, aad, in_out.len())?;
+        check_lengths(nonce, aad, out.len())?;
 
         let j0 = self.pre_counter_block(nonce);
         let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
-        let text_len = in_out.len();
-        let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
+        let text_len = out.len();
+        let body_len = text_len - final_len(text_len);
+        let (body, last) = out.split_at_mut(body_len);
         let mut counter = Counter::after(&j0);
-        for chunk in body.chunks_mut(CHUNK) {
+        for (index, chunk) in body.chunks_mut(CHUNK).enumerate() {
+            if let Some(source) = source {
+                copy_in_pieces(chunk, &source[index * CHUNK..][..chunk.len()]);
+            }
             // `body` is whole blocks, and so is every chunk of it.
             counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
             ghash.update_padded(chunk);
+        }
+        if let Some(source) = source {
+            copy_in_pieces(last, &source[body_len..]);
         }
         let lengths = (aad.len(), text_len);
         let mut full = if last.len() <= SHORT_FINAL_BYTES {
@@ -230,48 +267,88 @@ impl Sm4Gcm {
         in_out: &mut [u8],
         tag: &[u8],
     ) -> Result<(), Error> {
+        self.open(nonce, aad, None, in_out, tag)
+    }
+
+    /// Checks `tag` and decrypts `ciphertext` into `out` (of the same length), reading the
+    /// ciphertext where it lies, as [`Sm4Gcm::encrypt_into`] reads the plaintext. On any error
+    /// `out` is left unchanged.
+    pub fn decrypt_into(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        ciphertext: &[u8],
+        tag: &[u8],
+        out: &mut [u8],
+    ) -> Result<(), Error> {
+        if out.len() != ciphertext.len() {
+            return Err(Error::InvalidLength { len: out.len() });
+        }
+        self.open(nonce, aad, Some(ciphertext), out, tag)
+    }
+
+    /// Checks `tag` over `source` (or over `out` when there is none), then decrypts `out` in
+    /// place, or `source` into `out`.
+    fn open(
+        &self,
+        nonce: &[u8],
+        aad: &[u8],
+        source: Option<&[u8]>,
+        out: &mut [u8],
+        tag: &[u8],
+    ) -> Result<(), Error> {
         check_tag_len(tag.len())?;
-        check_lengths(nonce, aad, in_out.len())?;
+        check_lengths(nonce, aad, out.len())?;
 
         let j0 = self.pre_counter_block(nonce);
         let mut ghash = self.ghash.start();
         ghash.update_padded(aad);
-        ghash.update_padded(in_out);
-        let text_len = in_out.len();
-        let (body, last) = in_out.split_at_mut(text_len - final_len(text_len));
+        ghash.update_padded(source.unwrap_or(out));
+        let text_len = out.len();
         // E_K(J0) comes with the keystream for the last blocks, made before the check (it is
         // keystream, not plaintext) and wiped when it goes out of scope.
         let lengths = (aad.len(), text_len);
-        if last.len() <= SHORT_FINAL_BYTES {
-            self.open_last::<SHORT_FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
+        if final_len(text_len) <= SHORT_FINAL_BYTES {
+            self.open_last::<SHORT_FINAL_BLOCKS>(source, out, &j0, &mut ghash, lengths, tag)
         } else {
-            self.open_last::<FINAL_BLOCKS>(body, last, &j0, &mut ghash, lengths, tag)
+            self.open_last::<FINAL_BLOCKS>(source, out, &j0, &mut ghash, lengths, tag)
         }
     }
 
-    /// The end of [`Sm4Gcm::decrypt`], with the keystream for `last` and E_K(J0) made in one
-    /// batch of at most `N` blocks.
+    /// The end of [`Sm4Gcm::open`], with the keystream for the last bytes and E_K(J0) made in
+    /// one batch of at most `N` blocks.
     #[inline(always)]
     fn open_last<const N: usize>(
         &self,
-        body: &mut [u8],
-        last: &mut [u8],
+        source: Option<&[u8]>,
+        out: &mut [u8],
         j0: &Block,
         ghash: &mut ghash::Hasher<'_>,
         (aad_len, text_len): (usize, usize),
         tag: &[u8],
     ) -> Result<(), Error> {
+        let body_len = text_len - final_len(text_len);
         let mut body_counter = Counter::after(j0);
-        let mut last_counter = body_counter.skipping(body.len() / BLOCK_SIZE);
+        let mut last_counter = body_counter.skipping(body_len / BLOCK_SIZE);
         let mut keystream = FinalKeystream::<N>::EMPTY;
-        keystream.fill(&self.cipher, &mut last_counter, last.len(), j0);
+        keystream.fill(&self.cipher, &mut last_counter, text_len - body_len, j0);
         let mut expected = finish(ghash, keystream.mask(), aad_len as u64, text_len as u64);
         let matches = constant_time_eq(&expected[..tag.len()], tag);
         expected.zeroize();
         if !matches {
             return Err(Error::AuthenticationFailed);
         }
-        body_counter.xor_keystream(&self.cipher, body.as_chunks_mut().0);
+        let (body, last) = out.split_at_mut(body_len);
+        match source {
+            None => body_counter.xor_keystream(&self.cipher, body.as_chunks_mut().0),
+            Some(source) => {
+                for (index, chunk) in body.chunks_mut(CHUNK).enumerate() {
+                    copy_in_pieces(chunk, &source[index * CHUNK..][..chunk.len()]);
+                    body_counter.xor_keystream(&self.cipher, chunk.as_chunks_mut().0);
+                }
+                copy_in_pieces(last, &source[body_len..]);
+            }
+        }
         keystream.apply(last);
         Ok(())
     }
@@ -429,6 +506,17 @@ impl Counter {
             self.low = self.low.wrapping_add(before_wrap as u32);
             blocks = later;
         }
+    }
+}
+
+/// Copies `source` into `destination` (the same length) in pieces of at most 1 KiB. One copy of
+/// a whole message is a `memcpy` large enough for glibc to use `rep movsb`, which on some CPUs
+/// (AMD Zen 3) runs at under 2 GB/s when the two buffers lie a few bytes apart modulo 4 KiB, as
+/// two neighbouring heap buffers often do; pieces this size take its vector loop.
+fn copy_in_pieces(destination: &mut [u8], source: &[u8]) {
+    const PIECE: usize = 1024;
+    for (to, from) in destination.chunks_mut(PIECE).zip(source.chunks(PIECE)) {
+        to.copy_from_slice(from);
     }
 }
 
