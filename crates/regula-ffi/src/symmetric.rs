@@ -557,6 +557,18 @@ unsafe fn seal_contiguous(
             .ok_or_else(|| Fail::invalid("impossible plaintext length"))?;
         let result = if out_cap < needed {
             Err(Fail::too_small("sealed message", needed, out_cap))
+        } else if let (NonceSource::Caller(nonce), false) =
+            (&nonce, overlap(plaintext, plaintext_len, out, needed))
+        {
+            // Apart: sealed where the plaintext lies, with no copy of the whole message first.
+            let plaintext = std::slice::from_raw_parts(plaintext, plaintext_len);
+            let sealed = std::slice::from_raw_parts_mut(out, needed);
+            let served = key
+                .key
+                .seal_with_nonce_into(nonce, aad, plaintext, sealed)?;
+            report(indicator, served.indicator(), key.policy);
+            *out_len = needed;
+            Ok(())
         } else {
             if plaintext_len > 0 && plaintext != out.cast_const() {
                 // memmove: the two buffers may overlap.
@@ -574,6 +586,12 @@ unsafe fn seal_contiguous(
         }
         result
     }
+}
+
+/// Whether `a_len` bytes at `a` and `b_len` bytes at `b` share a byte (empty ranges share none).
+fn overlap(a: *const u8, a_len: usize, b: *mut u8, b_len: usize) -> bool {
+    let (a, b) = (a as usize, b as usize);
+    a_len > 0 && b_len > 0 && a < b.saturating_add(b_len) && b < a.saturating_add(a_len)
 }
 
 /// Wipes a checked output buffer after a failure.
@@ -704,6 +722,14 @@ pub unsafe extern "C" fn regula_aead_open(
                 };
                 if out_cap < plaintext_len {
                     return Err(Fail::too_small("plaintext", plaintext_len, out_cap));
+                }
+                if !overlap(ciphertext, in_len, out, plaintext_len) {
+                    // Apart: opened where the ciphertext lies, with no copy of it first.
+                    let sealed = std::slice::from_raw_parts(ciphertext, in_len);
+                    let buffer = output(out, plaintext_len, "output buffer")?;
+                    let served = key.key.open_into(nonce, aad, sealed, buffer)?;
+                    report(indicator, served.indicator(), key.policy);
+                    return Ok(plaintext_len);
                 }
                 // The tag first: moving the ciphertext may overwrite it.
                 let mut tag_copy = [0u8; REGULA_AEAD_TAG_LEN];

@@ -351,6 +351,15 @@ static void test_aead(regula_module *def, regula_module *fips, regula_module *gm
     CHECK(back_len == 60);
     CHECK_MEM(buf, pt, 60);
 
+    /* Overlapping but not the same buffer: the input is moved first. */
+    unsigned char shifted[96];
+    memcpy(shifted + 8, pt, 60);
+    CHECK_OK(regula_aead_seal(k, iv, 12, aad, 20, shifted + 8, 60, shifted, 76, &out_len, NULL));
+    CHECK_MEM(shifted, ct, 60);
+    CHECK_MEM(shifted + 60, tag, 16);
+    CHECK_OK(regula_aead_open(k, iv, 12, aad, 20, shifted, 76, shifted + 4, 60, &back_len, NULL));
+    CHECK_MEM(shifted + 4, pt, 60);
+
     /* A bad tag (or AAD, or nonce): REGULA_ERR_CRYPTO, output wiped, length 0. */
     memcpy(buf, ct, 60);
     memcpy(buf + 60, tag, 16);
