@@ -2,6 +2,7 @@
 //! by what a slot's policy serves and what this token implements so far.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
 use cryptoki_sys::*;
 use regula::registry::{self, REGISTRY};
@@ -87,7 +88,6 @@ pub fn key_type_of(algorithm: Algorithm) -> Option<CK_KEY_TYPE> {
 fn operation_mechanisms(
     entry: &registry::Entry,
 ) -> impl Iterator<Item = (CK_MECHANISM_TYPE, Op)> + use<> {
-    // Called for every row at every operation's init: no allocation.
     let own = op_of(entry.algorithm)
         .zip(entry.pkcs11.first())
         .map(|(op, first)| (CK_MECHANISM_TYPE::from(first.value), op));
@@ -102,6 +102,22 @@ fn operation_mechanisms(
     });
     own.into_iter().chain(other_name)
 }
+
+/// Every operation mechanism with its row and operation, sorted by mechanism and, within one
+/// mechanism, in registry order: an operation's init looks up its few rows instead of walking
+/// the whole registry.
+static OPERATIONS: LazyLock<Vec<(CK_MECHANISM_TYPE, &'static registry::Entry, Op)>> =
+    LazyLock::new(|| {
+        let mut operations: Vec<_> = REGISTRY
+            .iter()
+            .flat_map(|entry| {
+                operation_mechanisms(entry).map(move |(mechanism, op)| (mechanism, entry, op))
+            })
+            .collect();
+        // Stable: the first row that fits a key wins, as in the registry.
+        operations.sort_by_key(|(mechanism, _, _)| *mechanism);
+        operations
+    });
 
 /// The key-generation mechanisms of a row: its own (AES, SM4), or, for HMAC, the generic
 /// secret generator.
@@ -330,11 +346,11 @@ pub fn resolve(
     key: Option<(CK_KEY_TYPE, usize)>,
 ) -> Result<(Algorithm, Op), CK_RV> {
     let mut found_mechanism = false;
-    for entry in REGISTRY.iter() {
-        let Some((_, op)) = operation_mechanisms(entry).find(|(value, _)| *value == mechanism)
-        else {
-            continue;
-        };
+    let first = OPERATIONS.partition_point(|(value, _, _)| *value < mechanism);
+    let rows = OPERATIONS[first..]
+        .iter()
+        .take_while(|(value, _, _)| *value == mechanism);
+    for &(_, entry, op) in rows {
         if !policy.serves(entry.algorithm) {
             continue;
         }
