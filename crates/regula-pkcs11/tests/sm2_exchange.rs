@@ -7,7 +7,9 @@
 //! values copied from `crates/regula-sm/tests/sm2.rs`: the key K and R_B from the independent
 //! pure-Python implementation gmalg 1.1.2 (PyPI); the confirmation hashes S_A and S_B
 //! (GB/T 32918.3 §6.1 A9, B8) computed in Python with gmalg 1.1.2's point arithmetic, Z and SM3
-//! (its KDF over the same shared point gives the published K).
+//! (its KDF over the same shared point gives the published K). And the standard's own worked
+//! example, GB/T 32918.5-2017 Annex B (default IDs, K, S_B, S_A as printed; the values copied
+//! from `crates/regula-vectors/tests/data/gmt/appendix_examples.txt`).
 
 use std::ptr::null_mut;
 
@@ -49,6 +51,40 @@ const EPHEMERAL_B: [u8; 65] = hex!(
 const KEY: [u8; 16] = hex!("f02f9068ad13e14f2b2602e0dfb2504f");
 const S_A: [u8; 32] = hex!("daefca6c32f53c48444d4ef35f98471e5d1cd1e3b5b8e3322dede310306689f6");
 const S_B: [u8; 32] = hex!("b93374ade30a74e12ddb40e4c03d0c6fcf61badbf2c2c5cc39a91201d9228e2e");
+
+// GB/T 32918.5-2017 Annex B: both IDs the default "1234567812345678".
+mod annex_b {
+    use hex_literal::hex;
+    pub const D_A: [u8; 32] =
+        hex!("81EB26E941BB5AF16DF116495F90695272AE2CD63D6C4AE1678418BE48230029");
+    pub const P_A: [u8; 65] = hex!(
+        "04160E12897DF4EDB61DD812FEB96748FBD3CCF4FFE26AA6F6DB9540AF49C94232"
+        "4A7DAD08BB9A459531694BEB20AA489D6649975E1BFCF8C4741B78B4B223007F"
+    );
+    pub const R_A: [u8; 32] =
+        hex!("D4DE15474DB74D06491C440D305E012400990F3E390C7E87153C12DB2EA60BB3");
+    pub const EPHEMERAL_A: [u8; 65] = hex!(
+        "0464CED1BDBC99D590049B434D0FD73428CF608A5DB8FE5CE07F15026940BAE40E"
+        "376629C7AB21E7DB260922499DDB118F07CE8EAAE3E7720AFEF6A5CC062070C0"
+    );
+    pub const D_B: [u8; 32] =
+        hex!("785129917D45A9EA5437A59356B82338EAADDA6CEB199088F14AE10DEFA229B5");
+    pub const P_B: [u8; 65] = hex!(
+        "046AE848C57C53C7B1B5FA99EB2286AF078BA64C64591B8B566F7357D576F16DFB"
+        "EE489D771621A27B36C5C7992062E9CD09A9264386F3FBEA54DFF69305621C4D"
+    );
+    pub const R_B: [u8; 32] =
+        hex!("7E07124814B309489125EAED101113164EBF0F3458C5BD88335C1F9D596243D6");
+    pub const EPHEMERAL_B: [u8; 65] = hex!(
+        "04ACC27688A6F7B706098BC91FF3AD1BFF7DC2802CDB14CCCCDB0A90471F9BD707"
+        "2FEDAC0494B2FFC4D6853876C79B8F301C6573AD0AA50F39FC87181E1A1B46FE"
+    );
+    pub const KEY: [u8; 16] = hex!("6C89347354DE2484C60B4AB1FDE4C6E5");
+    pub const S_B: [u8; 32] =
+        hex!("D3A0FE15DEE185CEAE907A6B595CC32A266ED7B3367E9983A896DC32FA20F8EB");
+    pub const S_A: [u8; 32] =
+        hex!("18C7894B3816DF16CF07B05C5EC0BEF5D655D58F779CC1B400A4F3884644DB88");
+}
 
 /// An SM2 private key from its scalar, permitted to derive.
 fn private_key(session: CK_SESSION_HANDLE, scalar: &[u8]) -> CK_OBJECT_HANDLE {
@@ -204,6 +240,44 @@ fn both_roles_derive_the_independent_key_and_confirmations() {
         };
         let (key, _, _) = exchange(session, a, &side, 8).unwrap();
         assert_eq!(key, KEY[..8]);
+    });
+}
+
+#[test]
+fn the_standards_worked_example_with_default_ids_gives_its_key_and_confirmations() {
+    use annex_b::*;
+    with_token(|_| {
+        let session = open(GM);
+        let (a, r_a) = (private_key(session, &D_A), private_key(session, &R_A));
+        let (b, r_b) = (private_key(session, &D_B), private_key(session, &R_B));
+        let default_id = Some(&b"1234567812345678"[..]);
+        for id in [None, default_id] {
+            let initiator = Side {
+                initiator: true,
+                own_id: id,
+                peer_id: id,
+                ephemeral: r_a,
+                peer_public: &P_B,
+                peer_ephemeral: &EPHEMERAL_B,
+            };
+            assert_eq!(
+                exchange(session, a, &initiator, 16),
+                Ok((KEY.to_vec(), S_A, S_B))
+            );
+            let responder = Side {
+                initiator: false,
+                own_id: id,
+                peer_id: id,
+                ephemeral: r_b,
+                peer_public: &P_A,
+                peer_ephemeral: &EPHEMERAL_A,
+            };
+            assert_eq!(
+                exchange(session, b, &responder, 16),
+                Ok((KEY.to_vec(), S_B, S_A))
+            );
+            assert_eq!(validation_flags(session), VALIDATION_FLAG_POLICY);
+        }
     });
 }
 

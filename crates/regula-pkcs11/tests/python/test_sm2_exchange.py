@@ -6,7 +6,8 @@ alive here, which is where the token writes the confirmations).
 
 Answers: GM/T 0003.5-2012 Annex B's inputs on the recommended curve with the key of the
 pure-Python gmalg 1.1.2 and the confirmations S_A, S_B computed with its arithmetic and SM3
-(the same values as crates/regula-pkcs11/tests/sm2_exchange.rs), and gmalg 1.1.2 itself as
+(the same values as crates/regula-pkcs11/tests/sm2_exchange.rs); GB/T 32918.5-2017 Annex B's
+worked example as the standard prints it (default IDs, K, S_A, S_B); and gmalg 1.1.2 itself as
 the live peer, in either role, with ephemeral keys of its own.
 
 Run by scripts/test-pkcs11-interop with the other tests/python files (sessions from conftest.py,
@@ -51,6 +52,26 @@ EPHEMERAL_B = bytes.fromhex(
 KEY = bytes.fromhex("f02f9068ad13e14f2b2602e0dfb2504f")
 S_A = bytes.fromhex("daefca6c32f53c48444d4ef35f98471e5d1cd1e3b5b8e3322dede310306689f6")
 S_B = bytes.fromhex("b93374ade30a74e12ddb40e4c03d0c6fcf61badbf2c2c5cc39a91201d9228e2e")
+
+# GB/T 32918.5-2017 Annex B (crates/regula-vectors/tests/data/gmt/appendix_examples.txt).
+ANNEX_B = {
+    "d_a": "81EB26E941BB5AF16DF116495F90695272AE2CD63D6C4AE1678418BE48230029",
+    "p_a": "04160E12897DF4EDB61DD812FEB96748FBD3CCF4FFE26AA6F6DB9540AF49C94232"
+    "4A7DAD08BB9A459531694BEB20AA489D6649975E1BFCF8C4741B78B4B223007F",
+    "r_a": "D4DE15474DB74D06491C440D305E012400990F3E390C7E87153C12DB2EA60BB3",
+    "big_r_a": "0464CED1BDBC99D590049B434D0FD73428CF608A5DB8FE5CE07F15026940BAE40E"
+    "376629C7AB21E7DB260922499DDB118F07CE8EAAE3E7720AFEF6A5CC062070C0",
+    "d_b": "785129917D45A9EA5437A59356B82338EAADDA6CEB199088F14AE10DEFA229B5",
+    "p_b": "046AE848C57C53C7B1B5FA99EB2286AF078BA64C64591B8B566F7357D576F16DFB"
+    "EE489D771621A27B36C5C7992062E9CD09A9264386F3FBEA54DFF69305621C4D",
+    "r_b": "7E07124814B309489125EAED101113164EBF0F3458C5BD88335C1F9D596243D6",
+    "big_r_b": "04ACC27688A6F7B706098BC91FF3AD1BFF7DC2802CDB14CCCCDB0A90471F9BD707"
+    "2FEDAC0494B2FFC4D6853876C79B8F301C6573AD0AA50F39FC87181E1A1B46FE",
+    "key": "6C89347354DE2484C60B4AB1FDE4C6E5",
+    "s_b": "D3A0FE15DEE185CEAE907A6B595CC32A266ED7B3367E9983A896DC32FA20F8EB",
+    "s_a": "18C7894B3816DF16CF07B05C5EC0BEF5D655D58F779CC1B400A4F3884644DB88",
+}
+ANNEX_B = {name: bytes.fromhex(value) for name, value in ANNEX_B.items()}
 
 BYTES = ctypes.POINTER(ctypes.c_ubyte)
 
@@ -164,6 +185,18 @@ def test_both_roles_give_the_independent_key_and_confirmations(gm):
     assert approved(gm)
     responder = exchange(b, r_b, False, ID_B, ID_A, P_A, EPHEMERAL_A)
     assert responder == (KEY, S_B, S_A)
+
+
+def test_the_standards_worked_example_with_default_ids(gm):
+    v = ANNEX_B
+    a, r_a = private_key(gm, v["d_a"]), private_key(gm, v["r_a"])
+    b, r_b = private_key(gm, v["d_b"]), private_key(gm, v["r_b"])
+    # No IDs given: the default ID, which the example uses on both sides.
+    initiator = exchange(a, r_a, True, None, None, v["p_b"], v["big_r_b"])
+    assert initiator == (v["key"], v["s_a"], v["s_b"])
+    responder = exchange(b, r_b, False, None, None, v["p_a"], v["big_r_a"])
+    assert responder == (v["key"], v["s_b"], v["s_a"])
+    assert approved(gm)
 
 
 @pytest.mark.parametrize("token_initiates", [True, False])
