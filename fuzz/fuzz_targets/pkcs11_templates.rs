@@ -2,8 +2,9 @@
 //! caller hands the token attribute templates and mechanism parameters as raw pointers and
 //! lengths; this target builds them from the input — known and unknown attribute types, values of
 //! any length, `NULL` values with a non-zero length, structured parameters (GCM, CTR, CCM, ECDH,
-//! HKDF, PBKDF2, RSA PSS and OAEP) whose inner lengths and pointers disagree with what the mechanism
-//! wants, and parameter lengths that do not match the structure — and runs `C_CreateObject`,
+//! HKDF, PBKDF2, RSA PSS and OAEP, the SM2 key exchange) whose inner lengths and pointers
+//! disagree with what the mechanism wants, and parameter lengths that do not match the
+//! structure — and runs `C_CreateObject`,
 //! `C_GetAttributeValue` (length queries, short and exact buffers), `C_SetAttributeValue`,
 //! `C_FindObjects`, key and key-pair generation, derivation, wrapping and unwrapping, and
 //! encryption, decryption, signing, verification and digests with output buffers of any size, on a
@@ -366,7 +367,7 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
         _ => *input.pick(listed),
     };
     let mut storage = Vec::new();
-    let mut arm = input.byte() % 14;
+    let mut arm = input.byte() % 15;
     // A structure with pointers goes only to a mechanism that reads that structure (or none):
     // read as another of the same size, its numbers would be pointers no caller could give
     // (a CK_GCM_PARAMS for CKM_AES_CCM has its IV length where the nonce pointer goes).
@@ -494,6 +495,48 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
                 ulContextLen: context_len,
             })
         }
+        13 => {
+            // regula-pkcs11.h's SM2 key exchange: IDs, a handle, the peer's points (curveSM2's
+            // generator or the fuzzer's bytes) and two 32-byte outputs, each now and then NULL.
+            let (own_id, own_id_len) = buffer(input, &mut storage);
+            let (peer_id, peer_id_len) = buffer(input, &mut storage);
+            let mut point = |input: &mut Input<'_>| {
+                if input.byte() % 2 == 0 {
+                    let point = SM2_GENERATOR.to_vec();
+                    let pair = (point.as_ptr().cast_mut(), point.len() as CK_ULONG);
+                    storage.push(point);
+                    pair
+                } else {
+                    buffer(input, &mut storage)
+                }
+            };
+            let (peer_public, peer_public_len) = point(input);
+            let (peer_ephemeral, peer_ephemeral_len) = point(input);
+            let mut confirmation = |input: &mut Input<'_>| {
+                if input.byte() % 4 == 0 {
+                    return null_mut();
+                }
+                let mut out = vec![0u8; 32];
+                let pointer = out.as_mut_ptr();
+                storage.push(out);
+                pointer
+            };
+            let (own_confirmation, peer_confirmation) = (confirmation(input), confirmation(input));
+            structure(CK_REGULA_SM2_KEY_EXCHANGE_PARAMS {
+                isInitiator: input.byte() % 3,
+                pOwnId: own_id,
+                ulOwnIdLen: own_id_len,
+                pPeerId: peer_id,
+                ulPeerIdLen: peer_id_len,
+                hOwnEphemeralKey: number(input),
+                pPeerPublicKey: peer_public,
+                ulPeerPublicKeyLen: peer_public_len,
+                pPeerEphemeralKey: peer_ephemeral,
+                ulPeerEphemeralKeyLen: peer_ephemeral_len,
+                pConfirmation: own_confirmation,
+                pPeerConfirmation: peer_confirmation,
+            })
+        }
         _ => {
             // NULL with a length.
             let mechanism = CK_MECHANISM {
@@ -532,14 +575,24 @@ fn mechanism(input: &mut Input<'_>, listed: &[CK_MECHANISM_TYPE]) -> Mechanism {
 }
 
 /// The arms of [`mechanism`] that build a structure holding pointers.
-const POINTER_STRUCTURE_ARMS: [u8; 8] = [2, 4, 5, 6, 7, 9, 11, 12];
+const POINTER_STRUCTURE_ARMS: [u8; 9] = [2, 4, 5, 6, 7, 9, 11, 12, 13];
+
+/// curveSM2's generator, uncompressed (GB/T 32918.5-2017): a valid peer point.
+const SM2_GENERATOR: [u8; 65] = [
+    0x04, 0x32, 0xc4, 0xae, 0x2c, 0x1f, 0x19, 0x81, 0x19, 0x5f, 0x99, 0x04, 0x46, 0x6a, 0x39, 0xc9,
+    0x94, 0x8f, 0xe3, 0x0b, 0xbf, 0xf2, 0x66, 0x0b, 0xe1, 0x71, 0x5a, 0x45, 0x89, 0x33, 0x4c, 0x74,
+    0xc7, 0xbc, 0x37, 0x36, 0xa2, 0xf4, 0xf6, 0x77, 0x9c, 0x59, 0xbd, 0xce, 0xe3, 0x6b, 0x69, 0x21,
+    0x53, 0xd0, 0xa9, 0x87, 0x7c, 0xc6, 0x2a, 0x47, 0x40, 0x02, 0xdf, 0x32, 0xe5, 0x21, 0x39, 0xf0,
+    0xa0,
+];
 
 /// The arm building the pointer-bearing structure `kind` reads, if it reads one.
 fn pointer_structure_of(kind: CK_MECHANISM_TYPE) -> Option<u8> {
-    // regula-pkcs11.h's SM4-GCM, SM4-CCM and SM2 ECDH.
+    // regula-pkcs11.h's SM4-GCM, SM4-CCM, SM2 ECDH and SM2 key exchange.
     const SM4_GCM: CK_MECHANISM_TYPE = 0x8052_4709;
     const SM4_CCM: CK_MECHANISM_TYPE = 0x8052_470A;
     const SM2_ECDH: CK_MECHANISM_TYPE = 0x8052_4714;
+    const SM2_KEY_EXCHANGE: CK_MECHANISM_TYPE = 0x8052_4715;
     Some(match kind {
         CKM_AES_GCM | SM4_GCM => 2,
         CKM_AES_CCM | SM4_CCM => 4,
@@ -549,6 +602,7 @@ fn pointer_structure_of(kind: CK_MECHANISM_TYPE) -> Option<u8> {
         CKM_RSA_PKCS_OAEP => 9,
         CKM_SP800_108_COUNTER_KDF => 11,
         CKM_ML_DSA => 12,
+        SM2_KEY_EXCHANGE => 13,
         _ => return None,
     })
 }

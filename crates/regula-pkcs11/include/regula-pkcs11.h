@@ -83,6 +83,20 @@
  * bytes of the shared point's x-coordinate (all 32 when not given). */
 #define CKM_REGULA_SM2_ECDH (CKM_REGULA_BASE + 0x14UL)
 
+/* SM2 key exchange (GB/T 32918.3-2016 section 6) through C_DeriveKey, one call per party, as
+ * CKM_ECMQV_DERIVE does MQV. Each side first generates a fresh ephemeral SM2 key pair in the
+ * token (CKM_REGULA_SM2_KEY_PAIR_GEN, CKA_DERIVE on the private key, usually session objects)
+ * and sends its public point R (CKA_EC_POINT) to the peer; with the peer's R, C_DeriveKey on
+ * the own static SM2 private key (hBaseKey, CKA_DERIVE) with a CK_REGULA_SM2_KEY_EXCHANGE_PARAMS
+ * makes the agreed secret key: CKA_VALUE_LEN bytes of the exchange's KDF output (required for
+ * CKK_GENERIC_SECRET; a CKK_REGULA_SM4 key without it takes 16). Destroy the ephemeral pair
+ * after the exchange: an ephemeral key used twice gives the shared key away. The initiator
+ * sends pConfirmation (S_A) and compares the responder's S_B with pPeerConfirmation, the
+ * responder the other way round (GB/T 32918.3's optional confirmation). A peer point off the
+ * curve is CKR_MECHANISM_PARAM_INVALID, and so is an ephemeral handle of another kind of key
+ * (or the static key itself); a handle of no object is CKR_KEY_HANDLE_INVALID. */
+#define CKM_REGULA_SM2_KEY_EXCHANGE (CKM_REGULA_BASE + 0x15UL)
+
 /* The ciphertext layouts of CKM_REGULA_SM2_ENCRYPT. */
 #define CK_REGULA_SM2_CIPHERTEXT_ASN1 0x0UL   /* GM/T 0009-2012 SM2Cipher (DER), the default */
 #define CK_REGULA_SM2_CIPHERTEXT_C1C3C2 0x1UL /* 04 || x || y || C3 || C2 (GB/T 32918.4-2016) */
@@ -94,19 +108,30 @@ typedef struct CK_REGULA_SM2_ENCRYPT_PARAMS {
     unsigned long ulCiphertextFormat;
 } CK_REGULA_SM2_ENCRYPT_PARAMS;
 
+/* CKM_REGULA_SM2_KEY_EXCHANGE's parameter (ulParameterLen = its size). The types are the
+ * PKCS#11 ones spelled out: CK_BBOOL is unsigned char, CK_BYTE_PTR unsigned char *, CK_ULONG
+ * and CK_OBJECT_HANDLE unsigned long. Points are 04 || x || y (65 bytes) or that in a DER
+ * OCTET STRING (as CKA_EC_POINT holds it). The outputs are written only when C_DeriveKey
+ * succeeds; NULL when not wanted. */
+typedef struct CK_REGULA_SM2_KEY_EXCHANGE_PARAMS {
+    unsigned char isInitiator;            /* CK_TRUE: user A (initiator), CK_FALSE: user B */
+    unsigned char *pOwnId;                /* own ID; NULL/0: default "1234567812345678" */
+    unsigned long ulOwnIdLen;             /* at most 8191 */
+    unsigned char *pPeerId;               /* peer's ID; NULL/0: the default ID */
+    unsigned long ulPeerIdLen;            /* at most 8191 */
+    unsigned long hOwnEphemeralKey;       /* own ephemeral SM2 private key (CKA_DERIVE) */
+    unsigned char *pPeerPublicKey;        /* the peer's static public point */
+    unsigned long ulPeerPublicKeyLen;
+    unsigned char *pPeerEphemeralKey;     /* the peer's ephemeral point R */
+    unsigned long ulPeerEphemeralKeyLen;
+    unsigned char *pConfirmation;         /* out, 32 bytes: own S to send (S_A or S_B) */
+    unsigned char *pPeerConfirmation;     /* out, 32 bytes: the S the peer must send */
+} CK_REGULA_SM2_KEY_EXCHANGE_PARAMS;
+
 /* Reserved for the module's other SM services; not listed by any slot yet. */
 
 #define CKM_REGULA_SM4_CTS (CKM_REGULA_BASE + 0x0DUL)     /* CBC-CS3 */
 #define CKM_REGULA_SM4_XCBC_MAC (CKM_REGULA_BASE + 0x0FUL)
 #define CKM_REGULA_SM4_CBC_MAC (CKM_REGULA_BASE + 0x10UL)
-/* SM2 key exchange (GB/T 32918.3). Not served yet: the protocol has two rounds (each side
- * sends its ephemeral point R = [r]G, then derives K from its own r and the peer's R), and the
- * module draws r itself and keeps it inside the exchange between them, which one C_DeriveKey
- * cannot carry. Serving it needs the module to take an ephemeral private key made beforehand
- * (a session CKM_REGULA_SM2_KEY_PAIR_GEN pair), so that one C_DeriveKey on the static private
- * key can take, as CKM_ECMQV_DERIVE's parameter does: the own ephemeral private key's handle
- * and public point, the peer's static point and ephemeral point, both IDs, whether this side
- * initiated, and where to write the confirmation hash S to send (with the peer's to check). */
-#define CKM_REGULA_SM2_KEY_EXCHANGE (CKM_REGULA_BASE + 0x15UL)
 
 #endif /* REGULA_PKCS11_H */

@@ -79,7 +79,7 @@ fn kdf_rv(error: &regula::Error) -> CK_RV {
 
 /// The derived key's length: `CKA_VALUE_LEN`, or an SM4 key's 16 bytes; at most the longest
 /// secret the token keeps.
-fn derived_len(wanted: &KeyTemplate, key_type: CK_KEY_TYPE) -> Result<usize, CK_RV> {
+pub(crate) fn derived_len(wanted: &KeyTemplate, key_type: CK_KEY_TYPE) -> Result<usize, CK_RV> {
     match (wanted.value_len, key_type) {
         (Some(len), _) if (1..=GENERIC_SECRET_MAX).contains(&len) => Ok(len),
         (Some(_), _) => Err(CKR_TEMPLATE_INCONSISTENT),

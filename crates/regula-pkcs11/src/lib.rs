@@ -30,6 +30,7 @@ mod object;
 mod ops;
 mod rsa;
 mod sm2;
+mod sm2_exchange;
 mod spki;
 mod state;
 mod store;
@@ -46,6 +47,7 @@ pub use mech::CKK_REGULA_SM4;
 pub use mlkem::{C_DecapsulateKey, C_EncapsulateKey};
 use object::{Object, Origin, Read, TemplateAttribute, UNAVAILABLE};
 use ops::{CryptOp, DigestOp, MacOp, Params, SignOp};
+pub use sm2_exchange::CK_REGULA_SM2_KEY_EXCHANGE_PARAMS;
 pub use state::VALIDATION_FLAG_POLICY;
 use state::{Library, Session};
 
@@ -2537,6 +2539,13 @@ pub unsafe extern "C" fn C_DeriveKey(
             if kdf::derives(mechanism.mechanism) {
                 // SAFETY: the mechanism's parameter, as the caller describes it.
                 *key = unsafe { kdf::derive(library, session, mechanism, base_key, &template) }?;
+                return Ok(());
+            }
+            if sm2_exchange::derives(mechanism.mechanism) {
+                // SAFETY: the mechanism's parameter, as the caller describes it.
+                *key = unsafe {
+                    sm2_exchange::derive(library, session, mechanism, base_key, &template)
+                }?;
                 return Ok(());
             }
             let (_, slot) = library.session_and_slot(session)?;

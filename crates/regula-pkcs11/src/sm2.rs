@@ -13,9 +13,8 @@
 //! - `CKM_REGULA_SM2_ECDH`: `C_DeriveKey` as `CKM_ECDH1_DERIVE` does it (the same parameter,
 //!   `CKD_NULL` only), the secret being the shared point's x-coordinate.
 //!
-//! GB/T 32918.3 key exchange (`CKM_REGULA_SM2_KEY_EXCHANGE`) is not served: the module draws
-//! the ephemeral key itself and keeps it between the two rounds, which one `C_DeriveKey`
-//! cannot carry (the header says what serving it would take).
+//! - `CKM_REGULA_SM2_KEY_EXCHANGE`: the GB/T 32918.3 key exchange through `C_DeriveKey`, its
+//!   ephemeral key a pair generated beforehand ([`crate::sm2_exchange`]).
 
 use cryptoki_sys::*;
 use regula::registry::{self, pkcs11 as names};
@@ -66,9 +65,7 @@ pub fn offered(entry: &registry::Entry) -> Option<Vec<Offer>> {
     let operation = match entry.algorithm {
         Algorithm::Sm2Sign => CKF_SIGN | CKF_VERIFY,
         Algorithm::Sm2Encrypt => CKF_ENCRYPT | CKF_DECRYPT,
-        Algorithm::Sm2Ecdh => CKF_DERIVE,
-        // Not served yet (see the module's comment).
-        Algorithm::Sm2KeyExchange => return Some(Vec::new()),
+        Algorithm::Sm2Ecdh | Algorithm::Sm2KeyExchange => CKF_DERIVE,
         _ => return None,
     };
     let curve = CKF_EC_F_P | CKF_EC_NAMEDCURVE | CKF_EC_UNCOMPRESS;

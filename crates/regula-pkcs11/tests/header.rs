@@ -100,12 +100,21 @@ fn a_c_compiler_takes_the_header_warning_free() {
     let dir = std::env::temp_dir().join(format!("regula-pkcs11-header-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let source = dir.join("use.c");
+    // The key-exchange parameter's layout is the token's (its size and last field's offset).
+    let exchange_size = std::mem::size_of::<CK_REGULA_SM2_KEY_EXCHANGE_PARAMS>();
+    let exchange_last = std::mem::offset_of!(CK_REGULA_SM2_KEY_EXCHANGE_PARAMS, pPeerConfirmation);
     std::fs::write(
         &source,
-        "#include \"regula-pkcs11.h\"\n\
-         _Static_assert(CKM_REGULA_SM4_GCM == 0x80524709UL, \"SM4-GCM\");\n\
-         _Static_assert(CKK_REGULA_SM4 == 0x80524701UL, \"SM4 key\");\n\
-         int main(void) { return CKM_REGULA_SM3 == 0x80524701UL ? 0 : 1; }\n",
+        format!(
+            "#include <stddef.h>\n\
+             #include \"regula-pkcs11.h\"\n\
+             _Static_assert(CKM_REGULA_SM4_GCM == 0x80524709UL, \"SM4-GCM\");\n\
+             _Static_assert(CKK_REGULA_SM4 == 0x80524701UL, \"SM4 key\");\n\
+             _Static_assert(sizeof(CK_REGULA_SM2_KEY_EXCHANGE_PARAMS) == {exchange_size}, \"size\");\n\
+             _Static_assert(offsetof(CK_REGULA_SM2_KEY_EXCHANGE_PARAMS, pPeerConfirmation) \
+             == {exchange_last}, \"layout\");\n\
+             int main(void) {{ return CKM_REGULA_SM3 == 0x80524701UL ? 0 : 1; }}\n",
+        ),
     )
     .unwrap();
     let include = Path::new(env!("CARGO_MANIFEST_DIR")).join("include");

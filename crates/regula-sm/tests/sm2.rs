@@ -396,6 +396,53 @@ fn key_exchange_matches_an_independent_implementation() {
 }
 
 #[test]
+fn key_exchange_with_ephemeral_keys_made_beforehand_matches_the_independent_answer() {
+    let a = PrivateKey::from_bytes(&KX_D_A).unwrap();
+    let b = PrivateKey::from_bytes(&KX_D_B).unwrap();
+    let (r_a, r_b) = (
+        PrivateKey::from_bytes(&KX_R_A).unwrap(),
+        PrivateKey::from_bytes(&KX_R_B).unwrap(),
+    );
+    let initiator = KeyExchange::with_ephemeral_key(
+        KeyExchangeRole::Initiator,
+        &a,
+        KX_ID_A,
+        b.public_key(),
+        KX_ID_B,
+        &r_a,
+    )
+    .unwrap();
+    let responder = KeyExchange::with_ephemeral_key(
+        KeyExchangeRole::Responder,
+        &b,
+        KX_ID_B,
+        a.public_key(),
+        KX_ID_A,
+        &r_b,
+    )
+    .unwrap();
+    // R is the ephemeral key pair's own public key.
+    assert_eq!(
+        initiator.ephemeral_public_key(),
+        r_a.public_key().to_uncompressed()
+    );
+    assert_eq!(responder.ephemeral_public_key(), KX_EPHEMERAL_B);
+    let r_a_point = initiator.ephemeral_public_key();
+    let k_a = initiator.finish(&KX_EPHEMERAL_B, 16).unwrap();
+    let k_b = responder.finish(&r_a_point, 16).unwrap();
+    assert_eq!(k_a.key(), &KX_KEY_48[..16]);
+    assert_eq!(k_b.key(), &KX_KEY_48[..16]);
+    // S_A and S_B (GB/T 32918.3 §6.1 A9, B8) from gmalg 1.1.2's point arithmetic, Z and SM3,
+    // the formula written out in Python (its KDF gives the key above from the same point).
+    let s_a = hex!("daefca6c32f53c48444d4ef35f98471e5d1cd1e3b5b8e3322dede310306689f6");
+    let s_b = hex!("b93374ade30a74e12ddb40e4c03d0c6fcf61badbf2c2c5cc39a91201d9228e2e");
+    assert_eq!(k_a.confirmation(), &s_a);
+    assert_eq!(k_a.expected_peer_confirmation(), &s_b);
+    assert_eq!(k_b.confirmation(), &s_b);
+    assert_eq!(k_b.expected_peer_confirmation(), &s_a);
+}
+
+#[test]
 fn key_exchange_with_random_ephemerals_agrees_and_refuses_bad_points() {
     let a = PrivateKey::generate(&mut random).unwrap();
     let b = PrivateKey::generate(&mut random).unwrap();

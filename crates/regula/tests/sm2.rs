@@ -239,6 +239,124 @@ fn key_exchange_agrees_confirms_and_refuses_bad_points() {
     );
 }
 
+/// GM/T 0003.5-2012 Annex B's key-exchange inputs on the recommended curve; the 16-byte key
+/// from the independent pure-Python implementation gmalg 1.1.2 (PyPI), as regula-sm's tests.
+const KX_D_A: [u8; 32] =
+    hex_literal::hex!("6FCBA2EF9AE0AB902BC3BDE3FF915D44BA4CC78F88E2F8E7F8996D3B8CCEEDEE");
+const KX_D_B: [u8; 32] =
+    hex_literal::hex!("5E35D7D3F3C54DBAC72E61819E730B019A84208CA3A35E4C2E353DFCCB2A3B53");
+const KX_R_A: [u8; 32] =
+    hex_literal::hex!("83A2C9C8B96E5AF70BD480B472409A9A327257F1EBB73F5B073354B248668563");
+const KX_R_B: [u8; 32] =
+    hex_literal::hex!("33FE21940342161C55619C4A0C060293D543C80AF19748CE176D83477DE71C80");
+const KX_ID_A: &[u8] = b"ALICE123@YAHOO.COM";
+const KX_ID_B: &[u8] = b"BILL456@YAHOO.COM";
+const KX_P_B: [u8; 65] = hex_literal::hex!(
+    "049eafb2cef3c95526c686a6c961a247a1aee7fc2e802454227a012b083ac553f5"
+    "e30eb411162cd81274bdaff97896f264171cad0743dfa5ad39dfe0d924b167f9"
+);
+const KX_EPHEMERAL_B: [u8; 65] = hex_literal::hex!(
+    "0426891afec73a32fa5bf2cbe91acded37cac48621d85d5965a5044a84dbda5988"
+    "c2f8f5ddd6190244d5aa85feb8e9cbc583c75401e37d8811d47a800f0d96796f"
+);
+const KX_KEY: [u8; 16] = hex_literal::hex!("f02f9068ad13e14f2b2602e0dfb2504f");
+
+/// PKCS#8 of a curveSM2 scalar (RFC 5208 PrivateKeyInfo, id-ecPublicKey with the SM2 OID,
+/// RFC 5915 ECPrivateKey without the public key), written out by hand.
+fn sm2_pkcs8(scalar: &[u8; 32]) -> Vec<u8> {
+    let mut der = hex_literal::hex!(
+        "3041020100301306072a8648ce3d020106082a811ccf5501822d"
+        "042730250201010420"
+    )
+    .to_vec();
+    der.extend_from_slice(scalar);
+    der
+}
+
+#[test]
+fn key_exchange_with_an_ephemeral_made_beforehand_matches_the_independent_answer() {
+    let module = gm();
+    let a_public = module
+        .signing_key_from_pkcs8(Algorithm::Sm2Sign, &sm2_pkcs8(&KX_D_A))
+        .unwrap()
+        .into_value()
+        .public_key_der()
+        .unwrap();
+    let start = |role, own: &[u8; 32], own_id, peer: &[u8], peer_id, ephemeral: &[u8; 32]| {
+        module.start_sm2_key_exchange_with_ephemeral(
+            Algorithm::Sm2KeyExchange,
+            role,
+            &sm2_pkcs8(own),
+            own_id,
+            peer,
+            peer_id,
+            &sm2_pkcs8(ephemeral),
+        )
+    };
+    let initiator = start(
+        KeyExchangeRole::Initiator,
+        &KX_D_A,
+        KX_ID_A,
+        &KX_P_B,
+        KX_ID_B,
+        &KX_R_A,
+    )
+    .unwrap();
+    let responder = start(
+        KeyExchangeRole::Responder,
+        &KX_D_B,
+        KX_ID_B,
+        &a_public,
+        KX_ID_A,
+        &KX_R_B,
+    )
+    .unwrap();
+    assert_eq!(responder.ephemeral_public_key().unwrap(), KX_EPHEMERAL_B);
+    let r_a = initiator.ephemeral_public_key().unwrap();
+    let k_a = initiator.finish(&KX_EPHEMERAL_B, 16).unwrap();
+    let k_b = responder.finish(&r_a, 16).unwrap();
+    assert!(k_a.is_approved() && k_b.is_approved());
+    assert_eq!(*k_a.key(), KX_KEY);
+    assert_eq!(*k_b.key(), KX_KEY);
+    assert_eq!(k_a.expected_peer_confirmation(), k_b.confirmation());
+    assert_eq!(k_b.expected_peer_confirmation(), k_a.confirmation());
+    k_a.verify_peer_confirmation(&k_b.confirmation()).unwrap();
+
+    // The static key is no ephemeral, a non-key is refused, and fips-140-3 serves none of it.
+    let reused = start(
+        KeyExchangeRole::Initiator,
+        &KX_D_A,
+        KX_ID_A,
+        &KX_P_B,
+        KX_ID_B,
+        &KX_D_A,
+    );
+    assert!(matches!(reused, Err(Error::InvalidKey { .. })));
+    let not_a_key = module.start_sm2_key_exchange_with_ephemeral(
+        Algorithm::Sm2KeyExchange,
+        KeyExchangeRole::Initiator,
+        &sm2_pkcs8(&KX_D_A),
+        KX_ID_A,
+        &KX_P_B,
+        KX_ID_B,
+        b"not PKCS#8",
+    );
+    assert!(matches!(not_a_key, Err(Error::InvalidKey { .. })));
+    let fips = Module::load(Policy::builtin(Profile::Fips1403));
+    assert!(matches!(
+        fips.start_sm2_key_exchange_with_ephemeral(
+            Algorithm::Sm2KeyExchange,
+            KeyExchangeRole::Initiator,
+            &sm2_pkcs8(&KX_D_A),
+            KX_ID_A,
+            &KX_P_B,
+            KX_ID_B,
+            &sm2_pkcs8(&KX_R_A),
+        ),
+        Err(Error::NotApproved { .. })
+    ));
+}
+
 #[test]
 fn fips_refuses_sm2_and_wrong_families_are_reported() {
     let fips = Module::load(Policy::builtin(Profile::Fips1403));

@@ -99,6 +99,13 @@ impl SharedKey {
         &self.own_confirmation
     }
 
+    /// The confirmation hash the peer must send (`S_B` at the initiator, `S_A` at the
+    /// responder), for a caller that compares it itself (in constant time, or as
+    /// [`SharedKey::verify_peer_confirmation`] does).
+    pub fn expected_peer_confirmation(&self) -> &[u8; 32] {
+        &self.peer_confirmation
+    }
+
     /// Checks the peer's confirmation hash (`S_B` at the initiator, `S_A` at the responder) in
     /// constant time.
     pub fn verify_peer_confirmation(&self, received: &[u8]) -> Result<(), Error> {
@@ -133,6 +140,33 @@ impl KeyExchange {
     ) -> Result<KeyExchange, Error> {
         let ephemeral = random_scalar(random, false)?;
         KeyExchange::with_scalar(role, own_key, own_id, peer_key, peer_id, ephemeral)
+    }
+
+    /// Starts an exchange with an ephemeral key pair the caller made beforehand (its `r`, with
+    /// `R = [r]G` sent to the peer), as a token does that generates the ephemeral pair as an
+    /// object of its own and runs the exchange in one later call (PKCS#11 `C_DeriveKey`, like
+    /// `CKM_ECMQV_DERIVE`).
+    ///
+    /// The ephemeral key must be fresh for every exchange, generated with
+    /// [`PrivateKey::generate`] for this exchange only and destroyed after it: an ephemeral
+    /// key used twice, or known to anyone else, gives the shared key away (`t = d + x̄ · r`
+    /// ties the static key to it). It must not be the static key either.
+    pub fn with_ephemeral_key(
+        role: KeyExchangeRole,
+        own_key: &PrivateKey,
+        own_id: &[u8],
+        peer_key: &PublicKey,
+        peer_id: &[u8],
+        ephemeral: &PrivateKey,
+    ) -> Result<KeyExchange, Error> {
+        KeyExchange::with_scalar(
+            role,
+            own_key,
+            own_id,
+            peer_key,
+            peer_id,
+            *ephemeral.scalar(),
+        )
     }
 
     /// Starts an exchange with a caller-chosen ephemeral `r` (32 bytes, in [1, n-1]).

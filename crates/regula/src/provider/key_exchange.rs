@@ -38,6 +38,43 @@ impl ExchangeState {
             .map_err(|e| sm2_error(algorithm, e))
     }
 
+    /// As [`ExchangeState::start`], with the ephemeral key made beforehand by the caller
+    /// (PKCS#8 DER of a curveSM2 key) instead of drawn here.
+    pub(crate) fn start_with_ephemeral(
+        algorithm: Algorithm,
+        role: KeyExchangeRole,
+        own_pkcs8: &[u8],
+        own_id: &[u8],
+        peer_public_key: &[u8],
+        peer_id: &[u8],
+        ephemeral_pkcs8: &[u8],
+    ) -> Result<ExchangeState> {
+        let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
+            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
+        })?;
+        let ephemeral = sm2::PrivateKey::from_pkcs8_der(ephemeral_pkcs8).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "ephemeral key is not a PKCS#8 SM2 private key on curveSM2",
+            )
+        })?;
+        if ephemeral.public_key() == own.public_key() {
+            return Err(Error::invalid_key(
+                algorithm,
+                "the ephemeral key is the static key",
+            ));
+        }
+        let peer = sm2::PublicKey::from_sec1_or_spki_der(peer_public_key).map_err(|_| {
+            Error::invalid_key(
+                algorithm,
+                "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
+            )
+        })?;
+        sm2::KeyExchange::with_ephemeral_key(role, &own, own_id, &peer, peer_id, &ephemeral)
+            .map(ExchangeState)
+            .map_err(|e| sm2_error(algorithm, e))
+    }
+
     /// The ephemeral public key `R = [r]G` (`04 ‖ x ‖ y`).
     pub(crate) fn ephemeral_public_key(&self) -> Vec<u8> {
         self.0.ephemeral_public_key().to_vec()
@@ -69,6 +106,10 @@ impl SharedKey {
 
     pub(crate) fn confirmation(&self) -> [u8; 32] {
         *self.0.confirmation()
+    }
+
+    pub(crate) fn expected_peer_confirmation(&self) -> [u8; 32] {
+        *self.0.expected_peer_confirmation()
     }
 
     /// Checks the peer's confirmation hash; a mismatch is [`Error::AuthenticationFailed`].

@@ -60,17 +60,7 @@ impl Module {
         peer_public_key: &[u8],
         peer_id: &[u8],
     ) -> Result<KeyExchange> {
-        let usage = Usage {
-            key_bits: Some(256),
-            ..Usage::default()
-        };
-        let approval = self.authorize(algorithm, Family::KeyExchange, &usage)?;
-        if algorithm != Algorithm::Sm2KeyExchange {
-            return Err(Error::WrongFamily {
-                algorithm,
-                expected: Family::KeyExchange,
-            });
-        }
+        let approval = self.authorize_sm2_key_exchange(algorithm)?;
         let state = ExchangeState::start(
             algorithm,
             role,
@@ -86,6 +76,59 @@ impl Module {
             approval,
             state,
         })
+    }
+
+    /// Starts an SM2 key exchange as [`Module::start_sm2_key_exchange`] does, with an ephemeral
+    /// key the caller generated beforehand (PKCS#8 DER, e.g. a fresh
+    /// [`Module::generate_signing_key`] with [`Algorithm::Sm2Sign`]) instead of one the module
+    /// draws: for a token that keeps the ephemeral pair as an object between the rounds and
+    /// runs the exchange in one call (PKCS#11 `C_DeriveKey`, as `CKM_ECMQV_DERIVE` does).
+    ///
+    /// The ephemeral key must be fresh for this exchange and destroyed after it; reused or
+    /// disclosed, it gives the shared key away. The static key is refused as ephemeral.
+    #[allow(clippy::too_many_arguments)]
+    pub fn start_sm2_key_exchange_with_ephemeral(
+        &self,
+        algorithm: Algorithm,
+        role: KeyExchangeRole,
+        own_pkcs8: &[u8],
+        own_id: &[u8],
+        peer_public_key: &[u8],
+        peer_id: &[u8],
+        ephemeral_pkcs8: &[u8],
+    ) -> Result<KeyExchange> {
+        let approval = self.authorize_sm2_key_exchange(algorithm)?;
+        let state = ExchangeState::start_with_ephemeral(
+            algorithm,
+            role,
+            own_pkcs8,
+            own_id,
+            peer_public_key,
+            peer_id,
+            ephemeral_pkcs8,
+        )?;
+        Ok(KeyExchange {
+            module: self.clone(),
+            algorithm,
+            approval,
+            state,
+        })
+    }
+
+    /// The policy's approval of `algorithm` as the SM2 key exchange (on curveSM2, 256 bits).
+    fn authorize_sm2_key_exchange(&self, algorithm: Algorithm) -> Result<Approval> {
+        let usage = Usage {
+            key_bits: Some(256),
+            ..Usage::default()
+        };
+        let approval = self.authorize(algorithm, Family::KeyExchange, &usage)?;
+        if algorithm != Algorithm::Sm2KeyExchange {
+            return Err(Error::WrongFamily {
+                algorithm,
+                expected: Family::KeyExchange,
+            });
+        }
+        Ok(approval)
     }
 }
 
@@ -118,6 +161,13 @@ impl ExchangedKey {
     /// The confirmation hash to send (`S_B` from the responder, `S_A` from the initiator).
     pub fn confirmation(&self) -> [u8; 32] {
         self.shared.confirmation()
+    }
+
+    /// The confirmation hash the peer must send (`S_B` at the initiator, `S_A` at the
+    /// responder), for a caller that compares it itself (e.g. outside the module); compare in
+    /// constant time, or use [`ExchangedKey::verify_peer_confirmation`].
+    pub fn expected_peer_confirmation(&self) -> [u8; 32] {
+        self.shared.expected_peer_confirmation()
     }
 
     /// Checks the peer's confirmation hash; a mismatch is [`Error::AuthenticationFailed`].
