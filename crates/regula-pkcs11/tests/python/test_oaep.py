@@ -87,9 +87,7 @@ def test_cryptography_encrypts_and_the_token_decrypts(session, pair, hash_, mgf,
 
 @pytest.mark.parametrize("label", [None, LABEL])
 @pytest.mark.parametrize("hash_, mgf, digest", HASHES)
-def test_the_token_encrypts_and_cryptography_decrypts(
-    session, peer_key, hash_, mgf, digest, label
-):
+def test_the_token_encrypts_and_cryptography_decrypts(session, peer_key, hash_, mgf, digest, label):
     numbers = peer_key.public_key().public_numbers()
     public = session.create_object(
         {
