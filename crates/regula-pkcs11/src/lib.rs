@@ -26,6 +26,7 @@ mod kdf;
 pub mod mech;
 mod mldsa;
 mod mlkem;
+mod oaep;
 mod object;
 mod ops;
 mod rsa;
@@ -1715,8 +1716,12 @@ unsafe fn crypt_init(
         if active {
             return Err(CKR_OPERATION_ACTIVE);
         }
-        if mechanism.mechanism == sm2::CKM_ENCRYPT {
-            let crypt = sm2::crypt_init(library, session, mechanism, key, direction)?;
+        if mechanism.mechanism == sm2::CKM_ENCRYPT || mechanism.mechanism == CKM_RSA_PKCS_OAEP {
+            let crypt = if mechanism.mechanism == CKM_RSA_PKCS_OAEP {
+                oaep::crypt_init(library, session, mechanism, key, direction)?
+            } else {
+                sm2::crypt_init(library, session, mechanism, key, direction)?
+            };
             let session = library.session(session)?;
             session.validation = 0;
             *crypt_op(session, direction) = Some(crypt);

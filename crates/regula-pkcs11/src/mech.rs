@@ -295,6 +295,13 @@ pub fn mechanisms(policy: &Policy) -> BTreeMap<CK_MECHANISM_TYPE, CK_MECHANISM_I
             add(CKM_ML_KEM_KEY_PAIR_GEN, sets, CKF_GENERATE_KEY_PAIR);
             continue;
         }
+        if let Some(oaep) = crate::oaep::mechanisms_of(policy, entry) {
+            // RSA-OAEP with the row's hash (a parameter of one mechanism); sizes in bits.
+            for (mechanism, sizes, flags) in oaep {
+                add(mechanism, sizes, flags);
+            }
+            continue;
+        }
         if let Some(rsa) = crate::rsa::mechanisms_of(policy, entry) {
             // RSA PKCS#1 v1.5 and PSS with the row's hash, and the key-pair generator; sizes
             // in bits.

@@ -314,6 +314,8 @@ pub enum CryptOp {
     /// SM2 encryption (GB/T 32918.4), single-part in effect: parts are gathered.
     Sm2(crate::sm2::Sm2CryptOp),
     Ccm(crate::ccm::CcmOp),
+    /// RSA-OAEP (`CKM_RSA_PKCS_OAEP`), single-part only.
+    RsaOaep(crate::oaep::OaepOp),
 }
 
 pub struct StreamOp {
@@ -405,6 +407,7 @@ impl CryptOp {
             CryptOp::Gcm(op) => op.decrypts,
             CryptOp::Sm2(op) => op.decrypts(),
             CryptOp::Ccm(op) => op.decrypts(),
+            CryptOp::RsaOaep(op) => op.decrypts(),
         }
     }
 
@@ -429,6 +432,7 @@ impl CryptOp {
             CryptOp::Gcm(op) => op.output_len(input_len),
             CryptOp::Sm2(op) => op.len_bound(input_len),
             CryptOp::Ccm(op) => op.output_len(input_len),
+            CryptOp::RsaOaep(op) => op.len_bound(input_len),
         }
     }
 
@@ -442,6 +446,7 @@ impl CryptOp {
             }
             CryptOp::Gcm(_) | CryptOp::Ccm(_) => true,
             CryptOp::Sm2(op) => op.bound_is_exact(),
+            CryptOp::RsaOaep(op) => op.bound_is_exact(),
         }
     }
 
@@ -472,6 +477,7 @@ impl CryptOp {
                 op.update(input)?;
                 op.finish()
             }
+            CryptOp::RsaOaep(op) => op.single(input),
         }
     }
 
@@ -491,7 +497,7 @@ impl CryptOp {
     pub fn update_len(&self, input_len: usize) -> usize {
         match self {
             CryptOp::Stream(op) => op.stream.update_len(input_len),
-            CryptOp::Gcm(_) | CryptOp::Sm2(_) | CryptOp::Ccm(_) => 0,
+            CryptOp::Gcm(_) | CryptOp::Sm2(_) | CryptOp::Ccm(_) | CryptOp::RsaOaep(_) => 0,
         }
     }
 
@@ -511,6 +517,8 @@ impl CryptOp {
                 op.update(input)?;
                 Ok(0)
             }
+            // PKCS#11 defines RSA-OAEP single-part only (as SoftHSM2 refuses it, here too).
+            CryptOp::RsaOaep(_) => Err(CKR_MECHANISM_INVALID),
         }
     }
 
@@ -521,6 +529,7 @@ impl CryptOp {
             CryptOp::Gcm(op) => op.output_len(0),
             CryptOp::Sm2(op) => op.len_bound(0),
             CryptOp::Ccm(op) => op.output_len(0),
+            CryptOp::RsaOaep(_) => Err(CKR_MECHANISM_INVALID),
         }
     }
 
@@ -539,6 +548,7 @@ impl CryptOp {
             CryptOp::Gcm(op) => op.finish(),
             CryptOp::Sm2(op) => op.finish(),
             CryptOp::Ccm(op) => op.finish(),
+            CryptOp::RsaOaep(_) => Err(CKR_MECHANISM_INVALID),
         }
     }
 
@@ -554,6 +564,7 @@ impl CryptOp {
             })),
             CryptOp::Gcm(_) | CryptOp::Ccm(_) => None,
             CryptOp::Sm2(op) => Some(CryptOp::Sm2(op.clone())),
+            CryptOp::RsaOaep(op) => Some(CryptOp::RsaOaep(op.clone())),
         }
     }
 }

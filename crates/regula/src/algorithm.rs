@@ -87,6 +87,12 @@ pub enum Algorithm {
     // SHA-1 signatures, for verifying old ones only.
     RsaPkcs1Sha1,
     EcdsaP256Sha1,
+    // RSA-OAEP public-key encryption (RFC 8017 §7.1, SP 800-56B Rev. 2), the MGF1 hash equal
+    // to OAEP's.
+    RsaOaepSha1,
+    RsaOaepSha256,
+    RsaOaepSha384,
+    RsaOaepSha512,
     // FIPS 204.
     MlDsa44,
     MlDsa65,
@@ -131,7 +137,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 96] = [
+    pub const ALL: [Algorithm; 100] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -195,6 +201,10 @@ impl Algorithm {
         Algorithm::RsaPkcs1Sha512,
         Algorithm::RsaPkcs1Sha1,
         Algorithm::EcdsaP256Sha1,
+        Algorithm::RsaOaepSha1,
+        Algorithm::RsaOaepSha256,
+        Algorithm::RsaOaepSha384,
+        Algorithm::RsaOaepSha512,
         Algorithm::MlDsa44,
         Algorithm::MlDsa65,
         Algorithm::MlDsa87,

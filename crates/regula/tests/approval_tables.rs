@@ -112,6 +112,12 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
     // Verification of existing SHA-1 signatures is legacy use, still approved.
     (Algorithm::RsaPkcs1Sha1, A, A, R, R),
     (Algorithm::EcdsaP256Sha1, A, A, R, R),
+    // RSA-OAEP (SP 800-56B Rev. 2): SHA-1 not claimed approved under FIPS; CNSA 1.0's RSA with
+    // SHA-384/512 transitional in CNSA 2.0, as for the signatures.
+    (Algorithm::RsaOaepSha1, A, R, R, R),
+    (Algorithm::RsaOaepSha256, A, A, R, R),
+    (Algorithm::RsaOaepSha384, A, A, R, A),
+    (Algorithm::RsaOaepSha512, A, A, R, A),
     (Algorithm::MlDsa44, A, A, R, R),
     (Algorithm::MlDsa65, A, A, R, R),
     (Algorithm::MlDsa87, A, A, R, A),

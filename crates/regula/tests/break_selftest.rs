@@ -548,6 +548,7 @@ fn no_break_is_operational_under_every_profile() {
                 "TLS12-PRF",
                 "ECDSA-P256-SHA2-256",
                 "RSA-SHA2-256",
+                "RSA-OAEP",
                 "ML-DSA-44",
                 "ECDH-P256",
                 "ML-KEM-768",

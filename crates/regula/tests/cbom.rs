@@ -73,6 +73,7 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::RsaPkcs1Sha384 => "sha384WithRSAEncryption",
         A::RsaPkcs1Sha512 => "sha512WithRSAEncryption",
         A::RsaPkcs1Sha1 => "sha1WithRSAEncryption",
+        A::RsaOaepSha1 | A::RsaOaepSha256 | A::RsaOaepSha384 | A::RsaOaepSha512 => "rsaesOaep",
         A::MlDsa44 => "ML-DSA-44",
         A::MlDsa65 => "ML-DSA-65",
         A::MlDsa87 => "ML-DSA-87",

@@ -7,7 +7,9 @@
 //! `-a sm2` is SM2 public-key encryption: `--key` then names a key file (`enc`: the public key,
 //! SubjectPublicKeyInfo PEM or DER; `dec`: the PKCS#8 private key, e.g. from `keygen -a sm2`),
 //! and the ciphertext is GM/T 0009's ASN.1 form (what OpenSSL writes) or, with `--c1c3c2`,
-//! `C1 ‖ C3 ‖ C2`.
+//! `C1 ‖ C3 ‖ C2`. `-a rsa-oaep-sha256` (and the other `rsa-oaep-*` rows) takes key files the
+//! same way: RSA-OAEP with MGF1 on the same hash and the empty label, as
+//! `openssl pkeyutl -pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256` does.
 
 use clap::Args;
 use regula::key_encoding::KeyKind;
@@ -19,7 +21,7 @@ use crate::GlobalOptions;
 use crate::failure::Failure;
 use crate::input;
 
-const CIPHER_HELP: &str = "Algorithms: every `aead` and `cipher` row of `regula policy show default`, and sm2 (= sm2-encrypt). CBC modes of AES and SM4 pad with PKCS#7; sm4-ecb, des-cbc and des-ede3-cbc take whole blocks; aes-*-kw/kwp wrap key data (no IV); aes-256-xts takes a 64-byte key and the data-unit number as a 16-byte --iv.\n\nExamples:\n  regula enc -a aes-256-gcm -k KEYHEX < plain > sealed          # module-chosen nonce, prefixed\n  regula dec -a aes-128-ccm -k KEYHEX --iv 11BYTENONCEHEX --aad HEADERHEX < ciphertext_and_tag   # SMB 3.0 transform";
+const CIPHER_HELP: &str = "Algorithms: every `aead` and `cipher` row of `regula policy show default`, sm2 (= sm2-encrypt) and the rsa-oaep-* rows (key files, no label). CBC modes of AES and SM4 pad with PKCS#7; sm4-ecb, des-cbc and des-ede3-cbc take whole blocks; aes-*-kw/kwp wrap key data (no IV); aes-256-xts takes a 64-byte key and the data-unit number as a 16-byte --iv.\n\nExamples:\n  regula enc -a aes-256-gcm -k KEYHEX < plain > sealed          # module-chosen nonce, prefixed\n  regula dec -a aes-128-ccm -k KEYHEX --iv 11BYTENONCEHEX --aad HEADERHEX < ciphertext_and_tag   # SMB 3.0 transform";
 
 #[derive(Args)]
 #[command(after_help = format!("{CIPHER_HELP}\n\n{}", crate::EXIT_CODES))]
@@ -79,13 +81,18 @@ fn cipher_algorithm(name: &str) -> Result<Algorithm, Failure> {
     input::algorithm(name, &families)
 }
 
-/// SM2 encryption or decryption of stdin with the key file `--key`.
+/// SM2 or RSA-OAEP encryption or decryption of stdin with the key file `--key`.
 fn run_public_key(global: &GlobalOptions, args: CipherArgs, encrypt: bool) -> Result<(), Failure> {
     let module = input::module(global)?;
     let algorithm = cipher_algorithm(&args.algorithm)?;
     if args.iv.is_some() || args.aad.is_some() {
         return Err(Failure::input(format!(
             "--iv and --aad do not apply to {algorithm}"
+        )));
+    }
+    if args.c1c3c2 && algorithm != Algorithm::Sm2Encrypt {
+        return Err(Failure::input(format!(
+            "--c1c3c2 applies to sm2 only, not {algorithm}"
         )));
     }
     let format = if args.c1c3c2 {

@@ -154,6 +154,18 @@ pub const NOT_RUN: &[(&str, &str)] = &[
         "rsa-pkcs1-sha1",
         "The recorded RSA sigVer set (FIPS 186-5) has no SHA-1 groups.",
     ),
+    (
+        "rsa-oaep-sha256",
+        "The recorded data has no KTS-IFC (RSA-OAEP key transport) set.",
+    ),
+    (
+        "rsa-oaep-sha384",
+        "The recorded data has no KTS-IFC (RSA-OAEP key transport) set.",
+    ),
+    (
+        "rsa-oaep-sha512",
+        "The recorded data has no KTS-IFC (RSA-OAEP key transport) set.",
+    ),
 ];
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ pub(crate) mod key_exchange;
 pub(crate) mod mac;
 pub(crate) mod pke;
 pub(crate) mod random;
+pub(crate) mod rsa_oaep;
 pub(crate) mod self_test;
 pub(crate) mod signature;
 pub mod sm;

@@ -575,6 +575,24 @@ pub(crate) fn rsa_pkcs1_sha256(fault: Fault) -> Result<(), ()> {
     .map_err(drop)
 }
 
+/// RSA-OAEP for SHA-1/256/384/512 (one implementation, IG 10.3.A): the private-key side, a
+/// known ciphertext decrypts to the known message under the known label.
+pub(crate) fn rsa_oaep_sha256(fault: Fault) -> Result<(), ()> {
+    use aws_lc_rs::rsa::{OAEP_SHA256_MGF1SHA256, OaepPrivateDecryptingKey, PrivateDecryptingKey};
+    let key = PrivateDecryptingKey::from_pkcs8(v::RSA2048_PKCS8).map_err(drop)?;
+    let key = OaepPrivateDecryptingKey::new(key).map_err(drop)?;
+    let mut plaintext = zeroize::Zeroizing::new(vec![0u8; key.min_output_size()]);
+    let message = key
+        .decrypt(
+            &OAEP_SHA256_MGF1SHA256,
+            v::RSA2048_OAEP_SHA256_CIPHERTEXT,
+            &mut plaintext,
+            Some(v::RSA2048_OAEP_LABEL),
+        )
+        .map_err(drop)?;
+    expect(fault, message.to_vec(), v::RSA2048_OAEP_MESSAGE)
+}
+
 /// FIPS 204 for ML-DSA-44/65/87 (one implementation, IG 10.3.A): key generation from a seed
 /// reproduces the published public key; the published signature verifies; and, since signing
 /// is hedged (randomised) and cannot be compared byte for byte, a fresh signature verifies.

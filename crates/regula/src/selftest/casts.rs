@@ -40,6 +40,7 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("ECDSA-P256-SHA2-256", t::ecdsa_p256),
     cast("ED25519", t::ed25519),
     cast("RSA-SHA2-256", t::rsa_pkcs1_sha256),
+    cast("RSA-OAEP", t::rsa_oaep_sha256),
     cast("ML-DSA-44", t::ml_dsa_44),
     cast("ECDH-P256", t::ecdh_p256),
     cast("X25519", t::x25519),

@@ -320,6 +320,28 @@ pub(crate) const RSA2048_PKCS1_SHA256_SIG: &[u8] = &hex_literal::hex!(
 );
 
 // ---------------------------------------------------------------------------------------------
+// RSA-OAEP (SHA-256, MGF1-SHA-256) decryption under the RFC 9500 testRSA2048 key above.
+// Message: the 19 ASCII bytes "Regula RSA-OAEP KAT"; label: the 12 ASCII bytes "Regula label".
+// Ciphertext: produced by the OpenSSL 3.0.19 CLI as an independent peer (OAEP is randomised,
+// so only decryption has a known answer):
+//     printf 'Regula RSA-OAEP KAT' > msg.bin
+//     openssl pkeyutl -encrypt -pubin -inkey testRSA2048.pub.pem -in msg.bin -out ct.bin \
+//         -pkeyopt rsa_padding_mode:oaep -pkeyopt rsa_oaep_md:sha256 \
+//         -pkeyopt rsa_mgf1_md:sha256 -pkeyopt rsa_oaep_label:526567756c61206c6162656c
+pub(crate) const RSA2048_OAEP_MESSAGE: &[u8] = b"Regula RSA-OAEP KAT";
+pub(crate) const RSA2048_OAEP_LABEL: &[u8] = b"Regula label";
+pub(crate) const RSA2048_OAEP_SHA256_CIPHERTEXT: &[u8] = &hex_literal::hex!(
+    "6feb58ebb56b0acba9cde03c03d98e14d5468e09a29b818f382ec0873cf5112e"
+    "b00d58a7c6bbc1812a25a4ed40ca84d039b709edb98a82fad818f5261ef84b2e"
+    "923d02522f0c146650adf62610467294778ec3cfdd6d307f0ffcb53af8a59853"
+    "e45591c3fa295e524bbc352e62e8f284256ac6da747c66415940d78b2b55efb0"
+    "a9d8371badb8ac7b34000d632cffbf2f6126d19a9eded4f1f724583b55213d99"
+    "9dc30400019ace5cb8081b1c3f5db084a469ce8fd023a6181daa4c4325658501"
+    "84cbd044b1d77b6564db6dfa848c09f0ee2997a5a18668000b7312d7e74567d6"
+    "f4d4faebfecfbf6eb8f97792f1f490177a9bce7b24a4b15b2431750d1db33569"
+);
+
+// ---------------------------------------------------------------------------------------------
 // ECDH P-256.
 // Source: RFC 5903 section 8.1 "256-Bit Random ECP Group": initiator private i, responder
 // public (grx, gry), and the x-coordinate girx of the shared point (the ECDH shared secret).

@@ -131,6 +131,23 @@ pub(super) const SHA1_RSA_VERIFY_ONLY: Rule = Rule::approved(Limits {
 })
 .with_transitions(SHA1_SIGNATURE_TRANSITIONS);
 
+/// RSA-OAEP with SHA-1 (and MGF1-SHA-1), what many PKCS#11 callers ask for by default. SP
+/// 800-131A Rev. 2 keeps SHA-1 acceptable outside signatures, but Regula does not claim the
+/// SHA-1 variant of the key-transport scheme approved: `fips-140-3` refuses it.
+pub(super) const FIPS_RSA_OAEP_SHA1: Rule = Rule::not_approved(
+    "RSA-OAEP with SHA-1 is not claimed approved (SP 800-131A: SHA-1 is on its way out); use \
+     RSA-OAEP with SHA-256",
+    Some("rsa-oaep-sha256"),
+);
+
+/// `default` serves RSA-OAEP with SHA-1 to old callers until NIST's end of SHA-1.
+pub(super) const DEFAULT_RSA_OAEP_SHA1: Rule = Rule::approved(Limits {
+    min_key_bits: Some(2048),
+    max_key_bits: Some(8192),
+    ..Limits::NONE
+})
+.with_transitions(SHA1_TRANSITIONS);
+
 pub(super) const ECC_APPROVED: Rule = APPROVED.with_transitions(NIST_IR_8547_ECC);
 
 // ---- CNSA 2.0 (NSA, Commercial National Security Algorithm Suite 2.0, September 2022; CNSA

@@ -32,6 +32,7 @@ macro_rules! mechanisms {
 mechanisms! {
     CKM_RSA_PKCS_KEY_PAIR_GEN = 0x0;
     CKM_SHA1_RSA_PKCS = 0x6;
+    CKM_RSA_PKCS_OAEP = 0x9;
     CKM_ML_KEM_KEY_PAIR_GEN = 0xF;
     CKM_ML_KEM = 0x17;
     CKM_ML_DSA_KEY_PAIR_GEN = 0x1C;
