@@ -20,14 +20,6 @@ fn vendor(mechanism: registry::Mechanism) -> CK_MECHANISM_TYPE {
     CK_MECHANISM_TYPE::from(mechanism.value)
 }
 
-fn unhex(text: &str) -> Vec<u8> {
-    assert!(text.len().is_multiple_of(2), "odd hex: {text}");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 /// The stanzas of an OpenSSL evp_test file whose `Cipher` is `cipher` (any case), as
 /// name-value pairs.
 fn stanzas(file: &str, cipher: &str) -> Vec<Vec<(String, String)>> {

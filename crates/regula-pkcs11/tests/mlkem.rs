@@ -45,13 +45,6 @@ fn acvp_decapsulation_cases() -> Vec<DecapsulationCase> {
     cases
 }
 
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 fn ml_kem_key_pair(
     session: CK_SESSION_HANDLE,
     parameter_set: CK_ULONG,

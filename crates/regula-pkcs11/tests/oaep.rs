@@ -44,59 +44,6 @@ fn sha256(label: &[u8]) -> CK_RSA_PKCS_OAEP_PARAMS {
     oaep(CKM_SHA256, CKG_MGF1_SHA256, label)
 }
 
-/// The components of OpenSSL's key, as `openssl rsa -text` prints them: n, e, d, p, q, dP,
-/// dQ, qInv.
-fn openssl_components() -> Vec<Vec<u8>> {
-    let output = Command::new("openssl")
-        .args(["rsa", "-noout", "-text", "-in"])
-        .arg(data().join("keys/rsa2048.pem"))
-        .output()
-        .expect("openssl runs");
-    assert!(output.status.success());
-    let text = String::from_utf8(output.stdout).unwrap();
-    let names = [
-        "modulus:",
-        "publicExponent:",
-        "privateExponent:",
-        "prime1:",
-        "prime2:",
-        "exponent1:",
-        "exponent2:",
-        "coefficient:",
-    ];
-    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
-    let mut current = None;
-    for line in text.lines() {
-        if let Some(index) = names.iter().position(|name| line.starts_with(name)) {
-            current = Some(index);
-            // "publicExponent: 65537 (0x10001)"
-            if let Some(hex) = line.split("(0x").nth(1) {
-                let hex = hex.trim_end_matches(')');
-                let hex = if hex.len() % 2 == 1 {
-                    format!("0{hex}")
-                } else {
-                    hex.to_string()
-                };
-                parts[index] = unhex(&hex);
-                current = None;
-            }
-            continue;
-        }
-        if let Some(index) = current {
-            let hex: String = line.trim().split(':').collect();
-            parts[index].extend(unhex(&hex));
-        }
-    }
-    parts
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("openssl prints hex"))
-        .collect()
-}
-
 fn create(session: CK_SESSION_HANDLE, template: &mut [CK_ATTRIBUTE]) -> CK_OBJECT_HANDLE {
     let mut handle = 0;
     // SAFETY: a template and a handle of live locals.
@@ -115,7 +62,7 @@ fn create(session: CK_SESSION_HANDLE, template: &mut [CK_ATTRIBUTE]) -> CK_OBJEC
 /// OpenSSL's key as a private key object permitted `CKA_DECRYPT`, and its public key
 /// permitted `CKA_ENCRYPT`.
 fn import_openssl_key(session: CK_SESSION_HANDLE) -> (CK_OBJECT_HANDLE, CK_OBJECT_HANDLE) {
-    let parts = openssl_components();
+    let parts = openssl_rsa_components(&data().join("keys/rsa2048.pem"));
     let key_type = CKK_RSA;
     let kinds = [
         CKA_MODULUS,
@@ -482,7 +429,7 @@ fn bad_parameters_keys_and_slots_are_refused() {
         assert_eq!(init(&mut good, private, true), CKR_KEY_TYPE_INCONSISTENT);
         assert_eq!(init(&mut good, public, true), CKR_OK);
         // A key not permitted CKA_ENCRYPT.
-        let parts = openssl_components();
+        let parts = openssl_rsa_components(&data().join("keys/rsa2048.pem"));
         let (class, key_type) = (CKO_PUBLIC_KEY, CKK_RSA);
         let mut template = [
             attribute(CKA_CLASS, &class),

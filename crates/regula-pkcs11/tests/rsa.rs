@@ -13,13 +13,6 @@ use regula_pkcs11::*;
 
 const F4: [u8; 3] = [0x01, 0x00, 0x01];
 
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 /// The values of `tests/data/rsa-2048-sha256-wycheproof.txt`, by name.
 fn wycheproof(name: &str) -> Vec<u8> {
     let text = include_str!("data/rsa-2048-sha256-wycheproof.txt");
@@ -314,56 +307,10 @@ fn wycheproof_pkcs1_vectors_verify_with_a_created_public_key() {
     });
 }
 
-/// The components of OpenSSL's RSA key `pem`, as `openssl rsa -text` prints them, in the
-/// order of `RSAPrivateKey`: n, e, d, p, q, dP, dQ, qInv.
-fn openssl_components(pem: &Path) -> Vec<Vec<u8>> {
-    let output = std::process::Command::new("openssl")
-        .args(["rsa", "-noout", "-text", "-in"])
-        .arg(pem)
-        .output()
-        .expect("openssl runs");
-    assert!(output.status.success());
-    let text = String::from_utf8(output.stdout).unwrap();
-    let names = [
-        "modulus:",
-        "publicExponent:",
-        "privateExponent:",
-        "prime1:",
-        "prime2:",
-        "exponent1:",
-        "exponent2:",
-        "coefficient:",
-    ];
-    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
-    let mut current = None;
-    for line in text.lines() {
-        if let Some(index) = names.iter().position(|name| line.starts_with(name)) {
-            current = Some(index);
-            // "publicExponent: 65537 (0x10001)"
-            if let Some(hex) = line.split("(0x").nth(1) {
-                let hex = hex.trim_end_matches(')');
-                let hex = if hex.len() % 2 == 1 {
-                    format!("0{hex}")
-                } else {
-                    hex.to_string()
-                };
-                parts[index] = unhex(&hex);
-                current = None;
-            }
-            continue;
-        }
-        if let Some(index) = current {
-            let hex: String = line.trim().split(':').collect();
-            parts[index].extend(unhex(&hex));
-        }
-    }
-    parts
-}
-
 #[test]
 fn a_private_key_from_openssl_components_signs() {
     let keys = Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula/tests/data/keys");
-    let parts = openssl_components(&keys.join("rsa2048.pem"));
+    let parts = openssl_rsa_components(&keys.join("rsa2048.pem"));
     let spki = std::fs::read(keys.join("rsa2048.pub.der")).unwrap();
     with_token(|_| {
         let session = open(DEFAULT);

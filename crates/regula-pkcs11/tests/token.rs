@@ -1376,13 +1376,6 @@ const SIGVER_P256_SHA256: [(&str, &str, &str, &str, &str, bool); 5] = [
     ),
 ];
 
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
 #[test]
 fn ecdsa_verifies_nist_cavp_sigver_p256_sha256() {
     with_token(|_| {

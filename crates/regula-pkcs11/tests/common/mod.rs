@@ -367,3 +367,58 @@ pub fn derive_key(
     }
     Ok(key)
 }
+
+/// Bytes from hex (an even number of hex digits).
+pub fn unhex(text: &str) -> Vec<u8> {
+    assert!(text.len().is_multiple_of(2), "odd hex: {text}");
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex digits"))
+        .collect()
+}
+
+/// The components of the RSA key in `pem`, as `openssl rsa -text` prints them, in the
+/// order of `RSAPrivateKey`: n, e, d, p, q, dP, dQ, qInv.
+pub fn openssl_rsa_components(pem: &Path) -> Vec<Vec<u8>> {
+    let output = std::process::Command::new("openssl")
+        .args(["rsa", "-noout", "-text", "-in"])
+        .arg(pem)
+        .output()
+        .expect("openssl runs");
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    let names = [
+        "modulus:",
+        "publicExponent:",
+        "privateExponent:",
+        "prime1:",
+        "prime2:",
+        "exponent1:",
+        "exponent2:",
+        "coefficient:",
+    ];
+    let mut parts: Vec<Vec<u8>> = vec![Vec::new(); names.len()];
+    let mut current = None;
+    for line in text.lines() {
+        if let Some(index) = names.iter().position(|name| line.starts_with(name)) {
+            current = Some(index);
+            // "publicExponent: 65537 (0x10001)"
+            if let Some(hex) = line.split("(0x").nth(1) {
+                let hex = hex.trim_end_matches(')');
+                let hex = if hex.len() % 2 == 1 {
+                    format!("0{hex}")
+                } else {
+                    hex.to_string()
+                };
+                parts[index] = unhex(&hex);
+                current = None;
+            }
+            continue;
+        }
+        if let Some(index) = current {
+            let hex: String = line.trim().split(':').collect();
+            parts[index].extend(unhex(&hex));
+        }
+    }
+    parts
+}
