@@ -44,21 +44,6 @@ fn sha256(label: &[u8]) -> CK_RSA_PKCS_OAEP_PARAMS {
     oaep(CKM_SHA256, CKG_MGF1_SHA256, label)
 }
 
-fn create(session: CK_SESSION_HANDLE, template: &mut [CK_ATTRIBUTE]) -> CK_OBJECT_HANDLE {
-    let mut handle = 0;
-    // SAFETY: a template and a handle of live locals.
-    let rv = unsafe {
-        C_CreateObject(
-            session,
-            template.as_mut_ptr(),
-            template.len() as CK_ULONG,
-            &mut handle,
-        )
-    };
-    assert_eq!(rv, CKR_OK);
-    handle
-}
-
 /// OpenSSL's key as a private key object permitted `CKA_DECRYPT`, and its public key
 /// permitted `CKA_ENCRYPT`.
 fn import_openssl_key(session: CK_SESSION_HANDLE) -> (CK_OBJECT_HANDLE, CK_OBJECT_HANDLE) {
@@ -94,7 +79,10 @@ fn import_openssl_key(session: CK_SESSION_HANDLE) -> (CK_OBJECT_HANDLE, CK_OBJEC
         bytes(CKA_MODULUS, &parts[0]),
         bytes(CKA_PUBLIC_EXPONENT, &parts[1]),
     ];
-    (create(session, &mut public), create(session, &mut private))
+    (
+        create_object(session, &mut public),
+        create_object(session, &mut private),
+    )
 }
 
 /// `openssl pkeyutl -decrypt` with OpenSSL's own private key.
@@ -438,7 +426,7 @@ fn bad_parameters_keys_and_slots_are_refused() {
             bytes(CKA_MODULUS, &parts[0]),
             bytes(CKA_PUBLIC_EXPONENT, &parts[1]),
         ];
-        let verify_only = create(session, &mut template);
+        let verify_only = create_object(session, &mut template);
         assert_eq!(
             init(&mut good, verify_only, true),
             CKR_KEY_FUNCTION_NOT_PERMITTED

@@ -96,18 +96,7 @@ fn private_key(session: CK_SESSION_HANDLE, scalar: &[u8]) -> CK_OBJECT_HANDLE {
         bytes(CKA_VALUE, scalar),
         attribute(CKA_DERIVE, &TRUE),
     ];
-    let mut handle = 0;
-    // SAFETY: a template of live locals.
-    let rv = unsafe {
-        C_CreateObject(
-            session,
-            template.as_mut_ptr(),
-            template.len() as CK_ULONG,
-            &mut handle,
-        )
-    };
-    assert_eq!(rv, CKR_OK);
-    handle
+    create_object(session, &mut template)
 }
 
 /// A session SM2 key pair from the token (private key with `CKA_DERIVE`): the private key's
@@ -383,18 +372,7 @@ fn bad_ephemerals_points_and_parameters_are_refused() {
                 bytes(CKA_VALUE, &[7; 16]),
                 attribute(CKA_DERIVE, &TRUE),
             ];
-            let mut handle = 0;
-            // SAFETY: a template of live locals.
-            let rv = unsafe {
-                C_CreateObject(
-                    session,
-                    template.as_mut_ptr(),
-                    template.len() as CK_ULONG,
-                    &mut handle,
-                )
-            };
-            assert_eq!(rv, CKR_OK);
-            handle
+            create_object(session, &mut template)
         };
         let p256 = {
             let mut public = [bytes(CKA_EC_PARAMS, &P256_PARAMS)];

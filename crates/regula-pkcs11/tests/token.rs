@@ -26,18 +26,7 @@ fn secret_key(
         attribute(CKA_SENSITIVE, &sensitive),
         bytes(CKA_LABEL, b"test key"),
     ];
-    let mut handle = 0;
-    // SAFETY: a template of live locals.
-    let rv = unsafe {
-        C_CreateObject(
-            session,
-            template.as_mut_ptr(),
-            template.len() as CK_ULONG,
-            &mut handle,
-        )
-    };
-    assert_eq!(rv, CKR_OK);
-    handle
+    create_object(session, &mut template)
 }
 
 fn digest(session: CK_SESSION_HANDLE, kind: CK_MECHANISM_TYPE, data: &[u8]) -> Vec<u8> {

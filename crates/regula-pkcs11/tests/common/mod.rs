@@ -422,3 +422,22 @@ pub fn openssl_rsa_components(pem: &Path) -> Vec<Vec<u8>> {
     }
     parts
 }
+
+/// `C_CreateObject` of `template`, which must succeed: the new object's handle.
+pub fn create_object(
+    session: CK_SESSION_HANDLE,
+    template: &mut [CK_ATTRIBUTE],
+) -> CK_OBJECT_HANDLE {
+    let mut handle = 0;
+    // SAFETY: a template and a handle of live locals.
+    let rv = unsafe {
+        C_CreateObject(
+            session,
+            template.as_mut_ptr(),
+            template.len() as CK_ULONG,
+            &mut handle,
+        )
+    };
+    assert_eq!(rv, CKR_OK);
+    handle
+}
