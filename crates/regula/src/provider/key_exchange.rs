@@ -12,17 +12,23 @@ pub(crate) struct ExchangeState(sm2::KeyExchange);
 /// The agreed key and the confirmation hashes (the key wiped on drop by regula-sm).
 pub(crate) struct SharedKey(sm2::SharedKey);
 
+/// Where a party's ephemeral key comes from.
+pub(crate) enum Ephemeral<'a> {
+    /// Drawn here from the module's generator.
+    Drawn(&'a mut dyn FnMut(&mut [u8]) -> Result<()>),
+    /// Made beforehand by the caller: PKCS#8 DER of a curveSM2 key.
+    Given(&'a [u8]),
+}
+
 impl ExchangeState {
     /// Parses the own static key (PKCS#8 DER) and the peer's static public key (DER
-    /// SubjectPublicKeyInfo or uncompressed point) and draws the ephemeral key.
+    /// SubjectPublicKeyInfo or uncompressed point), and draws or parses the ephemeral key.
     pub(crate) fn start(
         algorithm: Algorithm,
         role: KeyExchangeRole,
-        own_pkcs8: &[u8],
-        own_id: &[u8],
-        peer_public_key: &[u8],
-        peer_id: &[u8],
-        random: &mut impl FnMut(&mut [u8]) -> Result<()>,
+        (own_pkcs8, own_id): (&[u8], &[u8]),
+        (peer_public_key, peer_id): (&[u8], &[u8]),
+        ephemeral: Ephemeral<'_>,
     ) -> Result<ExchangeState> {
         let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
             Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
@@ -33,44 +39,32 @@ impl ExchangeState {
                 "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
             )
         })?;
-        sm2::KeyExchange::new(role, &own, own_id, &peer, peer_id, &mut sm2_random(random))
-            .map(ExchangeState)
-            .map_err(|e| sm2_error(algorithm, e))
-    }
-
-    /// As [`ExchangeState::start`], with the ephemeral key made beforehand by the caller
-    /// (PKCS#8 DER of a curveSM2 key) instead of drawn here.
-    pub(crate) fn start_with_ephemeral(
-        algorithm: Algorithm,
-        role: KeyExchangeRole,
-        own_pkcs8: &[u8],
-        own_id: &[u8],
-        peer_public_key: &[u8],
-        peer_id: &[u8],
-        ephemeral_pkcs8: &[u8],
-    ) -> Result<ExchangeState> {
-        let own = sm2::PrivateKey::from_pkcs8_der(own_pkcs8).map_err(|_| {
-            Error::invalid_key(algorithm, "not a PKCS#8 SM2 private key on curveSM2")
-        })?;
-        let ephemeral = sm2::PrivateKey::from_pkcs8_der(ephemeral_pkcs8).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "ephemeral key is not a PKCS#8 SM2 private key on curveSM2",
-            )
-        })?;
-        if ephemeral.public_key() == own.public_key() {
-            return Err(Error::invalid_key(
-                algorithm,
-                "the ephemeral key is the static key",
-            ));
-        }
-        let peer = sm2::PublicKey::from_sec1_or_spki_der(peer_public_key).map_err(|_| {
-            Error::invalid_key(
-                algorithm,
-                "peer key is not a curveSM2 SubjectPublicKeyInfo or uncompressed point",
-            )
-        })?;
-        sm2::KeyExchange::with_ephemeral_key(role, &own, own_id, &peer, peer_id, &ephemeral)
+        let started = match ephemeral {
+            Ephemeral::Drawn(mut random) => sm2::KeyExchange::new(
+                role,
+                &own,
+                own_id,
+                &peer,
+                peer_id,
+                &mut sm2_random(&mut random),
+            ),
+            Ephemeral::Given(ephemeral_pkcs8) => {
+                let ephemeral = sm2::PrivateKey::from_pkcs8_der(ephemeral_pkcs8).map_err(|_| {
+                    Error::invalid_key(
+                        algorithm,
+                        "ephemeral key is not a PKCS#8 SM2 private key on curveSM2",
+                    )
+                })?;
+                if ephemeral.public_key() == own.public_key() {
+                    return Err(Error::invalid_key(
+                        algorithm,
+                        "the ephemeral key is the static key",
+                    ));
+                }
+                sm2::KeyExchange::with_ephemeral_key(role, &own, own_id, &peer, peer_id, &ephemeral)
+            }
+        };
+        started
             .map(ExchangeState)
             .map_err(|e| sm2_error(algorithm, e))
     }

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::key_exchange::{ExchangeState, SharedKey};
+use crate::provider::key_exchange::{Ephemeral, ExchangeState, SharedKey};
 
 pub use crate::provider::sm::KeyExchangeRole;
 
@@ -60,22 +60,13 @@ impl Module {
         peer_public_key: &[u8],
         peer_id: &[u8],
     ) -> Result<KeyExchange> {
-        let approval = self.authorize_sm2_key_exchange(algorithm)?;
-        let state = ExchangeState::start(
+        self.start_exchange(
             algorithm,
             role,
-            own_pkcs8,
-            own_id,
-            peer_public_key,
-            peer_id,
-            &mut |out| self.internal_random(out),
-        )?;
-        Ok(KeyExchange {
-            module: self.clone(),
-            algorithm,
-            approval,
-            state,
-        })
+            (own_pkcs8, own_id),
+            (peer_public_key, peer_id),
+            Ephemeral::Drawn(&mut |out| self.internal_random(out)),
+        )
     }
 
     /// Starts an SM2 key exchange as [`Module::start_sm2_key_exchange`] does, with an ephemeral
@@ -97,16 +88,26 @@ impl Module {
         peer_id: &[u8],
         ephemeral_pkcs8: &[u8],
     ) -> Result<KeyExchange> {
-        let approval = self.authorize_sm2_key_exchange(algorithm)?;
-        let state = ExchangeState::start_with_ephemeral(
+        self.start_exchange(
             algorithm,
             role,
-            own_pkcs8,
-            own_id,
-            peer_public_key,
-            peer_id,
-            ephemeral_pkcs8,
-        )?;
+            (own_pkcs8, own_id),
+            (peer_public_key, peer_id),
+            Ephemeral::Given(ephemeral_pkcs8),
+        )
+    }
+
+    /// Both starts: the policy's approval, then the exchange's state.
+    fn start_exchange(
+        &self,
+        algorithm: Algorithm,
+        role: KeyExchangeRole,
+        own: (&[u8], &[u8]),
+        peer: (&[u8], &[u8]),
+        ephemeral: Ephemeral<'_>,
+    ) -> Result<KeyExchange> {
+        let approval = self.authorize_sm2_key_exchange(algorithm)?;
+        let state = ExchangeState::start(algorithm, role, own, peer, ephemeral)?;
         Ok(KeyExchange {
             module: self.clone(),
             algorithm,
