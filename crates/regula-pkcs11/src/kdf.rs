@@ -102,13 +102,7 @@ fn secret_input(
     handle: CK_OBJECT_HANDLE,
     needs_derive: bool,
 ) -> Result<SecretInput, CK_RV> {
-    let object = crate::visible(library, session, handle).map_err(|rv| {
-        if rv == CKR_OBJECT_HANDLE_INVALID {
-            CKR_KEY_HANDLE_INVALID
-        } else {
-            rv
-        }
-    })?;
+    let object = crate::visible_key(library, session, handle)?;
     if object.class != CKO_SECRET_KEY {
         return Err(CKR_KEY_TYPE_INCONSISTENT);
     }

@@ -897,6 +897,21 @@ fn visible(
         .ok_or(CKR_OBJECT_HANDLE_INVALID)
 }
 
+/// [`visible`] for a key the caller names: no such object is `CKR_KEY_HANDLE_INVALID`.
+pub(crate) fn visible_key(
+    library: &mut Library,
+    session: CK_SESSION_HANDLE,
+    handle: CK_OBJECT_HANDLE,
+) -> Result<&mut Object, CK_RV> {
+    visible(library, session, handle).map_err(|rv| {
+        if rv == CKR_OBJECT_HANDLE_INVALID {
+            CKR_KEY_HANDLE_INVALID
+        } else {
+            rv
+        }
+    })
+}
+
 /// Keeps a generated key pair whole or not at all: (public handle, private handle). When the
 /// public half cannot be kept, the private half already kept is taken back, from the token's
 /// database too.
@@ -1634,13 +1649,7 @@ fn usable_key(
     handle: CK_OBJECT_HANDLE,
     usage: CK_ATTRIBUTE_TYPE,
 ) -> Result<(CK_KEY_TYPE, Zeroizing<Vec<u8>>), CK_RV> {
-    let object = visible(library, session, handle).map_err(|rv| {
-        if rv == CKR_OBJECT_HANDLE_INVALID {
-            CKR_KEY_HANDLE_INVALID
-        } else {
-            rv
-        }
-    })?;
+    let object = visible_key(library, session, handle)?;
     if !object.flag(usage) {
         return Err(CKR_KEY_FUNCTION_NOT_PERMITTED);
     }
@@ -2560,13 +2569,7 @@ pub unsafe extern "C" fn C_DeriveKey(
                 .ok_or(CKR_MECHANISM_INVALID)?;
             // SAFETY: the mechanism's parameter, as the caller describes it.
             let peer = unsafe { ecdh_peer(mechanism) }?;
-            let base = visible(library, session, base_key).map_err(|rv| {
-                if rv == CKR_OBJECT_HANDLE_INVALID {
-                    CKR_KEY_HANDLE_INVALID
-                } else {
-                    rv
-                }
-            })?;
+            let base = visible_key(library, session, base_key)?;
             let curve = base
                 .curve
                 .filter(|_| base.class == CKO_PRIVATE_KEY)
@@ -2699,13 +2702,7 @@ pub unsafe extern "C" fn C_WrapKey(
             // SAFETY: the caller's mechanism.
             let mechanism = unsafe { mechanism.as_ref() }.ok_or(CKR_ARGUMENTS_BAD)?;
             let kek = kek(library, session, mechanism, wrapping_key, true)?;
-            let target = visible(library, session, key).map_err(|rv| {
-                if rv == CKR_OBJECT_HANDLE_INVALID {
-                    CKR_KEY_HANDLE_INVALID
-                } else {
-                    rv
-                }
-            })?;
+            let target = visible_key(library, session, key)?;
             if target.class != CKO_SECRET_KEY {
                 return Err(CKR_KEY_NOT_WRAPPABLE);
             }

@@ -383,13 +383,7 @@ pub fn crypt_init(
         Direction::Encrypt => (CKO_PUBLIC_KEY, CKA_ENCRYPT),
         Direction::Decrypt => (CKO_PRIVATE_KEY, CKA_DECRYPT),
     };
-    let object = crate::visible(library, session, key).map_err(|rv| {
-        if rv == CKR_OBJECT_HANDLE_INVALID {
-            CKR_KEY_HANDLE_INVALID
-        } else {
-            rv
-        }
-    })?;
+    let object = crate::visible_key(library, session, key)?;
     if object.class != class || object.curve != Some(Curve::Sm2) {
         return Err(CKR_KEY_TYPE_INCONSISTENT);
     }

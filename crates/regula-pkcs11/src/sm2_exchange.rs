@@ -154,13 +154,7 @@ fn sm2_private(
     handle: CK_OBJECT_HANDLE,
     not_sm2: CK_RV,
 ) -> Result<Sm2Private, CK_RV> {
-    let object = crate::visible(library, session, handle).map_err(|rv| {
-        if rv == CKR_OBJECT_HANDLE_INVALID {
-            CKR_KEY_HANDLE_INVALID
-        } else {
-            rv
-        }
-    })?;
+    let object = crate::visible_key(library, session, handle)?;
     if object.class != CKO_PRIVATE_KEY || object.curve != Some(Curve::Sm2) {
         return Err(not_sm2);
     }
