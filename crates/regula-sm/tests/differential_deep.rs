@@ -494,6 +494,19 @@ fn sm4_gcm() {
                     gcm.decrypt(&nonce, &aad, d, &tag).unwrap()
                 });
                 assert_eq!(ours, plaintext, "{context}");
+                // Out of place: the input read where it lies, the output misaligned and
+                // starting as the input (never as the answer).
+                let mut ours_tag = vec![0u8; tag_len];
+                let ours = on_misaligned(rng, &plaintext, |d| {
+                    gcm.encrypt_into(&nonce, &aad, &plaintext, d, &mut ours_tag)
+                        .unwrap()
+                });
+                assert_eq!((&ours, &ours_tag), (&ciphertext, &tag), "{context}, into");
+                let ours = on_misaligned(rng, &ciphertext, |d| {
+                    gcm.decrypt_into(&nonce, &aad, &ciphertext, &tag, d)
+                        .unwrap()
+                });
+                assert_eq!(ours, plaintext, "{context}, into");
             }
         }
         // A flipped tag bit is refused by Tongsuo as by us.
