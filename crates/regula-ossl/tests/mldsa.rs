@@ -6,7 +6,8 @@
 //! here from its raw public key, and not once tampered with or under another context; its seed
 //! imported here gives its public key. Keys generated here sign through `EVP_DigestSign` and
 //! `EVP_PKEY_sign`, and the core's `Module::verify_with_context` verifies the signatures; a
-//! digest name and deterministic signing are refused; under `gm` ML-DSA is not fetched.
+//! digest name, deterministic signing and an expanded private key without its seed are
+//! refused; the key sizes are FIPS 204's; under `gm` ML-DSA is not fetched.
 
 use std::ffi::{CStr, c_char, c_int};
 use std::sync::OnceLock;
@@ -55,6 +56,9 @@ struct Crypto {
         *const Param,
     ) -> c_int,
     digest_verify: unsafe extern "C" fn(Ptr, *const u8, usize, *const u8, usize) -> c_int,
+    get_size: unsafe extern "C" fn(Ptr) -> c_int,
+    get_bits: unsafe extern "C" fn(Ptr) -> c_int,
+    get_security_bits: unsafe extern "C" fn(Ptr) -> c_int,
 }
 
 fn crypto() -> &'static Crypto {
@@ -88,6 +92,9 @@ fn crypto() -> &'static Crypto {
             digest_sign: symbol!("EVP_DigestSign"),
             digest_verify_init: symbol!("EVP_DigestVerifyInit_ex"),
             digest_verify: symbol!("EVP_DigestVerify"),
+            get_size: symbol!("EVP_PKEY_get_size"),
+            get_bits: symbol!("EVP_PKEY_get_bits"),
+            get_security_bits: symbol!("EVP_PKEY_get_security_bits"),
         }
     })
 }
@@ -378,6 +385,16 @@ fn a_seed_of_pyca_gives_its_public_key() {
             )
             .unwrap_or_else(|e| panic!("{} from seed: {e}", vector.set));
         assert_eq!(key.public_bytes(), vector.public, "{}", vector.set);
+        // The same seed given to key generation (OpenSSL 3.5's "seed" generation parameter).
+        let generated = crypto()
+            .keys
+            .generate(
+                c_name(&vector.set),
+                &properties(REGULA),
+                &[octets(c"seed", &vector.seed)],
+            )
+            .unwrap_or_else(|e| panic!("{} generated from seed: {e}", vector.set));
+        assert_eq!(generated.public_bytes(), vector.public, "{}", vector.set);
         // The seed-derived key signs, and the peer's public key verifies it.
         let signature = pkey_sign(&key, &vector.context, &vector.message);
         let peer = public_key(&vector);
@@ -463,20 +480,62 @@ fn a_digest_and_deterministic_signing_are_refused() {
 #[test]
 fn ml_dsa_is_not_fetched_under_gm() {
     let c = crypto();
-    for name in [c"ML-DSA-44", c"ML-DSA-65", c"ML-DSA-87"] {
+    let fetched = |libctx: Ptr, name: &CStr| {
         // SAFETY: a live library context and NUL-terminated strings.
-        let ctx = unsafe {
-            (c.ctx_new_from_name)(
-                c.gm_libctx as Ptr,
-                name.as_ptr(),
-                properties(REGULA).as_ptr(),
-            )
-        };
+        let ctx =
+            unsafe { (c.ctx_new_from_name)(libctx, name.as_ptr(), properties(REGULA).as_ptr()) };
         if !ctx.is_null() {
             // SAFETY: the context just made.
             unsafe { (c.ctx_free)(ctx) };
         }
         take_error();
-        assert!(ctx.is_null(), "{name:?} is offered under gm");
+        !ctx.is_null()
+    };
+    for name in [c"ML-DSA-44", c"ML-DSA-65", c"ML-DSA-87"] {
+        assert!(
+            !fetched(c.gm_libctx as Ptr, name),
+            "{name:?} is offered under gm"
+        );
+        assert!(fetched(c.keys.libctx(), name), "{name:?} under fips-140-3");
+    }
+}
+
+/// FIPS 204's sizes as libcrypto reads them, and an expanded private key without its seed
+/// refused with the reason.
+#[test]
+fn key_sizes_and_an_expanded_key_alone() {
+    let c = crypto();
+    for (set, public_len, signature_len, security_bits) in [
+        ("ML-DSA-44", 1312, 2420, 128),
+        ("ML-DSA-65", 1952, 3309, 192),
+        ("ML-DSA-87", 2592, 4627, 256),
+    ] {
+        let key = c
+            .keys
+            .generate(c_name(set), &properties(REGULA), &[])
+            .unwrap_or_else(|e| panic!("{set} key: {e}"));
+        // SAFETY: a live key.
+        let (size, bits, security) = unsafe {
+            (
+                (c.get_size)(key.0),
+                (c.get_bits)(key.0),
+                (c.get_security_bits)(key.0),
+            )
+        };
+        assert_eq!(size, signature_len, "{set} max-size");
+        assert_eq!(bits, public_len * 8, "{set} bits");
+        assert_eq!(security, security_bits, "{set} security-bits");
+        let expanded = vec![0u8; 4896];
+        let error = c
+            .keys
+            .fromdata(
+                c_name(set),
+                &properties(REGULA),
+                KEYPAIR,
+                &[octets(c"priv", &expanded)],
+            )
+            .err()
+            .unwrap_or_else(|| panic!("{set}: an expanded key alone is refused"));
+        assert!(error.contains("seed"), "{error}");
     }
 }
