@@ -42,7 +42,7 @@ pub struct ParameterSet {
     category: usize,
 }
 
-pub const SETS: [ParameterSet; 3] = [
+pub static SETS: [ParameterSet; 3] = [
     ParameterSet {
         algorithm: Algorithm::MlDsa44,
         oid_last: 0x11,
