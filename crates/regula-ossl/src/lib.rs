@@ -24,6 +24,7 @@ pub mod keyexch;
 pub mod keymgmt;
 pub mod mac;
 pub mod mac_legacy;
+pub mod mldsa;
 pub mod mlkem_keymgmt;
 pub mod names;
 pub mod params;

@@ -341,6 +341,7 @@ fn build_tables(module: &Module) -> Tables {
                 keymgmt::offers(policy),
                 crate::mlkem_keymgmt::offers(policy),
                 sm2::keymgmt_offers(policy),
+                crate::mldsa::keymgmt_offers(policy),
                 hmac_keys,
             ]
             .into_iter()
@@ -358,6 +359,7 @@ fn build_tables(module: &Module) -> Tables {
             [
                 signature::offers(policy),
                 sm2::signature_offers(policy),
+                crate::mldsa::signature_offers(policy),
                 hmac_signatures,
             ]
             .into_iter()

@@ -60,6 +60,17 @@ fn fips_140_3_offers_approved_algorithms_and_no_legacy_or_sm() {
         properties_of(&rand, "CTR-DRBG"),
         Some("provider=regula,fips=yes")
     );
+    // FIPS 204 ML-DSA: a key manager and a signature per parameter set.
+    for operation in [ffi::OP_KEYMGMT, ffi::OP_SIGNATURE] {
+        let list = offered(&host, operation);
+        for set in ["ML-DSA-44", "ML-DSA-65", "ML-DSA-87"] {
+            assert_eq!(
+                properties_of(&list, set),
+                Some("provider=regula,fips=yes"),
+                "{set} for operation {operation}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -93,6 +104,13 @@ fn gm_offers_the_sm_algorithms_only() {
         properties_of(&rand, "SM3-DRBG"),
         Some("provider=regula,fips=yes")
     );
+    for operation in [ffi::OP_KEYMGMT, ffi::OP_SIGNATURE] {
+        let list = offered(&host, operation);
+        assert!(
+            list.iter().all(|(name, _)| !name.starts_with("ML-DSA")),
+            "{list:?}"
+        );
+    }
 }
 
 #[test]

@@ -747,9 +747,9 @@ fn algorithm_identifiers() {
 }
 
 /// The signatures each policy offers, read through the provider's own query function: ECDSA
-/// ED25519 and RSA, approved (`fips=yes`), under the default policy and fips-140-3 (FIPS
-/// 186-5); SM2 under default and gm; and everywhere HMAC as a signature (libssl's TLS 1.3 PSK
-/// binders).
+/// ED25519 and RSA (FIPS 186-5) and ML-DSA (FIPS 204), approved (`fips=yes`), under the
+/// default policy and fips-140-3; SM2 under default and gm; and everywhere HMAC as a signature
+/// (libssl's TLS 1.3 PSK binders).
 #[test]
 fn each_policy_offers_its_signatures() {
     let offered = |policy: &str| {
@@ -766,14 +766,26 @@ fn each_policy_offers_its_signatures() {
         approved("RSA:rsaEncryption:1.2.840.113549.1.1.1"),
     ];
     let sm2 = approved("SM2:1.2.156.10197.1.301");
+    // FIPS 204 (tests/mldsa.rs).
+    let ml_dsa = [
+        approved("ML-DSA-44:MLDSA44:2.16.840.1.101.3.4.3.17:id-ml-dsa-44"),
+        approved("ML-DSA-65:MLDSA65:2.16.840.1.101.3.4.3.18:id-ml-dsa-65"),
+        approved("ML-DSA-87:MLDSA87:2.16.840.1.101.3.4.3.19:id-ml-dsa-87"),
+    ];
     let hmac = approved("HMAC");
     assert_eq!(
         offered("fips-140-3"),
-        [&ours[..], std::slice::from_ref(&hmac)].concat()
+        [&ours[..], &ml_dsa, std::slice::from_ref(&hmac)].concat()
     );
     assert_eq!(
         offered("default"),
-        [&ours[..], &[sm2.clone(), hmac.clone()]].concat()
+        [
+            &ours[..],
+            std::slice::from_ref(&sm2),
+            &ml_dsa,
+            std::slice::from_ref(&hmac)
+        ]
+        .concat()
     );
     assert_eq!(offered("gm"), [sm2, hmac]);
 }
