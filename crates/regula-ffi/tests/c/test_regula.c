@@ -1287,7 +1287,7 @@ static int run_pct_error(const char *algorithm) {
     regula_kem_key *kk = (regula_kem_key *)0x1;
     regula_decryption_key *dk = (regula_decryption_key *)0x1;
     int rc;
-    if (strcmp(algorithm, "sm2-encrypt") == 0) {
+    if (strcmp(algorithm, "sm2-encrypt") == 0 || strncmp(algorithm, "rsa-oaep", 8) == 0) {
         rc = regula_decryption_key_generate(module, algorithm, &dk, NULL);
         CHECK(dk == NULL);
     } else if (strncmp(algorithm, "ml-kem", 6) == 0) {
