@@ -561,8 +561,8 @@ unsafe fn seal_contiguous(
             (&nonce, overlap(plaintext, plaintext_len, out, needed))
         {
             // Apart: sealed where the plaintext lies, with no copy of the whole message first.
-            let plaintext = std::slice::from_raw_parts(plaintext, plaintext_len);
-            let sealed = std::slice::from_raw_parts_mut(out, needed);
+            let plaintext = input(plaintext, plaintext_len, "plaintext")?;
+            let sealed = output(out, needed, "output buffer")?;
             let served = key
                 .key
                 .seal_with_nonce_into(nonce, aad, plaintext, sealed)?;
@@ -725,7 +725,7 @@ pub unsafe extern "C" fn regula_aead_open(
                 }
                 if !overlap(ciphertext, in_len, out, plaintext_len) {
                     // Apart: opened where the ciphertext lies, with no copy of it first.
-                    let sealed = std::slice::from_raw_parts(ciphertext, in_len);
+                    let sealed = input(ciphertext, in_len, "ciphertext")?;
                     let buffer = output(out, plaintext_len, "output buffer")?;
                     let served = key.key.open_into(nonce, aad, sealed, buffer)?;
                     report(indicator, served.indicator(), key.policy);
