@@ -1,6 +1,7 @@
 //! `regula`: policies, self-tests and cryptographic primitives from the command line.
 
-#![forbid(unsafe_code)]
+// One function may use `unsafe`: restoring SIGPIPE (`end_quietly_on_closed_stdout`).
+#![deny(unsafe_code)]
 
 mod commands;
 mod failure;
@@ -180,7 +181,24 @@ fn write_cbom(path: &std::path::Path) -> Result<(), Failure> {
     Ok(())
 }
 
+/// Rust ignores SIGPIPE, so a closed stdout (`regula info | grep -q ...`, `| head`) turns every
+/// later `println!` into a panic. A command-line tool should end quietly instead, as `cat` and
+/// `openssl` do: restore the default action, under which the process ends on the signal.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn end_quietly_on_closed_stdout() {
+    // SAFETY: called first thing in `main`, before any other thread exists; SIG_DFL is a valid
+    // action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_closed_stdout() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_closed_stdout();
     let cli = Cli::parse();
     let cbom = cli.global.cbom.clone();
     let mut outcome = run(cli);

@@ -1668,3 +1668,30 @@ fn forced_sm4_backends_run_or_are_refused() {
     let tag = run(&gcm, b"");
     assert_eq!(tag.stdout, reference.stdout);
 }
+
+/// A reader that stops early (`regula info | grep -q ...`, `| head -n 1`) must not make
+/// `regula` panic: it ends on SIGPIPE, quietly, as `cat` does.
+#[cfg(unix)]
+#[test]
+fn a_closed_stdout_ends_regula_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    let mut child = Command::new(REGULA)
+        .args(["info"])
+        .env_remove("REGULA_BREAK_SELFTEST")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("regula binary runs");
+    // Close the read end before `regula` writes: its first write meets a closed pipe.
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("regula finishes");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "regula panicked: {stderr}");
+    assert_eq!(
+        output.status.signal(),
+        Some(libc::SIGPIPE),
+        "expected the end by SIGPIPE, got {:?}; stderr: {stderr}",
+        output.status
+    );
+}
