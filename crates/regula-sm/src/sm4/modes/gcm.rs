@@ -307,8 +307,9 @@ impl Sm4Gcm {
         let text_len = out.len();
         // E_K(J0) comes with the keystream for the last blocks, made before the check (it is
         // keystream, not plaintext) and wiped when it goes out of scope.
-        let lengths = (aad.len(), text_len);
-        if final_len(text_len) <= SHORT_FINAL_BYTES {
+        let last_len = final_len(text_len);
+        let lengths = (aad.len(), text_len, last_len);
+        if last_len <= SHORT_FINAL_BYTES {
             self.open_last::<SHORT_FINAL_BLOCKS>(source, out, &j0, &mut ghash, lengths, tag)
         } else {
             self.open_last::<FINAL_BLOCKS>(source, out, &j0, &mut ghash, lengths, tag)
@@ -324,10 +325,10 @@ impl Sm4Gcm {
         out: &mut [u8],
         j0: &Block,
         ghash: &mut ghash::Hasher<'_>,
-        (aad_len, text_len): (usize, usize),
+        (aad_len, text_len, last_len): (usize, usize, usize),
         tag: &[u8],
     ) -> Result<(), Error> {
-        let body_len = text_len - final_len(text_len);
+        let body_len = text_len - last_len;
         let mut body_counter = Counter::after(j0);
         let mut last_counter = body_counter.skipping(body_len / BLOCK_SIZE);
         let mut keystream = FinalKeystream::<N>::EMPTY;
