@@ -32,6 +32,7 @@ pub mod provider;
 pub mod provider_context;
 pub mod rand;
 pub mod signature;
+pub mod signature_calls;
 pub mod sm2;
 pub mod sm2_cipher;
 pub mod tls13_ivs;

@@ -17,17 +17,18 @@
 //! (≤ 255 bytes): `EVP_DigestSign`/`EVP_DigestVerify` with no digest, and `EVP_PKEY_sign`/
 //! `EVP_PKEY_verify`, which on OpenSSL 3.0 pass the message as "tbs". A digest name is refused.
 
-use std::os::raw::{c_char, c_int, c_uchar, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use regula::{Algorithm, Family, Module, Policy, SigningKey};
+use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey};
 use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
-use crate::indicator::{self, LastOperation};
+use crate::indicator;
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::signature_calls::{self, Mode, SignatureContext, Steps};
 
 /// One ML-DSA parameter set (FIPS 204 table 1 and 2).
 pub struct ParameterSet {
@@ -681,27 +682,15 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
 
 // --- SIGNATURE -------------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    None,
-    Sign,
-    Verify,
-    DigestSign,
-    DigestVerify,
-}
-
 #[derive(Clone)]
 struct Context {
     module: Module,
     set: &'static ParameterSet,
-    mode: Mode,
     signing: Option<Arc<SigningKey>>,
     /// The key's SubjectPublicKeyInfo, as the core verifies with it.
     spki: Option<Vec<u8>>,
     context_string: Vec<u8>,
-    /// The message of a streamed `EVP_DigestSign`/`EVP_DigestVerify`.
-    message: Zeroizing<Vec<u8>>,
-    last: LastOperation,
+    steps: Steps,
 }
 
 impl crate::context::Duplicate for Context {
@@ -716,28 +705,12 @@ static SIGNATURES: ffi::SyncTable<[[Dispatch; 20]; 3]> =
     ffi::SyncTable([signature::<0>(), signature::<1>(), signature::<2>()]);
 
 const fn signature<const K: usize>() -> [Dispatch; 20] {
-    [
-        crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx::<K>),
-        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign),
-        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify),
-        crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<Context>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<Context>),
-        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
-        crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params),
-        crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params),
-        crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params),
-        ffi::DISPATCH_END,
-    ]
+    signature_calls::table::<Context>(
+        newctx::<K>,
+        get_ctx_params,
+        gettable_ctx_params,
+        settable_ctx_params,
+    )
 }
 
 unsafe extern "C" fn newctx<const K: usize>(
@@ -751,21 +724,12 @@ unsafe extern "C" fn newctx<const K: usize>(
         Ok(Context {
             module,
             set,
-            mode: Mode::None,
             signing: None,
             spki: None,
             context_string: Vec::new(),
-            message: Zeroizing::new(Vec::new()),
-            last: LastOperation::default(),
+            steps: Steps::default(),
         })
     })
-}
-
-/// # Safety
-/// `ctx` is null or a live context of this module.
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: the caller's contract.
-    unsafe { crate::context::borrow(ctx, "ML-DSA signature context") }
 }
 
 /// Pure ML-DSA signs the message itself: no digest may be named (an empty name is none).
@@ -783,331 +747,88 @@ fn check_digest(set: &ParameterSet, name: &str) -> Result<(), Failure> {
     ))
 }
 
-/// The common part of every init.
-///
-/// # Safety
-/// `provkey` is null or a key of this provider's key managers; `params` a terminated array or
-/// null.
-unsafe fn init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    digest: Option<&str>,
-    mode: Mode,
-    params: *const Param,
-) -> Result<(), Failure> {
-    // SAFETY: the caller's contract.
-    let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-    context.message = Zeroizing::new(Vec::new());
-    context.mode = Mode::None;
-    if let Some(digest) = digest {
-        check_digest(context.set, digest)?;
+impl SignatureContext for Context {
+    fn steps(&self) -> &Steps {
+        &self.steps
     }
-    if !provkey.is_null() {
-        // SAFETY: a key of this provider (refused unless it is an ML-DSA key).
-        let key = unsafe { key(provkey)? };
-        if key.set.algorithm != context.set.algorithm {
+
+    fn steps_mut(&mut self) -> &mut Steps {
+        &mut self.steps
+    }
+
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        digest: Option<&str>,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<(), Failure> {
+        if let Some(digest) = digest {
+            check_digest(self.set, digest)?;
+        }
+        if !provkey.is_null() {
+            // SAFETY: a key of this provider (refused unless it is an ML-DSA key).
+            let key = unsafe { key(provkey)? };
+            if key.set.algorithm != self.set.algorithm {
+                return Err(fail(
+                    Reason::InvalidInput,
+                    format!(
+                        "an {} key given to the {} signature",
+                        key.set.name(),
+                        self.set.name()
+                    ),
+                ));
+            }
+            self.signing = key.signing.clone();
+            self.spki = key.public.as_ref().map(|public| key.set.spki(public));
+        }
+        if self.spki.is_none() {
             return Err(fail(
-                Reason::InvalidInput,
-                format!(
-                    "an {} key given to the {} signature",
-                    key.set.name(),
-                    context.set.name()
-                ),
+                Reason::OutOfOrder,
+                "no ML-DSA key: initialise with a key first",
             ));
         }
-        context.signing = key.signing.clone();
-        context.spki = key.public.as_ref().map(|public| key.set.spki(public));
-    }
-    if context.spki.is_none() {
-        return Err(fail(
-            Reason::OutOfOrder,
-            "no ML-DSA key: initialise with a key first",
-        ));
-    }
-    if matches!(mode, Mode::Sign | Mode::DigestSign) && context.signing.is_none() {
-        return Err(fail(
-            Reason::InvalidInput,
-            "signing needs a private key; this ML-DSA key has none",
-        ));
-    }
-    apply(context, &params)?;
-    context.mode = mode;
-    Ok(())
-}
-
-unsafe extern "C" fn sign_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` takes them.
-    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Sign, params) })
-}
-
-unsafe extern "C" fn verify_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` takes them.
-    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Verify, params) })
-}
-
-unsafe extern "C" fn digest_sign_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: OpenSSL's arguments.
-        unsafe {
-            let digest = crate::signature::digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
+        if matches!(mode, Mode::Sign | Mode::DigestSign) && self.signing.is_none() {
+            return Err(fail(
+                Reason::InvalidInput,
+                "signing needs a private key; this ML-DSA key has none",
+            ));
         }
-    })
-}
+        apply(self, params)
+    }
 
-unsafe extern "C" fn digest_verify_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: OpenSSL's arguments.
-        unsafe {
-            let digest = crate::signature::digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
-        }
-    })
-}
+    fn max_signature_len(&self) -> Result<usize, Failure> {
+        Ok(self.set.signature_len)
+    }
 
-fn expect_mode(context: &Context, modes: &[Mode], call: &str) -> Result<(), Failure> {
-    if modes.contains(&context.mode) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::OutOfOrder,
-            format!("{call} on an ML-DSA signature context not initialised for it"),
-        ))
+    fn sign_message(&mut self, message: &[u8]) -> Result<Served<Vec<u8>>, Failure> {
+        let signing = self
+            .signing
+            .clone()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?;
+        Ok(signing.sign_with_context(message, &self.context_string)?)
     }
-}
 
-/// Signs into OpenSSL's buffer; with no buffer, gives the signature's size.
-///
-/// # Safety
-/// `signature` is null or has `size` writable bytes; `length` is a writable out-pointer.
-unsafe fn emit(
-    context: &mut Context,
-    message: &[u8],
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> Result<(), Failure> {
-    if length.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
-    }
-    if signature.is_null() {
-        // SAFETY: OpenSSL's out-pointer.
-        unsafe { *length = context.set.signature_len };
-        return Ok(());
-    }
-    if size < context.set.signature_len {
-        return Err(fail(
-            Reason::InvalidInput,
-            format!(
-                "an {} signature is {} bytes; the buffer holds {size}",
-                context.set.name(),
-                context.set.signature_len
-            ),
-        ));
-    }
-    let signing = context
-        .signing
-        .clone()
-        .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?;
-    let (made, indicator) = signing
-        .sign_with_context(message, &context.context_string)?
-        .into_parts();
-    if made.len() > size {
-        return Err(fail(
-            Reason::Internal,
-            "the ML-DSA signature is longer than its parameter set's",
-        ));
-    }
-    context.last = indicator::settle(indicator)?;
-    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
-    // out-pointer for the length.
-    unsafe {
-        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
-        *length = made.len();
-    }
-    Ok(())
-}
-
-fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
-    let spki = context
-        .spki
-        .as_ref()
-        .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
-    let indicator = context
-        .module
-        .verify_with_context(
-            context.set.algorithm,
-            spki,
-            message,
-            &context.context_string,
-            signature,
-        )?
-        .indicator();
-    context.last = indicator::settle(indicator)?;
-    Ok(())
-}
-
-/// `EVP_PKEY_sign`: OpenSSL 3.0 passes the whole message as "tbs".
-unsafe extern "C" fn sign(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
-        unsafe {
-            let context = context(ctx)?;
-            expect_mode(context, &[Mode::Sign], "sign")?;
-            emit(
-                context,
-                crate::input(message, message_len),
+    fn verify_message(&mut self, message: &[u8], signature: &[u8]) -> Result<Indicator, Failure> {
+        let spki = self
+            .spki
+            .as_ref()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
+        Ok(self
+            .module
+            .verify_with_context(
+                self.set.algorithm,
+                spki,
+                message,
+                &self.context_string,
                 signature,
-                length,
-                size,
-            )
-        }
-    })
-}
+            )?
+            .indicator())
+    }
 
-/// `EVP_PKEY_verify` over the whole message.
-unsafe extern "C" fn verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, message) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(message, message_len),
-            )
-        };
-        expect_mode(context, &[Mode::Verify], "verify")?;
-        check(context, message, signature)
-    })
-}
-
-unsafe extern "C" fn digest_update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, data) = unsafe { (context(ctx)?, crate::input(data, len)) };
-        expect_mode(
-            context,
-            &[Mode::DigestSign, Mode::DigestVerify],
-            "digest update",
-        )?;
-        context.message.extend_from_slice(data);
-        Ok(())
-    })
-}
-
-unsafe extern "C" fn digest_sign_final(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context.
-        let context = unsafe { context(ctx)? };
-        expect_mode(context, &[Mode::DigestSign], "digest sign final")?;
-        let message = std::mem::take(&mut context.message);
-        // SAFETY: OpenSSL's buffers as `emit` takes them.
-        let result = unsafe { emit(context, &message, signature, length, size) };
-        if signature.is_null() {
-            // Only the size was asked for: the message is still to be signed.
-            context.message = message;
-        }
-        result
-    })
-}
-
-unsafe extern "C" fn digest_sign(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
-        unsafe {
-            let context = context(ctx)?;
-            expect_mode(context, &[Mode::DigestSign], "digest sign")?;
-            let message = crate::input(message, message_len);
-            emit(context, message, signature, length, size)
-        }
-    })
-}
-
-unsafe extern "C" fn digest_verify_final(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, signature) =
-            unsafe { (context(ctx)?, crate::input(signature, signature_len)) };
-        expect_mode(context, &[Mode::DigestVerify], "digest verify final")?;
-        let message = std::mem::take(&mut context.message);
-        check(context, &message, signature)
-    })
-}
-
-unsafe extern "C" fn digest_verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, message) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(message, message_len),
-            )
-        };
-        expect_mode(context, &[Mode::DigestVerify], "digest verify")?;
-        check(context, message, signature)
-    })
-}
-
-unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array (or null).
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        apply(context, &params)
-    })
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        apply(self, params)
+    }
 }
 
 /// "context-string" (≤ 255 bytes), and OpenSSL 3.5's switches the core cannot honour, refused
@@ -1117,7 +838,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "context-string" => {
-                if !context.message.is_empty() {
+                if !context.steps.message.is_empty() {
                     return Err(fail(
                         Reason::OutOfOrder,
                         "\"context-string\" set after the message was started",
@@ -1188,11 +909,16 @@ unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_voi
 unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
     error::entry(|| {
         // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        let (context, params) = unsafe {
+            (
+                signature_calls::context::<Context>(ctx)?,
+                Params::new(params),
+            )
+        };
         for mut param in params.iter() {
             match param.key {
                 "algorithm-id" => param.set_octets(&context.set.algorithm_id())?,
-                _ => indicator::answer_param(context.last, &mut param)?,
+                _ => indicator::answer_param(context.steps.last, &mut param)?,
             }
         }
         Ok(())

@@ -10,18 +10,18 @@
 //! reason. The digest an ECDSA caller names must be its row's (SHA2-256 for a P-256 key,
 //! SHA2-384 for P-384); another is refused rather than silently replaced.
 
-use std::os::raw::{c_char, c_int, c_uchar, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use regula::{Algorithm, Family, Module, Policy, SigningKey, registry};
-use zeroize::Zeroizing;
+use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey, registry};
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
-use crate::indicator::{self, LastOperation};
+use crate::indicator;
 use crate::keymgmt::{self, KeyType};
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::signature_calls::{self, Mode, SignatureContext, Steps};
 
 /// The key types that sign, in the order of [`TABLES`].
 const SIGNING_KEY_TYPES: [KeyType; 3] = [KeyType::Ec, KeyType::Ed25519, KeyType::Rsa];
@@ -47,32 +47,17 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
         .collect()
 }
 
-/// What the context was initialised for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    None,
-    /// `EVP_PKEY_sign`/`verify`: the whole message in one call (Ed25519 only).
-    Sign,
-    Verify,
-    /// `EVP_DigestSign*`/`EVP_DigestVerify*`: the message in pieces or in one call.
-    DigestSign,
-    DigestVerify,
-}
-
 /// One signature operation (`EVP_PKEY_CTX`'s provider half for signing and verifying).
 #[derive(Clone)]
 struct Context {
     module: Module,
     kind: KeyType,
-    mode: Mode,
     /// The signature row of the key (ecdsa-p256, ecdsa-p384, ed25519).
     row: Option<Algorithm>,
     signing: Option<Arc<SigningKey>>,
     /// The public key (an uncompressed point or Ed25519's 32 bytes) for verifying.
     public: Option<Vec<u8>>,
-    /// The message so far of a digest-sign or digest-verify.
-    message: Zeroizing<Vec<u8>>,
-    last: LastOperation,
+    steps: Steps,
     /// An RSA signature's key, and the choices that pick its row when it signs or verifies.
     rsa: Option<keymgmt::RsaKey>,
     rsa_choice: RsaChoice,
@@ -127,28 +112,12 @@ static TABLES: Tables = ffi::SyncTable([
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 20] {
-    [
-        crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx::<K>),
-        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign),
-        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify),
-        crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<Context>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<Context>),
-        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
-        crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params::<K>),
-        crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params),
-        crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params::<K>),
-        ffi::DISPATCH_END,
-    ]
+    signature_calls::table::<Context>(
+        newctx::<K>,
+        get_ctx_params,
+        gettable_ctx_params::<K>,
+        settable_ctx_params::<K>,
+    )
 }
 
 unsafe extern "C" fn newctx<const K: usize>(
@@ -170,23 +139,14 @@ unsafe extern "C" fn newctx<const K: usize>(
         crate::context::into_raw(Context {
             module: provider.module.clone(),
             kind,
-            mode: Mode::None,
             row: None,
             signing: None,
             public: None,
-            message: Zeroizing::new(Vec::new()),
-            last: LastOperation::default(),
+            steps: Steps::default(),
             rsa: None,
             rsa_choice: RsaChoice::default(),
         })
     })
-}
-
-/// # Safety
-/// As for [`crate::context::borrow`].
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: the caller's contract.
-    unsafe { crate::context::borrow(ctx, "signature context") }
 }
 
 /// The name of a digest row as OpenSSL names it first ("SHA2-256").
@@ -236,23 +196,18 @@ fn check_digest(kind: KeyType, row: Option<Algorithm>, name: &str) -> Result<(),
     ))
 }
 
-/// The common part of every `*_init`: the key (kept when OpenSSL passes none to restart the
-/// operation with the same key), the mode, and the parameters.
+/// The module's part of every `*_init`: the key (kept when OpenSSL passes none to restart the
+/// operation with the same key), and the parameters.
 ///
 /// # Safety
-/// `provkey` is null or a key of this provider's key manager; `params` a terminated array or
-/// null.
-unsafe fn init(
-    ctx: *mut c_void,
+/// `provkey` is null or a key of this provider's key manager.
+unsafe fn take_key(
+    context: &mut Context,
     provkey: *mut c_void,
     digest: Option<&str>,
     mode: Mode,
-    params: *const Param,
+    params: &Params,
 ) -> Result<(), Failure> {
-    // SAFETY: the caller's contract.
-    let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-    context.message = Zeroizing::new(Vec::new());
-    context.mode = Mode::None;
     if matches!(context.kind, KeyType::Ec | KeyType::Rsa)
         && matches!(mode, Mode::Sign | Mode::Verify)
     {
@@ -280,7 +235,7 @@ unsafe fn init(
             ));
         }
         if key.kind == KeyType::Rsa {
-            return init_rsa(context, key, digest, mode, &params);
+            return init_rsa(context, key, digest, mode, params);
         }
         let group = key
             .group
@@ -316,7 +271,7 @@ unsafe fn init(
         // Restarted with the key of the last init.
         let key = context.rsa.take();
         return match key {
-            Some(key) => init_rsa_key(context, key, digest, mode, &params),
+            Some(key) => init_rsa_key(context, key, digest, mode, params),
             None => Err(fail(
                 Reason::OutOfOrder,
                 "no key: initialise with a key first",
@@ -338,9 +293,7 @@ unsafe fn init(
     if let Some(digest) = digest {
         check_digest(context.kind, context.row, digest)?;
     }
-    apply(context, &params)?;
-    context.mode = mode;
-    Ok(())
+    apply(context, params)
 }
 
 /// The algorithm as an error message names it.
@@ -413,9 +366,7 @@ fn init_rsa_key(
     if let Some(digest) = digest.filter(|digest| !digest.is_empty()) {
         context.rsa_choice.digest = Some(rsa_digest(digest)?);
     }
-    apply(context, params)?;
-    context.mode = mode;
-    Ok(())
+    apply(context, params)
 }
 
 /// The RSA row the context's choices name (e.g. `pss` + SHA2-256 is rsa-pss-sha256), served
@@ -544,296 +495,75 @@ fn rsa_salt(param: &params::ParamRef<'_>) -> Result<Salt, Failure> {
     })
 }
 
-/// The C string OpenSSL passes as a digest name, or `None` for a null pointer (the SM2
-/// signature takes its digest name the same way).
-///
-/// # Safety
-/// `name` is null or a NUL-terminated string.
-pub(crate) unsafe fn digest_argument(name: *const c_char) -> Option<String> {
-    if name.is_null() {
-        return None;
+impl SignatureContext for Context {
+    fn steps(&self) -> &Steps {
+        &self.steps
     }
-    // SAFETY: the caller's contract.
-    Some(
-        unsafe { std::ffi::CStr::from_ptr(name) }
-            .to_string_lossy()
-            .into_owned(),
-    )
-}
 
-unsafe extern "C" fn sign_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` takes them.
-    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Sign, params) })
-}
+    fn steps_mut(&mut self) -> &mut Steps {
+        &mut self.steps
+    }
 
-unsafe extern "C" fn verify_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` takes them.
-    error::entry(|| unsafe { init(ctx, provkey, None, Mode::Verify, params) })
-}
+    /// ECDSA and RSA hash the message themselves: `EVP_PKEY_sign`/`verify` over a caller's
+    /// digest is refused.
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        digest: Option<&str>,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<(), Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { take_key(self, provkey, digest, mode, params) }
+    }
 
-unsafe extern "C" fn digest_sign_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: OpenSSL's arguments: a digest name or null, and as `init` takes the rest.
-        unsafe {
-            let digest = digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
+    fn max_signature_len(&self) -> Result<usize, Failure> {
+        match (&self.rsa, self.row) {
+            (Some(rsa), _) => Ok(rsa.public.size()),
+            (None, Some(row)) => Ok(registry::entry(row).sizes.signature.unwrap_or(0)),
+            (None, None) => Err(fail(Reason::OutOfOrder, "sign before init")),
         }
-    })
-}
-
-unsafe extern "C" fn digest_verify_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: as for `digest_sign_init`.
-        unsafe {
-            let digest = digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
-        }
-    })
-}
-
-fn expect_mode(context: &Context, modes: &[Mode], call: &str) -> Result<(), Failure> {
-    if modes.contains(&context.mode) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::OutOfOrder,
-            format!("{call} on a signature context not initialised for it"),
-        ))
     }
-}
 
-/// Signs `message` into OpenSSL's buffer; with no buffer, gives the longest signature's size.
-///
-/// # Safety
-/// `signature` is null or has `size` writable bytes; `length` is a writable out-pointer.
-unsafe fn emit(
-    context: &mut Context,
-    message: &[u8],
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> Result<(), Failure> {
-    if length.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
-    }
-    let longest = match (&context.rsa, context.row) {
-        (Some(rsa), _) => rsa.public.size(),
-        (None, Some(row)) => registry::entry(row).sizes.signature.unwrap_or(0),
-        (None, None) => return Err(fail(Reason::OutOfOrder, "sign before init")),
-    };
-    if signature.is_null() {
-        // SAFETY: OpenSSL's out-pointer.
-        unsafe { *length = longest };
-        return Ok(());
-    }
-    let signing = match &context.rsa {
-        Some(rsa) => {
-            let row = rsa_row(context, true)?;
-            let private = rsa.private.as_ref().ok_or_else(|| {
-                fail(
-                    Reason::InvalidInput,
-                    "signing needs a private key; this context's key has none",
-                )
-            })?;
-            context.row = Some(row);
-            private.signing_key(&context.module, row)?
-        }
-        None => context
-            .signing
-            .clone()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?,
-    };
-    let (made, indicator) = signing.sign(message)?.into_parts();
-    if made.len() > size {
-        return Err(fail(
-            Reason::InvalidInput,
-            format!(
-                "the signature is {} bytes; the buffer holds {size}",
-                made.len()
-            ),
-        ));
-    }
-    context.last = indicator::settle(indicator)?;
-    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
-    // out-pointer for the length.
-    unsafe {
-        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
-        *length = made.len();
-    }
-    Ok(())
-}
-
-/// Verifies `signature` over `message` with the context's public key: Ok only when it
-/// verifies (the core's error names why not).
-fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
-    if context.rsa.is_some() {
-        context.row = Some(rsa_row(context, false)?);
-    }
-    let (Some(row), Some(public)) = (context.row, &context.public) else {
-        return Err(fail(Reason::OutOfOrder, "verify before init"));
-    };
-    let indicator = context
-        .module
-        .verify(row, public, message, signature)?
-        .indicator();
-    context.last = indicator::settle(indicator)?;
-    Ok(())
-}
-
-unsafe extern "C" fn sign(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
-        unsafe {
-            let context = context(ctx)?;
-            expect_mode(context, &[Mode::Sign], "sign")?;
-            let message = crate::input(message, message_len);
-            emit(context, message, signature, length, size)
-        }
-    })
-}
-
-unsafe extern "C" fn verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, message) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(message, message_len),
-            )
+    fn sign_message(&mut self, message: &[u8]) -> Result<Served<Vec<u8>>, Failure> {
+        let signing = match &self.rsa {
+            Some(rsa) => {
+                let row = rsa_row(self, true)?;
+                let private = rsa.private.as_ref().ok_or_else(|| {
+                    fail(
+                        Reason::InvalidInput,
+                        "signing needs a private key; this context's key has none",
+                    )
+                })?;
+                let signing = private.signing_key(&self.module, row)?;
+                self.row = Some(row);
+                signing
+            }
+            None => self
+                .signing
+                .clone()
+                .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?,
         };
-        expect_mode(context, &[Mode::Verify], "verify")?;
-        check(context, message, signature)
-    })
-}
+        Ok(signing.sign(message)?)
+    }
 
-unsafe extern "C" fn digest_update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, data) = unsafe { (context(ctx)?, crate::input(data, len)) };
-        expect_mode(
-            context,
-            &[Mode::DigestSign, Mode::DigestVerify],
-            "digest update",
-        )?;
-        context.message.extend_from_slice(data);
-        Ok(())
-    })
-}
-
-unsafe extern "C" fn digest_sign_final(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` takes them.
-        let context = unsafe { context(ctx)? };
-        expect_mode(context, &[Mode::DigestSign], "digest sign final")?;
-        let message = std::mem::take(&mut context.message);
-        // SAFETY: as above.
-        let result = unsafe { emit(context, &message, signature, length, size) };
-        if signature.is_null() {
-            // Only the size was asked for: the message is still to be signed.
-            context.message = message;
+    /// Ok only when the signature verifies (the core's error names why not).
+    fn verify_message(&mut self, message: &[u8], signature: &[u8]) -> Result<Indicator, Failure> {
+        if self.rsa.is_some() {
+            self.row = Some(rsa_row(self, false)?);
         }
-        result
-    })
-}
-
-unsafe extern "C" fn digest_sign(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
-        unsafe {
-            let context = context(ctx)?;
-            expect_mode(context, &[Mode::DigestSign], "digest sign")?;
-            let message = crate::input(message, message_len);
-            emit(context, message, signature, length, size)
-        }
-    })
-}
-
-unsafe extern "C" fn digest_verify_final(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, signature) =
-            unsafe { (context(ctx)?, crate::input(signature, signature_len)) };
-        expect_mode(context, &[Mode::DigestVerify], "digest verify final")?;
-        let message = std::mem::take(&mut context.message);
-        check(context, &message, signature)
-    })
-}
-
-unsafe extern "C" fn digest_verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, message) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(message, message_len),
-            )
+        let (Some(row), Some(public)) = (self.row, &self.public) else {
+            return Err(fail(Reason::OutOfOrder, "verify before init"));
         };
-        expect_mode(context, &[Mode::DigestVerify], "digest verify")?;
-        check(context, message, signature)
-    })
-}
+        Ok(self
+            .module
+            .verify(row, public, message, signature)?
+            .indicator())
+    }
 
-unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array (or null).
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        apply(context, &params)
-    })
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        apply(self, params)
+    }
 }
 
 /// ECDSA's `digest` (its row's only), `properties` and `nonce-type` (random k only: no
@@ -986,7 +716,12 @@ pub fn algorithm_identifier(oid: &str) -> Option<Vec<u8>> {
 unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
     error::entry(|| {
         // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        let (context, params) = unsafe {
+            (
+                signature_calls::context::<Context>(ctx)?,
+                Params::new(params),
+            )
+        };
         if context.kind == KeyType::Rsa {
             return rsa_get_ctx_params(context, &params);
         }
@@ -1013,7 +748,7 @@ unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_i
                 }
                 (KeyType::Ec, "nonce-type") => param.set_i64(0)?,
                 (KeyType::Ed25519, "instance") => param.set_utf8("Ed25519")?,
-                _ => indicator::answer_param(context.last, &mut param)?,
+                _ => indicator::answer_param(context.steps.last, &mut param)?,
             }
         }
         Ok(())
@@ -1060,7 +795,7 @@ fn rsa_get_ctx_params(context: &Context, params: &Params) -> Result<(), Failure>
                     param.set_i64(number)?;
                 }
             }
-            _ => indicator::answer_param(context.last, &mut param)?,
+            _ => indicator::answer_param(context.steps.last, &mut param)?,
         }
     }
     Ok(())

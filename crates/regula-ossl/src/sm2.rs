@@ -15,17 +15,18 @@
 //! "EC" keys on group "SM2" (keymgmt.rs, keyexch.rs). An SM2 key names no key exchange, so it
 //! is not taken for GB/T 32918.3's key exchange protocol (Tongsuo's "SM2DH").
 
-use std::os::raw::{c_char, c_int, c_uchar, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 use std::sync::Arc;
 
-use regula::{Algorithm, Family, Module, Policy, SigningKey, registry};
+use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey, registry};
 use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
-use crate::indicator::{self, LastOperation};
+use crate::indicator;
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::signature_calls::{self, Mode, SignatureContext, Steps};
 
 /// The signature row.
 const ROW: Algorithm = Algorithm::Sm2Sign;
@@ -641,25 +642,14 @@ unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_voi
 
 // --- SIGNATURE -------------------------------------------------------------------------------
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    None,
-    /// `EVP_PKEY_verify` over SM3(Z_A ‖ M) computed by the caller.
-    VerifyDigest,
-    DigestSign,
-    DigestVerify,
-}
-
 #[derive(Clone)]
 struct Context {
     module: Module,
-    mode: Mode,
     signing: Option<Arc<SigningKey>>,
     public: Option<Vec<u8>>,
     /// The distinguishing ID; `None` is the default.
     id: Option<Vec<u8>>,
-    message: Zeroizing<Vec<u8>>,
-    last: LastOperation,
+    steps: Steps,
 }
 
 impl crate::context::Duplicate for Context {
@@ -670,28 +660,13 @@ impl crate::context::Duplicate for Context {
     }
 }
 
-static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> = ffi::SyncTable([
-    crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx),
-    crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init),
-    crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign),
-    crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init),
-    crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final),
-    crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify),
-    crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<Context>),
-    crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<Context>),
-    crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
-    crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params),
-    crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params),
-    crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params),
-    ffi::DISPATCH_END,
-]);
+static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> =
+    ffi::SyncTable(signature_calls::table::<Context>(
+        newctx,
+        get_ctx_params,
+        gettable_ctx_params,
+        settable_ctx_params,
+    ));
 
 unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) -> *mut c_void {
     construct(|| {
@@ -699,21 +674,12 @@ unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) ->
         let module = unsafe { module_of(provctx) }?;
         Ok(Context {
             module,
-            mode: Mode::None,
             signing: None,
             public: None,
             id: None,
-            message: Zeroizing::new(Vec::new()),
-            last: LastOperation::default(),
+            steps: Steps::default(),
         })
     })
-}
-
-/// # Safety
-/// `ctx` is null or a live context of this module.
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: the caller's contract.
-    unsafe { crate::context::borrow(ctx, "SM2 signature context") }
 }
 
 /// The digest named for an SM2 signature: SM3 only (GB/T 32918.2 hashes with SM3).
@@ -727,312 +693,96 @@ fn check_digest(name: &str) -> Result<(), Failure> {
     ))
 }
 
-/// The common part of every init.
-///
-/// # Safety
-/// `provkey` is null or a key of this provider's key managers; `params` a terminated array or
-/// null.
-unsafe fn init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    digest: Option<&str>,
-    mode: Mode,
-    params: *const Param,
-) -> Result<(), Failure> {
-    // SAFETY: the caller's contract.
-    let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-    context.message = Zeroizing::new(Vec::new());
-    context.mode = Mode::None;
-    if !provkey.is_null() {
-        // SAFETY: a key of this provider (refused unless it is an SM2 key).
-        let key = unsafe { key(provkey)? };
-        context.signing = key.signing.clone();
-        context.public = key.public.clone();
+impl Context {
+    fn id(&self) -> &[u8] {
+        self.id.as_deref().unwrap_or(DEFAULT_ID)
     }
-    if context.public.is_none() {
-        return Err(fail(
-            Reason::OutOfOrder,
-            "no SM2 key: initialise with a key first",
-        ));
-    }
-    if mode == Mode::DigestSign && context.signing.is_none() {
-        return Err(fail(
-            Reason::InvalidInput,
-            "signing needs a private key; this SM2 key has none",
-        ));
-    }
-    if let Some(digest) = digest {
-        check_digest(digest)?;
-    }
-    apply(context, &params)?;
-    context.mode = mode;
-    Ok(())
-}
 
-/// `EVP_PKEY_sign` with an SM2 key: refused, the module signs messages only.
-unsafe extern "C" fn sign_init(
-    _ctx: *mut c_void,
-    _provkey: *mut c_void,
-    _params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        Err(fail(
-            Reason::NotApproved,
-            "SM2 signing over a digest computed by the caller is not offered by the Regula \
-             provider: the module computes Z_A and SM3 itself; use EVP_DigestSign",
-        ))
-    })
-}
-
-unsafe extern "C" fn sign(
-    _ctx: *mut c_void,
-    _signature: *mut c_uchar,
-    _length: *mut usize,
-    _size: usize,
-    _message: *const c_uchar,
-    _message_len: usize,
-) -> c_int {
-    // SAFETY: nothing is read; `sign_init` always refuses.
-    unsafe { sign_init(std::ptr::null_mut(), std::ptr::null_mut(), std::ptr::null()) }
-}
-
-unsafe extern "C" fn verify_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` takes them.
-    error::entry(|| unsafe { init(ctx, provkey, None, Mode::VerifyDigest, params) })
-}
-
-unsafe extern "C" fn digest_sign_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: OpenSSL's arguments.
-        unsafe {
-            let digest = crate::signature::digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
-        }
-    })
-}
-
-unsafe extern "C" fn digest_verify_init(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: OpenSSL's arguments.
-        unsafe {
-            let digest = crate::signature::digest_argument(digest);
-            init(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
-        }
-    })
-}
-
-fn expect_mode(context: &Context, mode: Mode, call: &str) -> Result<(), Failure> {
-    if context.mode == mode {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::OutOfOrder,
-            format!("{call} on an SM2 signature context not initialised for it"),
-        ))
+    fn public(&self) -> Result<&[u8], Failure> {
+        self.public
+            .as_deref()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))
     }
 }
 
-fn id(context: &Context) -> &[u8] {
-    context.id.as_deref().unwrap_or(DEFAULT_ID)
-}
-
-/// Signs into OpenSSL's buffer; with no buffer, gives the longest signature's size.
-///
-/// # Safety
-/// `signature` is null or has `size` writable bytes; `length` is a writable out-pointer.
-unsafe fn emit(
-    context: &mut Context,
-    message: &[u8],
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> Result<(), Failure> {
-    if length.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
+impl SignatureContext for Context {
+    fn steps(&self) -> &Steps {
+        &self.steps
     }
-    if signature.is_null() {
-        // SAFETY: OpenSSL's out-pointer.
-        unsafe { *length = registry::entry(ROW).sizes.signature.unwrap_or(72) };
-        return Ok(());
-    }
-    let signing = context
-        .signing
-        .clone()
-        .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?;
-    let (made, indicator) = signing.sign_with_id(message, id(context))?.into_parts();
-    if made.len() > size {
-        return Err(fail(
-            Reason::InvalidInput,
-            format!(
-                "the signature is {} bytes; the buffer holds {size}",
-                made.len()
-            ),
-        ));
-    }
-    context.last = indicator::settle(indicator)?;
-    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
-    // out-pointer for the length.
-    unsafe {
-        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
-        *length = made.len();
-    }
-    Ok(())
-}
 
-fn check(context: &mut Context, message: &[u8], signature: &[u8]) -> Result<(), Failure> {
-    let public = context
-        .public
-        .as_ref()
-        .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
-    let indicator = context
-        .module
-        .verify_with_id(ROW, public, message, signature, id(context))?
-        .indicator();
-    context.last = indicator::settle(indicator)?;
-    Ok(())
-}
+    fn steps_mut(&mut self) -> &mut Steps {
+        &mut self.steps
+    }
 
-unsafe extern "C" fn verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    digest: *const c_uchar,
-    digest_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, digest) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(digest, digest_len),
-            )
-        };
-        expect_mode(context, Mode::VerifyDigest, "verify")?;
-        let public = context
-            .public
-            .as_ref()
-            .ok_or_else(|| fail(Reason::OutOfOrder, "verify before init"))?;
-        let indicator = context
-            .module
-            .verify_sm2_digest(public, digest, signature)?
-            .indicator();
-        context.last = indicator::settle(indicator)?;
-        Ok(())
-    })
-}
-
-unsafe extern "C" fn digest_update(ctx: *mut c_void, data: *const c_uchar, len: usize) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, data) = unsafe { (context(ctx)?, crate::input(data, len)) };
-        if !matches!(context.mode, Mode::DigestSign | Mode::DigestVerify) {
+    /// `EVP_PKEY_sign` is refused: the module signs messages only. `EVP_PKEY_verify` takes
+    /// SM3(Z_A ‖ M) computed by the caller.
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        digest: Option<&str>,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<(), Failure> {
+        if mode == Mode::Sign {
             return Err(fail(
-                Reason::OutOfOrder,
-                "digest update on an SM2 signature context not initialised for it",
+                Reason::NotApproved,
+                "SM2 signing over a digest computed by the caller is not offered by the Regula \
+                 provider: the module computes Z_A and SM3 itself; use EVP_DigestSign",
             ));
         }
-        context.message.extend_from_slice(data);
-        Ok(())
-    })
-}
-
-unsafe extern "C" fn digest_sign_final(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context.
-        let context = unsafe { context(ctx)? };
-        expect_mode(context, Mode::DigestSign, "digest sign final")?;
-        let message = std::mem::take(&mut context.message);
-        // SAFETY: OpenSSL's buffers as `emit` takes them.
-        let result = unsafe { emit(context, &message, signature, length, size) };
-        if signature.is_null() {
-            // Only the size was asked for: the message is still to be signed.
-            context.message = message;
+        if !provkey.is_null() {
+            // SAFETY: a key of this provider (refused unless it is an SM2 key).
+            let key = unsafe { key(provkey)? };
+            self.signing = key.signing.clone();
+            self.public = key.public.clone();
         }
-        result
-    })
-}
-
-unsafe extern "C" fn digest_sign(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
-        unsafe {
-            let context = context(ctx)?;
-            expect_mode(context, Mode::DigestSign, "digest sign")?;
-            let message = crate::input(message, message_len);
-            emit(context, message, signature, length, size)
+        if self.public.is_none() {
+            return Err(fail(
+                Reason::OutOfOrder,
+                "no SM2 key: initialise with a key first",
+            ));
         }
-    })
-}
+        if mode == Mode::DigestSign && self.signing.is_none() {
+            return Err(fail(
+                Reason::InvalidInput,
+                "signing needs a private key; this SM2 key has none",
+            ));
+        }
+        if let Some(digest) = digest {
+            check_digest(digest)?;
+        }
+        apply(self, params)
+    }
 
-unsafe extern "C" fn digest_verify_final(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, signature) =
-            unsafe { (context(ctx)?, crate::input(signature, signature_len)) };
-        expect_mode(context, Mode::DigestVerify, "digest verify final")?;
-        let message = std::mem::take(&mut context.message);
-        check(context, &message, signature)
-    })
-}
+    fn max_signature_len(&self) -> Result<usize, Failure> {
+        Ok(registry::entry(ROW).sizes.signature.unwrap_or(72))
+    }
 
-unsafe extern "C" fn digest_verify(
-    ctx: *mut c_void,
-    signature: *const c_uchar,
-    signature_len: usize,
-    message: *const c_uchar,
-    message_len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffers.
-        let (context, signature, message) = unsafe {
-            (
-                context(ctx)?,
-                crate::input(signature, signature_len),
-                crate::input(message, message_len),
-            )
-        };
-        expect_mode(context, Mode::DigestVerify, "digest verify")?;
-        check(context, message, signature)
-    })
-}
+    fn sign_message(&mut self, message: &[u8]) -> Result<Served<Vec<u8>>, Failure> {
+        let signing = self
+            .signing
+            .clone()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "sign before init"))?;
+        Ok(signing.sign_with_id(message, self.id())?)
+    }
 
-unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array (or null).
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        apply(context, &params)
-    })
+    fn verify_message(&mut self, message: &[u8], signature: &[u8]) -> Result<Indicator, Failure> {
+        Ok(self
+            .module
+            .verify_with_id(ROW, self.public()?, message, signature, self.id())?
+            .indicator())
+    }
+
+    fn verify_one_shot(&mut self, digest: &[u8], signature: &[u8]) -> Result<Indicator, Failure> {
+        Ok(self
+            .module
+            .verify_sm2_digest(self.public()?, digest, signature)?
+            .indicator())
+    }
+
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        apply(self, params)
+    }
 }
 
 /// `distid` (empty: the default ID, as Tongsuo takes it), `digest` (SM3 only), `digest-size`
@@ -1042,7 +792,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "distid" => {
-                if !context.message.is_empty() {
+                if !context.steps.message.is_empty() {
                     return Err(fail(
                         Reason::OutOfOrder,
                         "\"distid\" set after the message was started",
@@ -1109,13 +859,18 @@ unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_voi
 unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
     error::entry(|| {
         // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
+        let (context, params) = unsafe {
+            (
+                signature_calls::context::<Context>(ctx)?,
+                Params::new(params),
+            )
+        };
         for mut param in params.iter() {
             match param.key {
                 "algorithm-id" => param.set_octets(&SM2_SM3_ALGORITHM_ID)?,
                 "digest" => param.set_utf8("SM3")?,
                 "digest-size" => param.set_usize(FIELD)?,
-                _ => indicator::answer_param(context.last, &mut param)?,
+                _ => indicator::answer_param(context.steps.last, &mut param)?,
             }
         }
         Ok(())

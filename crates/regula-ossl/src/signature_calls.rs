@@ -1,0 +1,442 @@
+//! The `OSSL_OP_SIGNATURE` entry points every signature module shares. OpenSSL drives each
+//! signature the same way — init for a mode, the message whole or in pieces, a size query
+//! before the signature, parameters in between — so the calls are written once here, generic
+//! over a module's context ([`SignatureContext`]); a module says only how it takes a key,
+//! signs, verifies and reads its parameters (signature.rs: ECDSA, Ed25519, RSA; sm2.rs;
+//! mldsa.rs).
+
+use std::os::raw::{c_char, c_int, c_uchar, c_void};
+
+use regula::{Indicator, Served};
+use zeroize::Zeroizing;
+
+use crate::context::Duplicate;
+use crate::error::{self, Failure, Reason, fail};
+use crate::ffi::{self, Dispatch, Param};
+use crate::indicator::{self, LastOperation};
+use crate::params::Params;
+
+/// What a signature context was initialised for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    None,
+    /// `EVP_PKEY_sign`/`EVP_PKEY_verify`: what the caller passes in one call (the whole message
+    /// for Ed25519 and ML-DSA, a digest for SM2's verify).
+    Sign,
+    Verify,
+    /// `EVP_DigestSign*`/`EVP_DigestVerify*`: the message in pieces or in one call.
+    DigestSign,
+    DigestVerify,
+}
+
+impl Mode {
+    fn signs(self) -> bool {
+        matches!(self, Mode::Sign | Mode::DigestSign)
+    }
+}
+
+/// The part of a signature context the shared calls keep.
+#[derive(Clone)]
+pub struct Steps {
+    pub mode: Mode,
+    /// The message so far of a digest-sign or digest-verify.
+    pub message: Zeroizing<Vec<u8>>,
+    /// The last operation's indicator, for the "regula-indicator" parameters.
+    pub last: LastOperation,
+}
+
+impl Default for Steps {
+    fn default() -> Steps {
+        Steps {
+            mode: Mode::None,
+            message: Zeroizing::new(Vec::new()),
+            last: LastOperation::default(),
+        }
+    }
+}
+
+/// A signature module's context, as the shared calls drive it. `Duplicate::WHAT` names it in
+/// errors ("SM2 signature context").
+pub trait SignatureContext: Duplicate + 'static {
+    fn steps(&self) -> &Steps;
+    fn steps_mut(&mut self) -> &mut Steps;
+
+    /// Takes the key (null: keep the one already taken), the digest a digest-sign or
+    /// digest-verify names, and the parameters, for `mode`. A mode the algorithm does not
+    /// offer is refused here.
+    ///
+    /// # Safety
+    /// `provkey` is null or a key of this provider's key managers.
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        digest: Option<&str>,
+        mode: Mode,
+        params: &Params,
+    ) -> Result<(), Failure>;
+
+    /// The longest signature the context's key makes: the answer to a size query.
+    fn max_signature_len(&self) -> Result<usize, Failure>;
+
+    /// Signs a whole message (or, in `Mode::Sign`, what `EVP_PKEY_sign` passes).
+    fn sign_message(&mut self, message: &[u8]) -> Result<Served<Vec<u8>>, Failure>;
+
+    /// Verifies over a whole message: Ok only when the signature verifies.
+    fn verify_message(&mut self, message: &[u8], signature: &[u8]) -> Result<Indicator, Failure>;
+
+    /// `EVP_PKEY_verify`'s input: the message, unless the algorithm takes a digest there.
+    fn verify_one_shot(&mut self, input: &[u8], signature: &[u8]) -> Result<Indicator, Failure> {
+        self.verify_message(input, signature)
+    }
+
+    /// `set_ctx_params`.
+    fn apply(&mut self, params: &Params) -> Result<(), Failure>;
+}
+
+/// The dispatch table of a signature module: its context constructor and parameter lists,
+/// and the shared calls.
+pub const fn table<T: SignatureContext>(
+    newctx: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void,
+    get_ctx_params: unsafe extern "C" fn(*mut c_void, *mut Param) -> c_int,
+    gettable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
+    settable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
+) -> [Dispatch; 20] {
+    [
+        crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx),
+        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
+        crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params),
+        crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params),
+        ffi::DISPATCH_END,
+    ]
+}
+
+/// The context behind OpenSSL's pointer.
+///
+/// # Safety
+/// As for [`crate::context::borrow`].
+pub unsafe fn context<'a, T: SignatureContext>(ctx: *mut c_void) -> Result<&'a mut T, Failure> {
+    // SAFETY: the caller's contract.
+    unsafe { crate::context::borrow(ctx, T::WHAT) }
+}
+
+/// The C string OpenSSL passes as a digest name, or `None` for a null pointer.
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string.
+unsafe fn digest_argument(name: *const c_char) -> Option<String> {
+    if name.is_null() {
+        return None;
+    }
+    // SAFETY: the caller's contract.
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// Every init: the state reset, the module's own part, then the mode.
+///
+/// # Safety
+/// `ctx` a live context of `T`; `provkey` null or a key of this provider; `params` a terminated
+/// array or null.
+unsafe fn begin<T: SignatureContext>(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    digest: Option<&str>,
+    mode: Mode,
+    params: *const Param,
+) -> Result<(), Failure> {
+    // SAFETY: the caller's contract.
+    let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
+    let steps = context.steps_mut();
+    steps.message = Zeroizing::new(Vec::new());
+    steps.mode = Mode::None;
+    // SAFETY: the caller's contract for `provkey`.
+    unsafe { context.init(provkey, digest, mode, &params)? };
+    context.steps_mut().mode = mode;
+    Ok(())
+}
+
+fn expect_mode<T: SignatureContext>(
+    context: &T,
+    modes: &[Mode],
+    call: &str,
+) -> Result<(), Failure> {
+    if modes.contains(&context.steps().mode) {
+        Ok(())
+    } else {
+        Err(fail(
+            Reason::OutOfOrder,
+            format!("{call} on a {} not initialised for it", T::WHAT),
+        ))
+    }
+}
+
+/// Signs `message` into OpenSSL's buffer; with no buffer, gives the longest signature's size.
+///
+/// # Safety
+/// `signature` is null or has `size` writable bytes; `length` is null or a writable
+/// out-pointer.
+unsafe fn emit<T: SignatureContext>(
+    context: &mut T,
+    message: &[u8],
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> Result<(), Failure> {
+    if length.is_null() {
+        return Err(fail(Reason::OutOfOrder, "no signature length pointer"));
+    }
+    if signature.is_null() {
+        let longest = context.max_signature_len()?;
+        // SAFETY: OpenSSL's out-pointer.
+        unsafe { *length = longest };
+        return Ok(());
+    }
+    debug_assert!(context.steps().mode.signs());
+    let (made, indicator) = context.sign_message(message)?.into_parts();
+    if made.len() > size {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!(
+                "the signature is {} bytes; the buffer holds {size}",
+                made.len()
+            ),
+        ));
+    }
+    context.steps_mut().last = indicator::settle(indicator)?;
+    // SAFETY: `size` >= the signature's length writable bytes at `signature`, and the
+    // out-pointer for the length.
+    unsafe {
+        std::ptr::copy_nonoverlapping(made.as_ptr(), signature, made.len());
+        *length = made.len();
+    }
+    Ok(())
+}
+
+fn settle_verified<T: SignatureContext>(
+    context: &mut T,
+    verified: Result<Indicator, Failure>,
+) -> Result<(), Failure> {
+    context.steps_mut().last = indicator::settle(verified?)?;
+    Ok(())
+}
+
+unsafe extern "C" fn sign_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `begin` takes them.
+    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::Sign, params) })
+}
+
+unsafe extern "C" fn verify_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `begin` takes them.
+    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::Verify, params) })
+}
+
+unsafe extern "C" fn digest_sign_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: OpenSSL's arguments: a digest name or null, and as `begin` takes the rest.
+        unsafe {
+            let digest = digest_argument(digest);
+            begin::<T>(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    digest: *const c_char,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: as for `digest_sign_init`.
+        unsafe {
+            let digest = digest_argument(digest);
+            begin::<T>(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
+        }
+    })
+}
+
+/// `EVP_PKEY_sign`.
+unsafe extern "C" fn sign<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+    input: *const c_uchar,
+    input_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
+        unsafe {
+            let context = context::<T>(ctx)?;
+            expect_mode(context, &[Mode::Sign], "sign")?;
+            emit(
+                context,
+                crate::input(input, input_len),
+                signature,
+                length,
+                size,
+            )
+        }
+    })
+}
+
+/// `EVP_PKEY_verify`.
+unsafe extern "C" fn verify<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    input: *const c_uchar,
+    input_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, input) = unsafe {
+            (
+                context::<T>(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(input, input_len),
+            )
+        };
+        expect_mode(context, &[Mode::Verify], "verify")?;
+        let verified = context.verify_one_shot(input, signature);
+        settle_verified(context, verified)
+    })
+}
+
+unsafe extern "C" fn digest_update<T: SignatureContext>(
+    ctx: *mut c_void,
+    data: *const c_uchar,
+    len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, data) = unsafe { (context::<T>(ctx)?, crate::input(data, len)) };
+        expect_mode(
+            context,
+            &[Mode::DigestSign, Mode::DigestVerify],
+            "digest update",
+        )?;
+        context.steps_mut().message.extend_from_slice(data);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn digest_sign_final<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context::<T>(ctx)? };
+        expect_mode(context, &[Mode::DigestSign], "digest sign final")?;
+        let message = std::mem::take(&mut context.steps_mut().message);
+        // SAFETY: OpenSSL's buffers as `emit` takes them.
+        let result = unsafe { emit(context, &message, signature, length, size) };
+        if signature.is_null() {
+            // Only the size was asked for: the message is still to be signed.
+            context.steps_mut().message = message;
+        }
+        result
+    })
+}
+
+unsafe extern "C" fn digest_sign<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
+        unsafe {
+            let context = context::<T>(ctx)?;
+            expect_mode(context, &[Mode::DigestSign], "digest sign")?;
+            let message = crate::input(message, message_len);
+            emit(context, message, signature, length, size)
+        }
+    })
+}
+
+unsafe extern "C" fn digest_verify_final<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, signature) =
+            unsafe { (context::<T>(ctx)?, crate::input(signature, signature_len)) };
+        expect_mode(context, &[Mode::DigestVerify], "digest verify final")?;
+        let message = std::mem::take(&mut context.steps_mut().message);
+        let verified = context.verify_message(&message, signature);
+        settle_verified(context, verified)
+    })
+}
+
+unsafe extern "C" fn digest_verify<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *const c_uchar,
+    signature_len: usize,
+    message: *const c_uchar,
+    message_len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffers.
+        let (context, signature, message) = unsafe {
+            (
+                context::<T>(ctx)?,
+                crate::input(signature, signature_len),
+                crate::input(message, message_len),
+            )
+        };
+        expect_mode(context, &[Mode::DigestVerify], "digest verify")?;
+        let verified = context.verify_message(message, signature);
+        settle_verified(context, verified)
+    })
+}
+
+unsafe extern "C" fn set_ctx_params<T: SignatureContext>(
+    ctx: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array (or null).
+        let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
+        context.apply(&params)
+    })
+}
