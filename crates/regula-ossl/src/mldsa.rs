@@ -705,12 +705,7 @@ static SIGNATURES: ffi::SyncTable<[[Dispatch; 20]; 3]> =
     ffi::SyncTable([signature::<0>(), signature::<1>(), signature::<2>()]);
 
 const fn signature<const K: usize>() -> [Dispatch; 20] {
-    signature_calls::table::<Context>(
-        newctx::<K>,
-        get_ctx_params,
-        gettable_ctx_params,
-        settable_ctx_params,
-    )
+    signature_calls::table::<Context>(newctx::<K>, gettable_ctx_params, settable_ctx_params)
 }
 
 unsafe extern "C" fn newctx<const K: usize>(
@@ -829,6 +824,10 @@ impl SignatureContext for Context {
     fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         apply(self, params)
     }
+
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        answer_params(self, params)
+    }
 }
 
 /// "context-string" (≤ 255 bytes), and OpenSSL 3.5's switches the core cannot honour, refused
@@ -906,23 +905,14 @@ unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_voi
 }
 
 /// "algorithm-id" (for X.509 and CMS writers) and the indicator.
-unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe {
-            (
-                signature_calls::context::<Context>(ctx)?,
-                Params::new(params),
-            )
-        };
-        for mut param in params.iter() {
-            match param.key {
-                "algorithm-id" => param.set_octets(&context.set.algorithm_id())?,
-                _ => indicator::answer_param(context.steps.last, &mut param)?,
-            }
+fn answer_params(context: &Context, params: &Params) -> Result<(), Failure> {
+    for mut param in params.iter() {
+        match param.key {
+            "algorithm-id" => param.set_octets(&context.set.algorithm_id())?,
+            _ => indicator::answer_param(context.steps.last, &mut param)?,
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@
 //! reason. The digest an ECDSA caller names must be its row's (SHA2-256 for a P-256 key,
 //! SHA2-384 for P-384); another is refused rather than silently replaced.
 
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::{c_char, c_void};
 use std::sync::Arc;
 
 use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey, registry};
@@ -114,7 +114,6 @@ static TABLES: Tables = ffi::SyncTable([
 const fn table<const K: usize>() -> [Dispatch; 20] {
     signature_calls::table::<Context>(
         newctx::<K>,
-        get_ctx_params,
         gettable_ctx_params::<K>,
         settable_ctx_params::<K>,
     )
@@ -564,6 +563,10 @@ impl SignatureContext for Context {
     fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         apply(self, params)
     }
+
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        answer_params(self, params)
+    }
 }
 
 /// ECDSA's `digest` (its row's only), `properties` and `nonce-type` (random k only: no
@@ -713,46 +716,35 @@ pub fn algorithm_identifier(oid: &str) -> Option<Vec<u8>> {
     Some(der)
 }
 
-unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe {
-            (
-                signature_calls::context::<Context>(ctx)?,
-                Params::new(params),
-            )
-        };
-        if context.kind == KeyType::Rsa {
-            return rsa_get_ctx_params(context, &params);
-        }
-        let row = context.row.map(registry::entry);
-        let digest = row.and_then(|row| row.hash);
-        for mut param in params.iter() {
-            match (context.kind, param.key) {
-                (_, "algorithm-id") => {
-                    if let Some(der) = row.and_then(|row| row.oid).and_then(algorithm_identifier) {
-                        param.set_octets(&der)?;
-                    }
+fn answer_params(context: &Context, params: &Params) -> Result<(), Failure> {
+    if context.kind == KeyType::Rsa {
+        return rsa_get_ctx_params(context, params);
+    }
+    let row = context.row.map(registry::entry);
+    let digest = row.and_then(|row| row.hash);
+    for mut param in params.iter() {
+        match (context.kind, param.key) {
+            (_, "algorithm-id") => {
+                if let Some(der) = row.and_then(|row| row.oid).and_then(algorithm_identifier) {
+                    param.set_octets(&der)?;
                 }
-                (KeyType::Ec, "digest") => {
-                    if let Some(digest) = digest {
-                        param.set_utf8(digest_name(digest))?;
-                    }
-                }
-                (KeyType::Ec, "digest-size") => {
-                    if let Some(size) =
-                        digest.and_then(|digest| registry::entry(digest).sizes.output)
-                    {
-                        param.set_usize(size)?;
-                    }
-                }
-                (KeyType::Ec, "nonce-type") => param.set_i64(0)?,
-                (KeyType::Ed25519, "instance") => param.set_utf8("Ed25519")?,
-                _ => indicator::answer_param(context.steps.last, &mut param)?,
             }
+            (KeyType::Ec, "digest") => {
+                if let Some(digest) = digest {
+                    param.set_utf8(digest_name(digest))?;
+                }
+            }
+            (KeyType::Ec, "digest-size") => {
+                if let Some(size) = digest.and_then(|digest| registry::entry(digest).sizes.output) {
+                    param.set_usize(size)?;
+                }
+            }
+            (KeyType::Ec, "nonce-type") => param.set_i64(0)?,
+            (KeyType::Ed25519, "instance") => param.set_utf8("Ed25519")?,
+            _ => indicator::answer_param(context.steps.last, &mut param)?,
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// An RSA context's `algorithm-id` (PKCS#1 v1.5 only: `sha256WithRSAEncryption` and its

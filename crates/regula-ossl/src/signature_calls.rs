@@ -91,13 +91,15 @@ pub trait SignatureContext: Duplicate + 'static {
 
     /// `set_ctx_params`.
     fn apply(&mut self, params: &Params) -> Result<(), Failure>;
+
+    /// `get_ctx_params`: the module's parameters and the indicator.
+    fn answer(&self, params: &Params) -> Result<(), Failure>;
 }
 
-/// The dispatch table of a signature module: its context constructor and parameter lists,
-/// and the shared calls.
+/// The dispatch table of a signature module: its context constructor and parameter lists
+/// (OpenSSL may ask for those without a context), and the shared calls.
 pub const fn table<T: SignatureContext>(
     newctx: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void,
-    get_ctx_params: unsafe extern "C" fn(*mut c_void, *mut Param) -> c_int,
     gettable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
     settable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
 ) -> [Dispatch; 20] {
@@ -117,7 +119,7 @@ pub const fn table<T: SignatureContext>(
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DUPCTX, crate::context::duplicate::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params),
+        crate::dispatch_fn!(ffi::SIGNATURE_GET_CTX_PARAMS, get_ctx_params::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_GETTABLE_CTX_PARAMS, gettable_ctx_params),
         crate::dispatch_fn!(ffi::SIGNATURE_SET_CTX_PARAMS, set_ctx_params::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_SETTABLE_CTX_PARAMS, settable_ctx_params),
@@ -438,5 +440,16 @@ unsafe extern "C" fn set_ctx_params<T: SignatureContext>(
         // SAFETY: a live context and a terminated array (or null).
         let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
         context.apply(&params)
+    })
+}
+
+unsafe extern "C" fn get_ctx_params<T: SignatureContext>(
+    ctx: *mut c_void,
+    params: *mut Param,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and a terminated array.
+        let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
+        context.answer(&params)
     })
 }

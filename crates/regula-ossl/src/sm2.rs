@@ -660,13 +660,9 @@ impl crate::context::Duplicate for Context {
     }
 }
 
-static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> =
-    ffi::SyncTable(signature_calls::table::<Context>(
-        newctx,
-        get_ctx_params,
-        gettable_ctx_params,
-        settable_ctx_params,
-    ));
+static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> = ffi::SyncTable(
+    signature_calls::table::<Context>(newctx, gettable_ctx_params, settable_ctx_params),
+);
 
 unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) -> *mut c_void {
     construct(|| {
@@ -783,6 +779,10 @@ impl SignatureContext for Context {
     fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         apply(self, params)
     }
+
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        answer_params(self, params)
+    }
 }
 
 /// `distid` (empty: the default ID, as Tongsuo takes it), `digest` (SM3 only), `digest-size`
@@ -856,25 +856,16 @@ unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_voi
 
 /// `algorithm-id` (SM2-with-SM3, for X.509 and CMS writers), `digest` SM3, `digest-size` 32,
 /// and the indicator.
-unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe {
-            (
-                signature_calls::context::<Context>(ctx)?,
-                Params::new(params),
-            )
-        };
-        for mut param in params.iter() {
-            match param.key {
-                "algorithm-id" => param.set_octets(&SM2_SM3_ALGORITHM_ID)?,
-                "digest" => param.set_utf8("SM3")?,
-                "digest-size" => param.set_usize(FIELD)?,
-                _ => indicator::answer_param(context.steps.last, &mut param)?,
-            }
+fn answer_params(context: &Context, params: &Params) -> Result<(), Failure> {
+    for mut param in params.iter() {
+        match param.key {
+            "algorithm-id" => param.set_octets(&SM2_SM3_ALGORITHM_ID)?,
+            "digest" => param.set_utf8("SM3")?,
+            "digest-size" => param.set_usize(FIELD)?,
+            _ => indicator::answer_param(context.steps.last, &mut param)?,
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 #[cfg(test)]
