@@ -2,7 +2,7 @@
 //! (aws-lc-rs), SM2 (regula-sm). The registry row's provider decides which backend serves an
 //! algorithm.
 
-use aws_lc_rs::encoding::{AsDer, Pkcs8V1Der, PublicKeyX509Der};
+use aws_lc_rs::encoding::{AsDer, AsRawBytes, Pkcs8V1Der, PqdsaPrivateKeyRaw, PublicKeyX509Der};
 use aws_lc_rs::rand::SystemRandom;
 use aws_lc_rs::rsa::{KeySize, PublicEncryptingKey};
 use aws_lc_rs::signature::{
@@ -268,6 +268,20 @@ impl SigningBackend {
             }
         };
         Ok(Zeroizing::new(der.map_err(|_| Error::CryptoFailure)?))
+    }
+
+    /// An ML-DSA key's expanded private key (FIPS 204 skEncode), wiped when dropped; `None`
+    /// for a key of another scheme.
+    pub(crate) fn ml_dsa_expanded_private_key(&self) -> Option<Result<Zeroizing<Vec<u8>>>> {
+        let SigningBackend::MlDsa(key) = self else {
+            return None;
+        };
+        let raw: std::result::Result<PqdsaPrivateKeyRaw<'static>, _> =
+            key.private_key().as_raw_bytes();
+        Some(
+            raw.map(|raw| Zeroizing::new(raw.as_ref().to_vec()))
+                .map_err(|_| Error::CryptoFailure),
+        )
     }
 
     /// Signs `message` as the SM2 signer `id`; `None` for a key that is not SM2's.

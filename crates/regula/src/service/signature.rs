@@ -377,6 +377,20 @@ impl SigningKey {
         self.key.to_pkcs8_der()
     }
 
+    /// An ML-DSA key's expanded private key (FIPS 204 skEncode, 2560/4032/4896 bytes), as
+    /// OpenSSL's "priv" key parameter and NIST's ACVP data carry it; wiped when dropped. A key
+    /// of another scheme is refused.
+    pub fn ml_dsa_expanded_private_key(&self) -> Result<Zeroizing<Vec<u8>>> {
+        // No key leaves a module in its error state.
+        self.module.ensure_operational()?;
+        self.key.ml_dsa_expanded_private_key().unwrap_or_else(|| {
+            Err(Error::invalid_input(format!(
+                "an expanded ML-DSA private key was asked of a {} key",
+                self.algorithm
+            )))
+        })
+    }
+
     /// Signs `message` (hashing it with the scheme's digest).
     pub fn sign(&self, message: &[u8]) -> Result<Served<Vec<u8>>> {
         self.module.ensure_operational()?;
