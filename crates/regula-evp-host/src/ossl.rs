@@ -210,6 +210,8 @@ api! {
         EVP_PKEY_decrypt: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
         EVP_PKEY_sign: fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
         EVP_PKEY_verify: fn(Ptr, *const u8, usize, *const u8, usize) -> c_int;
+        EVP_SIGNATURE_fetch: fn(Ptr, Cs, Cs) -> Ptr;
+        EVP_SIGNATURE_free: fn(Ptr) -> ();
         EVP_PKEY_derive_set_peer_ex: fn(Ptr, Ptr, c_int) -> c_int;
         EVP_PKEY_derive: fn(Ptr, *mut u8, *mut usize) -> c_int;
         EVP_PKEY_encapsulate_init: fn(Ptr, *const OsslParam) -> c_int;
@@ -234,6 +236,9 @@ api! {
         // OpenSSL 3.1 and later.
         EVP_MD_CTX_dup: fn(Ptr) -> Ptr;
         EVP_CIPHER_CTX_dup: fn(Ptr) -> Ptr;
+        // OpenSSL 3.4 and later: message signatures.
+        EVP_PKEY_sign_message_init: fn(Ptr, Ptr, *const OsslParam) -> c_int;
+        EVP_PKEY_verify_message_init: fn(Ptr, Ptr, *const OsslParam) -> c_int;
     }
 }
 

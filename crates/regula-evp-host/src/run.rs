@@ -241,8 +241,9 @@ pub fn run_stanza(ossl: &Ossl, st: &Stanza, keys: &mut Keys) -> StanzaResult {
         let (outcome, provider) =
             run_pkey(ossl, keys, head, &specific, common.expected_err.as_deref());
         result.provider = provider;
-        let gate = if matches!(head.key.as_str(), "Kem" | "KeyGen") {
-            kem_release_gate(ossl, &result, &mut common)
+        let gate = if matches!(head.key.as_str(), "Kem" | "KeyGen") || head.key.contains("-Message")
+        {
+            release_gate(ossl, &result, &mut common)
         } else {
             None
         };
@@ -1852,6 +1853,9 @@ const PKEY_KINDS: &[&str] = &[
     "OneShotDigestVerify",
     "Kem",
     "KeyGen",
+    "Sign-Message",
+    "Verify-Message",
+    "Verify-Message-Public",
 ];
 
 /// One named key: the decoded `EVP_PKEY`, or why it could not be had (evp_test's "disabled"
@@ -2072,6 +2076,13 @@ fn pkey_data(ossl: &Ossl, pairs: &[&Pair]) -> Result<PkeyData, Stop> {
             "CtrlInit" => d.init_controls.push(pair.value.clone()),
             // The security category of the key: a check of OpenSSL's own providers.
             "Security-Category" => {}
+            "CtrlMu" => {
+                return Err(Stop::Skip(
+                    "CtrlMu (a signature over an externally computed ML-DSA mu) is not run by \
+                     this host"
+                        .into(),
+                ));
+            }
             "NonceType" => {
                 return Err(Stop::Skip(
                     "deterministic nonces (NonceType) are not run by this host".into(),
@@ -2242,6 +2253,9 @@ fn pkey_stanza(
     if head.key.contains("Digest") {
         return digest_sign_verify(ossl, keys, head, &data, params_ptr, provider);
     }
+    if head.key.contains("-Message") {
+        return message_sign_verify(ossl, keys, head, &data, params_ptr, provider);
+    }
     if head.value.contains(':') {
         return Err(Stop::Skip(format!(
             "{} with a named signature algorithm (`{}`, EVP_PKEY_*_init_ex2) is not run by this host",
@@ -2367,6 +2381,104 @@ fn pkey_stanza(
             compare("SHARED_SECRET_MISMATCH", &data.output, &got)
         }
     }
+}
+
+/// Sign-Message, Verify-Message and Verify-Message-Public (`ALGORITHM:KEY`): OpenSSL 3.4's
+/// message signatures, `EVP_PKEY_sign_message_init`/`EVP_PKEY_verify_message_init` with the
+/// fetched signature, then the whole input through `EVP_PKEY_sign`/`EVP_PKEY_verify`, as
+/// evp_test runs them.
+fn message_sign_verify(
+    ossl: &Ossl,
+    keys: &Keys,
+    head: &Pair,
+    data: &PkeyData,
+    params: *const OsslParam,
+    provider: &mut Option<ProviderInfo>,
+) -> Result<(), Stop> {
+    let a = &ossl.api;
+    let verify = head.key.starts_with("Verify");
+    let Some((algorithm, key_name)) = head.value.split_once(':') else {
+        return Err(fail("PARSING_ERROR", head.value.clone()));
+    };
+    let (Some(sign_init), Some(verify_init)) =
+        (a.EVP_PKEY_sign_message_init, a.EVP_PKEY_verify_message_init)
+    else {
+        return Err(Stop::Skip(format!(
+            "{} needs OpenSSL 3.4's message signatures; this libcrypto has none",
+            head.key
+        )));
+    };
+    let key = keys
+        .find(key_name, head.key == "Verify-Message-Public")
+        .map_err(Stop::Skip)?;
+    let name = ossl::cstring(algorithm).map_err(|e| fail("PARSE_ERROR", e))?;
+    // SAFETY: live library context; strings alive across the call; the result is checked.
+    let fetched = unsafe { (a.EVP_SIGNATURE_fetch)(ossl.libctx, name.as_ptr(), ossl.propq_ptr()) };
+    let Some(signature) = owned(fetched, a.EVP_SIGNATURE_free) else {
+        let errors = ossl.errors();
+        return Err(Stop::Skip(format!(
+            "signature {algorithm}: not fetched from the loaded providers ({errors})"
+        )));
+    };
+    // SAFETY: live context and key; the result is checked.
+    let ctx = unsafe { (a.EVP_PKEY_CTX_new_from_pkey)(ossl.libctx, key, ossl.propq_ptr()) };
+    let ctx = owned(ctx, a.EVP_PKEY_CTX_free)
+        .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_new_from_pkey"))?;
+    let init = if verify { verify_init } else { sign_init };
+    // SAFETY: live context and signature; params END-terminated or null.
+    if unsafe { init(ctx.p, signature.p, params) } <= 0 {
+        return Err(fail("KEYOP_INIT_ERROR", ""));
+    }
+    // SAFETY: an initialised context.
+    *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
+    apply_controls(ossl, ctx.p, &data.controls)?;
+    if verify {
+        // SAFETY: buffers alive across the call.
+        let rv = unsafe {
+            (a.EVP_PKEY_verify)(
+                ctx.p,
+                data.output.as_ptr(),
+                data.output.len(),
+                data.input.as_ptr(),
+                data.input.len(),
+            )
+        };
+        return if rv > 0 {
+            Ok(())
+        } else {
+            Err(fail("VERIFY_ERROR", ""))
+        };
+    }
+    let mut len = 0usize;
+    // SAFETY: a length query; buffers alive across the call.
+    let rv = unsafe {
+        (a.EVP_PKEY_sign)(
+            ctx.p,
+            ptr::null_mut(),
+            &mut len,
+            data.input.as_ptr(),
+            data.input.len(),
+        )
+    };
+    if rv <= 0 {
+        return Err(fail("KEYOP_LENGTH_ERROR", ""));
+    }
+    let mut got = vec![0u8; len];
+    // SAFETY: `got` holds `len` bytes.
+    let rv = unsafe {
+        (a.EVP_PKEY_sign)(
+            ctx.p,
+            got.as_mut_ptr(),
+            &mut len,
+            data.input.as_ptr(),
+            data.input.len(),
+        )
+    };
+    if rv <= 0 {
+        return Err(fail("KEYOP_ERROR", ""));
+    }
+    got.truncate(len);
+    compare("KEYOP_MISMATCH", &data.output, &got)
 }
 
 /// DigestSign/DigestVerify (streamed, the input in one update) and their one-shot forms.
@@ -2538,11 +2650,12 @@ fn is_xof(ossl: &Ossl, name: &str) -> bool {
 // and key generation from a seed (`KeyGen` with `Ctrl = hexseed:…`, `CtrlOut = hexpub:…`), as
 // OpenSSL's evppkey_ml_kem*.txt use them.
 
-/// ML-KEM's known answers (BoringSSL's KATs and NIST ACVP's, in OpenSSL's evppkey_ml_kem*.txt)
-/// carry `FIPSversion` only to name the OpenSSL release that has ML-KEM (and, from 3.6, its
-/// `Security-Category` check). For a provider other than OpenSSL's own it is judged against
-/// the loaded libcrypto's version instead of skipping the stanza as `provider_gate` does.
-fn kem_release_gate(ossl: &Ossl, result: &StanzaResult, common: &mut Common) -> Option<Outcome> {
+/// ML-KEM's and ML-DSA's known answers (BoringSSL's KATs, NIST ACVP's and Wycheproof's, in
+/// OpenSSL's evppkey_ml_kem*.txt and evppkey_ml_dsa*.txt) carry `FIPSversion` only to name the
+/// OpenSSL release that has the algorithm (and, from 3.6, its `Security-Category` check). For
+/// a provider other than OpenSSL's own it is judged against the loaded libcrypto's version
+/// instead of skipping the stanza as `provider_gate` does.
+fn release_gate(ossl: &Ossl, result: &StanzaResult, common: &mut Common) -> Option<Outcome> {
     let openssl_own = result
         .provider
         .as_ref()

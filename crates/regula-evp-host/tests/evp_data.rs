@@ -317,3 +317,80 @@ fn ml_kem_data_passes_with_openssl_3_5_default_provider() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(failed, 1, "the changed secret must fail");
 }
+
+/// `KeyGen`, `Verify-Message-Public` and the Sign-Message forms: OpenSSL's ML-DSA data (NIST
+/// ACVP keyGen and sigVer, Wycheproof's verification sets, kept in
+/// crates/regula-vectors/tests/data/openssl-ml-dsa) against OpenSSL 3.5's own default provider
+/// pass whole (the stanzas for 3.6's security category and the key-from-data stanzas skipped),
+/// and a changed byte of a valid signature fails.
+#[test]
+fn ml_dsa_data_passes_with_openssl_3_5_default_provider() {
+    let Some(prefix) = openssl35() else {
+        eprintln!("skipped: no OpenSSL 3.5 build (scripts/openssl35 makes one)");
+        return;
+    };
+    let data =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl-ml-dsa");
+    let run = |files: &[PathBuf]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+            .arg("--libcrypto")
+            .arg(prefix.join("lib/libcrypto.so.3"))
+            .arg("--provider-path")
+            .arg(prefix.join("lib/ossl-modules"))
+            .args(["--provider", "default", "--json"])
+            .args(files)
+            .output()
+            .expect("run regula-evp-test");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+            panic!(
+                "no JSON report ({e}); stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+        (
+            count(&report["total"], "passed"),
+            count(&report["total"], "failed"),
+        )
+    };
+    let files: Vec<PathBuf> = [
+        "keygen",
+        "sigver",
+        "44_wycheproof_verify",
+        "65_wycheproof_verify",
+        "87_wycheproof_verify",
+    ]
+    .iter()
+    .map(|name| data.join(format!("evppkey_ml_dsa_{name}.txt")))
+    .collect();
+    assert_eq!(run(&files), (398, 0));
+    // The first stanza of sigVer expecting a valid signature ("# valid signature and message"
+    // above it), with one byte of the signature changed.
+    let text = std::fs::read_to_string(&files[1]).unwrap();
+    let stanza = text
+        .split("\n\n")
+        .find(|s| {
+            s.contains("\nVerify-Message-Public = ")
+                && !s.contains("Result =")
+                && !s.contains("mu:1")
+        })
+        .expect("a valid sigVer stanza");
+    let output = stanza.find("\nOutput = ").unwrap() + 10;
+    let mut changed = stanza.to_string();
+    let flipped = if &stanza[output..output + 1] == "0" {
+        "1"
+    } else {
+        "0"
+    };
+    changed.replace_range(output..output + 1, flipped);
+    // The key definitions before the stanza, then the changed stanza.
+    let keys: String = text
+        .split("\n\n")
+        .filter(|s| s.lines().any(|line| line.starts_with("PublicKeyRaw = ")))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let path = std::env::temp_dir().join(format!("ml-dsa-changed-{}.txt", std::process::id()));
+    std::fs::write(&path, format!("{keys}\n\n{changed}\n")).unwrap();
+    let (passed, failed) = run(std::slice::from_ref(&path));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!((passed, failed), (0, 1), "the changed signature must fail");
+}

@@ -6,6 +6,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 /// `OSSL_DISPATCH`: one function of a table, ended by a zero `function_id`.
 #[repr(C)]
+#[derive(Clone, Copy)]
 pub struct Dispatch {
     pub function_id: c_int,
     pub function: Option<unsafe extern "C" fn()>,
@@ -217,6 +218,13 @@ pub const SIGNATURE_GET_CTX_PARAMS: c_int = 18;
 pub const SIGNATURE_GETTABLE_CTX_PARAMS: c_int = 19;
 pub const SIGNATURE_SET_CTX_PARAMS: c_int = 20;
 pub const SIGNATURE_SETTABLE_CTX_PARAMS: c_int = 21;
+// OpenSSL 3.4's message signatures (EVP_PKEY_sign_message_init and its kin).
+pub const SIGNATURE_SIGN_MESSAGE_INIT: c_int = 27;
+pub const SIGNATURE_SIGN_MESSAGE_UPDATE: c_int = 28;
+pub const SIGNATURE_SIGN_MESSAGE_FINAL: c_int = 29;
+pub const SIGNATURE_VERIFY_MESSAGE_INIT: c_int = 30;
+pub const SIGNATURE_VERIFY_MESSAGE_UPDATE: c_int = 31;
+pub const SIGNATURE_VERIFY_MESSAGE_FINAL: c_int = 32;
 
 /// `OSSL_CALLBACK`: how key export and capabilities hand parameter arrays back.
 pub type Callback = unsafe extern "C" fn(*const Param, *mut c_void) -> c_int;

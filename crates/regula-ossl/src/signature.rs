@@ -260,7 +260,7 @@ unsafe fn take_key(
         context.row = Some(row);
         context.signing = None;
         context.public = key.public.clone();
-        if matches!(mode, Mode::Sign | Mode::DigestSign) {
+        if mode.signs() {
             context.signing = Some(key.signing_key()?);
         } else if context.public.is_none() {
             return Err(fail(Reason::InvalidInput, "the key has no public key"));
@@ -283,7 +283,7 @@ unsafe fn take_key(
             "no key: initialise with a key first",
         ));
     }
-    if matches!(mode, Mode::Sign | Mode::DigestSign) && context.signing.is_none() {
+    if mode.signs() && context.signing.is_none() {
         return Err(fail(
             Reason::InvalidInput,
             "signing needs a private key; this context's key has none",
@@ -351,7 +351,7 @@ fn init_rsa_key(
     mode: Mode,
     params: &Params,
 ) -> Result<(), Failure> {
-    if matches!(mode, Mode::Sign | Mode::DigestSign) && rsa.private.is_none() {
+    if mode.signs() && rsa.private.is_none() {
         return Err(fail(
             Reason::InvalidInput,
             "signing needs a private key; this context's key has none",

@@ -3,7 +3,8 @@
 //! before the signature, parameters in between — so the calls are written once here, generic
 //! over a module's context ([`SignatureContext`]); a module says only how it takes a key,
 //! signs, verifies and reads its parameters (signature.rs: ECDSA, Ed25519, RSA; sm2.rs;
-//! mldsa.rs).
+//! mldsa.rs). [`table_with_messages`] adds OpenSSL 3.4's message signatures
+//! (`EVP_PKEY_sign_message_init` and its kin), for algorithms that sign the message itself.
 
 use std::os::raw::{c_char, c_int, c_uchar, c_void};
 
@@ -27,11 +28,16 @@ pub enum Mode {
     /// `EVP_DigestSign*`/`EVP_DigestVerify*`: the message in pieces or in one call.
     DigestSign,
     DigestVerify,
+    /// `EVP_PKEY_sign_message_*`/`EVP_PKEY_verify_message_*` (OpenSSL 3.4): the message in
+    /// pieces, or whole through `EVP_PKEY_sign`/`EVP_PKEY_verify`.
+    SignMessage,
+    VerifyMessage,
 }
 
 impl Mode {
-    fn signs(self) -> bool {
-        matches!(self, Mode::Sign | Mode::DigestSign)
+    /// Whether the mode makes signatures (and so needs a private key).
+    pub fn signs(self) -> bool {
+        matches!(self, Mode::Sign | Mode::DigestSign | Mode::SignMessage)
     }
 }
 
@@ -43,6 +49,9 @@ pub struct Steps {
     pub message: Zeroizing<Vec<u8>>,
     /// The last operation's indicator, for the "regula-indicator" parameters.
     pub last: LastOperation,
+    /// The signature a message verification checks at its end ("signature", set before
+    /// `EVP_PKEY_verify_message_final`).
+    pub signature: Option<Vec<u8>>,
 }
 
 impl Default for Steps {
@@ -51,6 +60,7 @@ impl Default for Steps {
             mode: Mode::None,
             message: Zeroizing::new(Vec::new()),
             last: LastOperation::default(),
+            signature: None,
         }
     }
 }
@@ -127,6 +137,31 @@ pub const fn table<T: SignatureContext>(
     ]
 }
 
+/// [`table`] with OpenSSL 3.4's message signatures as well.
+pub const fn table_with_messages<T: SignatureContext>(
+    newctx: unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void,
+    gettable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
+    settable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
+) -> [Dispatch; 26] {
+    let base = table::<T>(newctx, gettable_ctx_params, settable_ctx_params);
+    let mut all = [ffi::DISPATCH_END; 26];
+    let mut i = 0;
+    while i < 19 {
+        all[i] = base[i];
+        i += 1;
+    }
+    all[19] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_INIT, sign_message_init::<T>);
+    all[20] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_UPDATE, message_update::<T>);
+    all[21] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_FINAL, sign_message_final::<T>);
+    all[22] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_INIT, verify_message_init::<T>);
+    all[23] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_UPDATE, message_update::<T>);
+    all[24] = crate::dispatch_fn!(
+        ffi::SIGNATURE_VERIFY_MESSAGE_FINAL,
+        verify_message_final::<T>
+    );
+    all
+}
+
 /// The context behind OpenSSL's pointer.
 ///
 /// # Safety
@@ -169,6 +204,7 @@ unsafe fn begin<T: SignatureContext>(
     let steps = context.steps_mut();
     steps.message = Zeroizing::new(Vec::new());
     steps.mode = Mode::None;
+    steps.signature = None;
     // SAFETY: the caller's contract for `provkey`.
     unsafe { context.init(provkey, digest, mode, &params)? };
     context.steps_mut().mode = mode;
@@ -301,7 +337,7 @@ unsafe extern "C" fn sign<T: SignatureContext>(
         // SAFETY: a live context; OpenSSL's buffers as `emit` and `input` take them.
         unsafe {
             let context = context::<T>(ctx)?;
-            expect_mode(context, &[Mode::Sign], "sign")?;
+            expect_mode(context, &[Mode::Sign, Mode::SignMessage], "sign")?;
             emit(
                 context,
                 crate::input(input, input_len),
@@ -330,8 +366,12 @@ unsafe extern "C" fn verify<T: SignatureContext>(
                 crate::input(input, input_len),
             )
         };
-        expect_mode(context, &[Mode::Verify], "verify")?;
-        let verified = context.verify_one_shot(input, signature);
+        expect_mode(context, &[Mode::Verify, Mode::VerifyMessage], "verify")?;
+        let verified = if context.steps().mode == Mode::VerifyMessage {
+            context.verify_message(input, signature)
+        } else {
+            context.verify_one_shot(input, signature)
+        };
         settle_verified(context, verified)
     })
 }
@@ -439,6 +479,9 @@ unsafe extern "C" fn set_ctx_params<T: SignatureContext>(
     error::entry(|| {
         // SAFETY: a live context and a terminated array (or null).
         let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
+        if let Some(param) = params.locate("signature") {
+            context.steps_mut().signature = Some(param.get_octets()?.to_vec());
+        }
         context.apply(&params)
     })
 }
@@ -451,5 +494,80 @@ unsafe extern "C" fn get_ctx_params<T: SignatureContext>(
         // SAFETY: a live context and a terminated array.
         let (context, params) = unsafe { (context::<T>(ctx)?, Params::new(params)) };
         context.answer(&params)
+    })
+}
+
+unsafe extern "C" fn sign_message_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `begin` takes them.
+    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::SignMessage, params) })
+}
+
+unsafe extern "C" fn verify_message_init<T: SignatureContext>(
+    ctx: *mut c_void,
+    provkey: *mut c_void,
+    params: *const Param,
+) -> c_int {
+    // SAFETY: OpenSSL's arguments, as `begin` takes them.
+    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::VerifyMessage, params) })
+}
+
+unsafe extern "C" fn message_update<T: SignatureContext>(
+    ctx: *mut c_void,
+    data: *const c_uchar,
+    len: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context and OpenSSL's input buffer.
+        let (context, data) = unsafe { (context::<T>(ctx)?, crate::input(data, len)) };
+        expect_mode(
+            context,
+            &[Mode::SignMessage, Mode::VerifyMessage],
+            "message update",
+        )?;
+        context.steps_mut().message.extend_from_slice(data);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn sign_message_final<T: SignatureContext>(
+    ctx: *mut c_void,
+    signature: *mut c_uchar,
+    length: *mut usize,
+    size: usize,
+) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context::<T>(ctx)? };
+        expect_mode(context, &[Mode::SignMessage], "sign message final")?;
+        let message = std::mem::take(&mut context.steps_mut().message);
+        // SAFETY: OpenSSL's buffers as `emit` takes them.
+        let result = unsafe { emit(context, &message, signature, length, size) };
+        if signature.is_null() {
+            // Only the size was asked for: the message is still to be signed.
+            context.steps_mut().message = message;
+        }
+        result
+    })
+}
+
+/// Checks the signature set as "signature" over the message streamed in.
+unsafe extern "C" fn verify_message_final<T: SignatureContext>(ctx: *mut c_void) -> c_int {
+    error::entry(|| {
+        // SAFETY: a live context.
+        let context = unsafe { context::<T>(ctx)? };
+        expect_mode(context, &[Mode::VerifyMessage], "verify message final")?;
+        let signature = context.steps_mut().signature.take().ok_or_else(|| {
+            fail(
+                Reason::OutOfOrder,
+                "no signature to verify: set \"signature\" (EVP_PKEY_CTX_set_signature) first",
+            )
+        })?;
+        let message = std::mem::take(&mut context.steps_mut().message);
+        let verified = context.verify_message(&message, &signature);
+        settle_verified(context, verified)
     })
 }
