@@ -570,3 +570,27 @@ fn the_context_reports_its_padding_and_label() {
         (c.ctx_free)(ctx);
     }
 }
+
+#[test]
+fn rsa_is_offered_where_the_policy_serves_rsa_oaep() {
+    use regula_ossl::host::Host;
+    const OP_ASYM_CIPHER: i32 = 13;
+    let rsa_offer = |policy: &str| {
+        let host = Host::load(policy).expect("loads");
+        host.offered(OP_ASYM_CIPHER)
+            .into_iter()
+            .find(|offer| offer.names.split(':').next() == Some("RSA"))
+            .map(|offer| (offer.names, offer.properties))
+    };
+    // As OpenSSL's default provider names it; approved where an RSA-OAEP row is.
+    let names = "RSA:rsaEncryption:1.2.840.113549.1.1.1";
+    for policy in ["fips-140-3", "default"] {
+        assert_eq!(
+            rsa_offer(policy),
+            Some((names.to_owned(), "provider=regula,fips=yes".to_owned())),
+            "{policy}"
+        );
+    }
+    // gm serves no RSA at all.
+    assert_eq!(rsa_offer("gm"), None);
+}
