@@ -193,7 +193,7 @@ unsafe fn init(
     let rsa = key.rsa.clone().ok_or_else(|| {
         fail(
             Reason::InvalidInput,
-            "RSA-OAEP needs an RSA key; this key is none",
+            "RSA-OAEP needs an RSA key; this key holds none",
         )
     })?;
     if decrypts && rsa.private.is_none() {
@@ -439,7 +439,8 @@ fn pad_mode(param: &params::ParamRef<'_>) -> Result<(), Failure> {
             other => other.to_string(),
         },
     };
-    if name.eq_ignore_ascii_case("oaep") {
+    // "oeap": the misspelling OpenSSL's own providers accept as well.
+    if name.eq_ignore_ascii_case("oaep") || name.eq_ignore_ascii_case("oeap") {
         Ok(())
     } else {
         Err(not_oaep(&format!("\"pad-mode\" {name} was asked")))
