@@ -1248,6 +1248,11 @@ impl RsaPrivate {
         keys.push((row, Arc::clone(&key)));
         Ok(key)
     }
+
+    /// The key as RFC 5208 PKCS#8, for the core's RSA-OAEP decryption key (rsa_oaep.rs).
+    pub(crate) fn pkcs8(&self) -> &[u8] {
+        &self.pkcs8
+    }
 }
 
 /// OpenSSL's names for the private integers, in RSAPrivateKey's order after n and e.

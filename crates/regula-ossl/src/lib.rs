@@ -31,6 +31,7 @@ pub mod params;
 pub mod provider;
 pub mod provider_context;
 pub mod rand;
+pub mod rsa_oaep;
 pub mod signature;
 pub mod signature_calls;
 pub mod sm2;

@@ -351,7 +351,13 @@ fn build_tables(module: &Module) -> Tables {
         (crate::kem::OP_KEM, crate::kem::offers(policy)),
         (
             crate::sm2_cipher::OP_ASYM_CIPHER,
-            crate::sm2_cipher::offers(policy),
+            [
+                crate::sm2_cipher::offers(policy),
+                crate::rsa_oaep::offers(policy),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         ),
         (ffi::OP_KEYEXCH, keyexch::offers(policy)),
         (
