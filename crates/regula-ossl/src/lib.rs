@@ -10,6 +10,7 @@
 //! The provider links no libcrypto: the functions it calls back (errors, configuration) come
 //! from the core's dispatch table, and `OSSL_PARAM` arrays are read and written here.
 
+pub mod asym_cipher_calls;
 pub mod capabilities;
 pub mod cipher;
 pub mod context;

@@ -350,7 +350,7 @@ fn build_tables(module: &Module) -> Tables {
         ),
         (crate::kem::OP_KEM, crate::kem::offers(policy)),
         (
-            crate::sm2_cipher::OP_ASYM_CIPHER,
+            crate::asym_cipher_calls::OP_ASYM_CIPHER,
             [
                 crate::sm2_cipher::offers(policy),
                 crate::rsa_oaep::offers(policy),

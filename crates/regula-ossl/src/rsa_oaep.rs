@@ -12,30 +12,19 @@
 //! `rsa_oaep_encrypt` to the key's SubjectPublicKeyInfo; decryption imports the key's PKCS#8
 //! into the row's core `DecryptionKey`, once per row and init.
 
-use std::os::raw::{c_int, c_uchar, c_uint, c_void};
+use std::os::raw::{c_uint, c_void};
 use std::sync::Arc;
 
-use regula::{Algorithm, DecryptionKey, Family, Module, Policy, registry};
+use regula::{Algorithm, DecryptionKey, Family, Indicator, Module, Policy, registry};
+use zeroize::Zeroizing;
 
+use crate::asym_cipher_calls::{self, AsymCipherContext};
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::keymgmt::{self, KeyType, RsaKey};
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
-
-// The ASYM_CIPHER function ids (core_dispatch.h).
-const NEWCTX: c_int = 1;
-const ENCRYPT_INIT: c_int = 2;
-const ENCRYPT: c_int = 3;
-const DECRYPT_INIT: c_int = 4;
-const DECRYPT: c_int = 5;
-const FREECTX: c_int = 6;
-const DUPCTX: c_int = 7;
-const GET_CTX_PARAMS: c_int = 8;
-const GETTABLE_CTX_PARAMS: c_int = 9;
-const SET_CTX_PARAMS: c_int = 10;
-const SETTABLE_CTX_PARAMS: c_int = 11;
 
 /// `OSSL_PARAM_OCTET_PTR`: how `EVP_PKEY_CTX_get0_rsa_oaep_label` asks for the label.
 const PARAM_OCTET_PTR: c_uint = 7;
@@ -92,20 +81,11 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     )]
 }
 
-static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable([
-    crate::dispatch_fn!(NEWCTX, newctx),
-    crate::dispatch_fn!(ENCRYPT_INIT, encrypt_init),
-    crate::dispatch_fn!(ENCRYPT, encrypt),
-    crate::dispatch_fn!(DECRYPT_INIT, decrypt_init),
-    crate::dispatch_fn!(DECRYPT, decrypt),
-    crate::dispatch_fn!(FREECTX, crate::context::free::<Context>),
-    crate::dispatch_fn!(DUPCTX, crate::context::duplicate::<Context>),
-    crate::dispatch_fn!(GET_CTX_PARAMS, get_ctx_params),
-    crate::dispatch_fn!(GETTABLE_CTX_PARAMS, gettable_ctx_params),
-    crate::dispatch_fn!(SET_CTX_PARAMS, set_ctx_params),
-    crate::dispatch_fn!(SETTABLE_CTX_PARAMS, settable_ctx_params),
-    ffi::DISPATCH_END,
-]);
+static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable(asym_cipher_calls::table::<Context>(
+    newctx,
+    gettable_ctx_params,
+    settable_ctx_params,
+));
 
 /// One encryption or decryption (`EVP_PKEY_CTX`'s provider half).
 #[derive(Clone)]
@@ -168,61 +148,6 @@ unsafe extern "C" fn newctx(provctx: *mut c_void) -> *mut c_void {
             last: LastOperation::default(),
         })
     })
-}
-
-/// # Safety
-/// As for [`crate::context::borrow`].
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: the caller's contract.
-    unsafe { crate::context::borrow(ctx, "RSA-OAEP context") }
-}
-
-/// # Safety
-/// `ctx` a live context, `provkey` a key of this provider's key managers (or null), `params`
-/// terminated or null.
-unsafe fn init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-    decrypts: bool,
-) -> Result<(), Failure> {
-    // SAFETY: the caller's contract; a key of another key manager holds no RSA key.
-    let (context, key, params) =
-        unsafe { (context(ctx)?, keymgmt::key(provkey)?, Params::new(params)) };
-    context.reset();
-    let rsa = key.rsa.clone().ok_or_else(|| {
-        fail(
-            Reason::InvalidInput,
-            "RSA-OAEP needs an RSA key; this key holds none",
-        )
-    })?;
-    if decrypts && rsa.private.is_none() {
-        return Err(fail(
-            Reason::InvalidInput,
-            "RSA-OAEP decryption needs a private key; this key has none",
-        ));
-    }
-    context.key = Some(rsa);
-    context.decrypts = decrypts;
-    apply(context, &params)
-}
-
-unsafe extern "C" fn encrypt_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` needs them.
-    error::entry(|| unsafe { init(ctx, provkey, params, false) })
-}
-
-unsafe extern "C" fn decrypt_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` needs them.
-    error::entry(|| unsafe { init(ctx, provkey, params, true) })
 }
 
 /// Why a padding other than OAEP is not served (`asked`: what was asked for).
@@ -326,105 +251,87 @@ fn decryption_key(context: &mut Context, row: Algorithm) -> Result<Arc<Decryptio
     Ok(key)
 }
 
-/// The common end of `encrypt` and `decrypt`: OpenSSL's length protocol (a null `out` asks for
-/// the size: the modulus in bytes, for either), then the operation into a buffer of `room`
-/// bytes; nothing is written unless the whole result fits.
-///
-/// # Safety
-/// `out` null or `room` writable bytes; `out_len` writable; `input` `input_len` readable bytes.
-unsafe fn run(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    room: usize,
-    input: *const c_uchar,
-    input_len: usize,
-    decrypts: bool,
-) -> Result<(), Failure> {
-    // SAFETY: a live context.
-    let context = unsafe { context(ctx)? };
-    let call = if decrypts { "decrypt" } else { "encrypt" };
-    let key = match &context.key {
-        Some(key) if context.decrypts == decrypts => key.clone(),
-        _ => {
+impl AsymCipherContext for Context {
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        decrypts: bool,
+        params: &Params,
+    ) -> Result<(), Failure> {
+        // SAFETY: the caller's contract; a key of another key manager holds no RSA key.
+        let key = unsafe { keymgmt::key(provkey)? };
+        self.reset();
+        let rsa = key.rsa.clone().ok_or_else(|| {
+            fail(
+                Reason::InvalidInput,
+                "RSA-OAEP needs an RSA key; this key holds none",
+            )
+        })?;
+        if decrypts && rsa.private.is_none() {
             return Err(fail(
-                Reason::OutOfOrder,
-                format!("{call} before {call}_init"),
+                Reason::InvalidInput,
+                "RSA-OAEP decryption needs a private key; this key has none",
             ));
         }
-    };
-    if out_len.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no output length pointer"));
+        self.key = Some(rsa);
+        self.decrypts = decrypts;
+        apply(self, params)
     }
-    let modulus_bytes = key.public.size();
-    if out.is_null() {
-        // SAFETY: OpenSSL's out-pointer, checked above.
-        unsafe { *out_len = modulus_bytes };
-        return Ok(());
+
+    fn ready_for(&self, decrypts: bool) -> bool {
+        self.key.is_some() && self.decrypts == decrypts
     }
-    // Checked here, not at the length query, as OpenSSL's own provider checks its padding.
-    let row = oaep_row(context)?;
-    // SAFETY: OpenSSL passes `input_len` readable bytes.
-    let input = unsafe { crate::input(input, input_len) };
-    let (output, indicator) = if decrypts {
-        let decryption_key = decryption_key(context, row)?;
-        decryption_key
-            .decrypt_with_label(input, &context.label)?
-            .into_parts()
-    } else {
+
+    /// The modulus in bytes, for either direction.
+    fn output_bound(&self, _decrypts: bool, _input_len: usize) -> usize {
+        self.key.as_ref().map_or(0, |key| key.public.size())
+    }
+
+    fn run(
+        &mut self,
+        decrypts: bool,
+        input: &[u8],
+        room: usize,
+    ) -> Result<(Zeroizing<Vec<u8>>, Indicator), Failure> {
+        // Checked here, not at the length query, as OpenSSL's own provider checks its padding.
+        let row = oaep_row(self)?;
+        if decrypts {
+            let decryption_key = decryption_key(self, row)?;
+            return Ok(decryption_key
+                .decrypt_with_label(input, &self.label)?
+                .into_parts());
+        }
+        let key = self
+            .key
+            .as_ref()
+            .ok_or_else(|| fail(Reason::OutOfOrder, "encrypt before encrypt_init"))?;
         // The ciphertext is always as long as the modulus: refused before any work.
+        let modulus_bytes = key.public.size();
         if room < modulus_bytes {
             return Err(fail(
                 Reason::InvalidInput,
                 format!("the ciphertext is {modulus_bytes} bytes; the buffer holds {room}"),
             ));
         }
-        let (ciphertext, indicator) = context
+        let (ciphertext, indicator) = self
             .module
-            .rsa_oaep_encrypt(row, &key.public.spki, input, &context.label)?
+            .rsa_oaep_encrypt(row, &key.public.spki, input, &self.label)?
             .into_parts();
-        (zeroize::Zeroizing::new(ciphertext), indicator)
-    };
-    if output.len() > room {
-        return Err(fail(
-            Reason::InvalidInput,
-            format!(
-                "the {call}ed message is {} bytes; the buffer holds {room}",
-                output.len()
-            ),
-        ));
+        Ok((Zeroizing::new(ciphertext), indicator))
     }
-    context.last = indicator::settle(indicator)?;
-    // SAFETY: `out` holds `room` >= `output.len()` bytes; `out_len` is writable.
-    unsafe {
-        std::ptr::copy_nonoverlapping(output.as_ptr(), out, output.len());
-        *out_len = output.len();
+
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        apply(self, params)
     }
-    Ok(())
-}
 
-unsafe extern "C" fn encrypt(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const c_uchar,
-    input_len: usize,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `run` needs them.
-    error::entry(|| unsafe { run(ctx, out, out_len, out_size, input, input_len, false) })
-}
+    unsafe fn answer(&self, params: *mut Param) -> Result<(), Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { answer_params(self, params) }
+    }
 
-unsafe extern "C" fn decrypt(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const c_uchar,
-    input_len: usize,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `run` needs them.
-    error::entry(|| unsafe { run(ctx, out, out_len, out_size, input, input_len, true) })
+    fn last_mut(&mut self) -> &mut LastOperation {
+        &mut self.last
+    }
 }
 
 /// `pad-mode` as OpenSSL's number or name: OAEP, or the refusal.
@@ -463,14 +370,6 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
         }
     }
     Ok(())
-}
-
-unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array (or null).
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        apply(context, &params)
-    })
 }
 
 static SETTABLE: params::ParamList = crate::param_list![
@@ -544,51 +443,49 @@ unsafe fn answer_label(label: &[u8], param: *mut Param) -> Result<(), Failure> {
     }
 }
 
-unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context.
-        let context = unsafe { context(ctx)? };
-        // The label is answered on the raw entry (an OCTET_PTR, which `Params` does not
-        // write); the other keys through `Params`.
-        let mut entry = params;
-        while !entry.is_null() {
-            // SAFETY: `entry` walks the caller's terminated array, stopping at its end.
-            let key = unsafe { (*entry).key };
-            if key.is_null() {
-                break;
-            }
-            // SAFETY: OpenSSL parameter keys are NUL-terminated C strings.
-            if unsafe { std::ffi::CStr::from_ptr(key) }.to_bytes() == b"oaep-label" {
-                // SAFETY: an entry of the caller's array.
-                unsafe { answer_label(&context.label, entry)? };
-            }
-            // SAFETY: the entry after a non-terminating one is inside the array.
-            entry = unsafe { entry.add(1) };
+/// `pad-mode`, `digest`, `mgf1-digest`, `oaep-label` and the indicator.
+///
+/// # Safety
+/// `params` is a terminated array.
+unsafe fn answer_params(context: &Context, params: *mut Param) -> Result<(), Failure> {
+    // The label is answered on the raw entry (an OCTET_PTR, which `Params` does not
+    // write); the other keys through `Params`.
+    let mut entry = params;
+    while !entry.is_null() {
+        // SAFETY: `entry` walks the caller's terminated array, stopping at its end.
+        let key = unsafe { (*entry).key };
+        if key.is_null() {
+            break;
         }
-        // SAFETY: a terminated array.
-        let params = unsafe { Params::new(params) };
-        for mut param in params.iter() {
-            match param.key {
-                "pad-mode" => {
-                    let (number, name) = if context.oaep {
-                        (PAD_OAEP, "oaep")
-                    } else {
-                        (PAD_PKCS1, "pkcs1")
-                    };
-                    // OpenSSL's EVP_PKEY_CTX_get_rsa_padding asks for the number.
-                    if param.set_i64(number).is_err() {
-                        param.set_utf8(name)?;
-                    }
-                }
-                "digest" => param.set_utf8(digest_name(context.digest))?,
-                "mgf1-digest" => {
-                    param.set_utf8(digest_name(context.mgf1.unwrap_or(context.digest)))?
-                }
-                _ => indicator::answer_param(context.last, &mut param)?,
-            }
+        // SAFETY: OpenSSL parameter keys are NUL-terminated C strings.
+        if unsafe { std::ffi::CStr::from_ptr(key) }.to_bytes() == b"oaep-label" {
+            // SAFETY: an entry of the caller's array.
+            unsafe { answer_label(&context.label, entry)? };
         }
-        Ok(())
-    })
+        // SAFETY: the entry after a non-terminating one is inside the array.
+        entry = unsafe { entry.add(1) };
+    }
+    // SAFETY: a terminated array.
+    let params = unsafe { Params::new(params) };
+    for mut param in params.iter() {
+        match param.key {
+            "pad-mode" => {
+                let (number, name) = if context.oaep {
+                    (PAD_OAEP, "oaep")
+                } else {
+                    (PAD_PKCS1, "pkcs1")
+                };
+                // OpenSSL's EVP_PKEY_CTX_get_rsa_padding asks for the number.
+                if param.set_i64(number).is_err() {
+                    param.set_utf8(name)?;
+                }
+            }
+            "digest" => param.set_utf8(digest_name(context.digest))?,
+            "mgf1-digest" => param.set_utf8(digest_name(context.mgf1.unwrap_or(context.digest)))?,
+            _ => indicator::answer_param(context.last, &mut param)?,
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -120,11 +120,11 @@ pub const fn table<T: SignatureContext>(
         crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, digest_update::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, digest_sign_final::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, update::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, sign_final::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, digest_update::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, update::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_FREECTX, crate::context::free::<T>),
@@ -151,10 +151,10 @@ pub const fn table_with_messages<T: SignatureContext>(
         i += 1;
     }
     all[19] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_INIT, sign_message_init::<T>);
-    all[20] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_UPDATE, message_update::<T>);
-    all[21] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_FINAL, sign_message_final::<T>);
+    all[20] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_UPDATE, update::<T>);
+    all[21] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_FINAL, sign_final::<T>);
     all[22] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_INIT, verify_message_init::<T>);
-    all[23] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_UPDATE, message_update::<T>);
+    all[23] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_UPDATE, update::<T>);
     all[24] = crate::dispatch_fn!(
         ffi::SIGNATURE_VERIFY_MESSAGE_FINAL,
         verify_message_final::<T>
@@ -376,7 +376,8 @@ unsafe extern "C" fn verify<T: SignatureContext>(
     })
 }
 
-unsafe extern "C" fn digest_update<T: SignatureContext>(
+/// The message in pieces: a digest-sign or digest-verify, or a message signature.
+unsafe extern "C" fn update<T: SignatureContext>(
     ctx: *mut c_void,
     data: *const c_uchar,
     len: usize,
@@ -386,15 +387,21 @@ unsafe extern "C" fn digest_update<T: SignatureContext>(
         let (context, data) = unsafe { (context::<T>(ctx)?, crate::input(data, len)) };
         expect_mode(
             context,
-            &[Mode::DigestSign, Mode::DigestVerify],
-            "digest update",
+            &[
+                Mode::DigestSign,
+                Mode::DigestVerify,
+                Mode::SignMessage,
+                Mode::VerifyMessage,
+            ],
+            "update",
         )?;
         context.steps_mut().message.extend_from_slice(data);
         Ok(())
     })
 }
 
-unsafe extern "C" fn digest_sign_final<T: SignatureContext>(
+/// The end of a streamed signature (`EVP_DigestSignFinal`, `EVP_PKEY_sign_message_final`).
+unsafe extern "C" fn sign_final<T: SignatureContext>(
     ctx: *mut c_void,
     signature: *mut c_uchar,
     length: *mut usize,
@@ -403,7 +410,11 @@ unsafe extern "C" fn digest_sign_final<T: SignatureContext>(
     error::entry(|| {
         // SAFETY: a live context.
         let context = unsafe { context::<T>(ctx)? };
-        expect_mode(context, &[Mode::DigestSign], "digest sign final")?;
+        expect_mode(
+            context,
+            &[Mode::DigestSign, Mode::SignMessage],
+            "sign final",
+        )?;
         let message = std::mem::take(&mut context.steps_mut().message);
         // SAFETY: OpenSSL's buffers as `emit` takes them.
         let result = unsafe { emit(context, &message, signature, length, size) };
@@ -513,45 +524,6 @@ unsafe extern "C" fn verify_message_init<T: SignatureContext>(
 ) -> c_int {
     // SAFETY: OpenSSL's arguments, as `begin` takes them.
     error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::VerifyMessage, params) })
-}
-
-unsafe extern "C" fn message_update<T: SignatureContext>(
-    ctx: *mut c_void,
-    data: *const c_uchar,
-    len: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and OpenSSL's input buffer.
-        let (context, data) = unsafe { (context::<T>(ctx)?, crate::input(data, len)) };
-        expect_mode(
-            context,
-            &[Mode::SignMessage, Mode::VerifyMessage],
-            "message update",
-        )?;
-        context.steps_mut().message.extend_from_slice(data);
-        Ok(())
-    })
-}
-
-unsafe extern "C" fn sign_message_final<T: SignatureContext>(
-    ctx: *mut c_void,
-    signature: *mut c_uchar,
-    length: *mut usize,
-    size: usize,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context.
-        let context = unsafe { context::<T>(ctx)? };
-        expect_mode(context, &[Mode::SignMessage], "sign message final")?;
-        let message = std::mem::take(&mut context.steps_mut().message);
-        // SAFETY: OpenSSL's buffers as `emit` takes them.
-        let result = unsafe { emit(context, &message, signature, length, size) };
-        if signature.is_null() {
-            // Only the size was asked for: the message is still to be signed.
-            context.steps_mut().message = message;
-        }
-        result
-    })
 }
 
 /// Checks the signature set as "signature" over the message streamed in.

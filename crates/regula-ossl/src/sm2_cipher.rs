@@ -7,31 +7,19 @@
 //! `encrypt_to_public_key`; decryption imports the key's scalar into the core's `sm2-encrypt`
 //! row once per init.
 
-use std::os::raw::{c_int, c_uchar, c_void};
+use std::os::raw::c_void;
 use std::sync::Arc;
 
-use regula::{Algorithm, CiphertextFormat, DecryptionKey, Family, Module, Policy};
+use regula::{Algorithm, CiphertextFormat, DecryptionKey, Family, Indicator, Module, Policy};
+use zeroize::Zeroizing;
 
+use crate::asym_cipher_calls::{self, AsymCipherContext};
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, ProviderContext, served_rows};
 use crate::sm2;
-
-/// `OSSL_OP_ASYM_CIPHER` and its function ids (core_dispatch.h).
-pub const OP_ASYM_CIPHER: c_int = 13;
-const NEWCTX: c_int = 1;
-const ENCRYPT_INIT: c_int = 2;
-const ENCRYPT: c_int = 3;
-const DECRYPT_INIT: c_int = 4;
-const DECRYPT: c_int = 5;
-const FREECTX: c_int = 6;
-const DUPCTX: c_int = 7;
-const GET_CTX_PARAMS: c_int = 8;
-const GETTABLE_CTX_PARAMS: c_int = 9;
-const SET_CTX_PARAMS: c_int = 10;
-const SETTABLE_CTX_PARAMS: c_int = 11;
 
 /// The encryption row; its keys come from the SM2 key manager, which the signature row offers.
 const ROW: Algorithm = Algorithm::Sm2Encrypt;
@@ -64,20 +52,11 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     )]
 }
 
-static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable([
-    crate::dispatch_fn!(NEWCTX, newctx),
-    crate::dispatch_fn!(ENCRYPT_INIT, encrypt_init),
-    crate::dispatch_fn!(ENCRYPT, encrypt),
-    crate::dispatch_fn!(DECRYPT_INIT, decrypt_init),
-    crate::dispatch_fn!(DECRYPT, decrypt),
-    crate::dispatch_fn!(FREECTX, crate::context::free::<Context>),
-    crate::dispatch_fn!(DUPCTX, crate::context::duplicate::<Context>),
-    crate::dispatch_fn!(GET_CTX_PARAMS, get_ctx_params),
-    crate::dispatch_fn!(GETTABLE_CTX_PARAMS, gettable_ctx_params),
-    crate::dispatch_fn!(SET_CTX_PARAMS, set_ctx_params),
-    crate::dispatch_fn!(SETTABLE_CTX_PARAMS, settable_ctx_params),
-    ffi::DISPATCH_END,
-]);
+static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable(asym_cipher_calls::table::<Context>(
+    newctx,
+    gettable_ctx_params,
+    settable_ctx_params,
+));
 
 /// What an init prepared: the recipient's point, or our decryption key.
 #[derive(Clone)]
@@ -123,71 +102,6 @@ unsafe extern "C" fn newctx(provctx: *mut c_void) -> *mut c_void {
     })
 }
 
-/// # Safety
-/// As for [`crate::context::borrow`].
-unsafe fn context<'a>(ctx: *mut c_void) -> Result<&'a mut Context, Failure> {
-    // SAFETY: the caller's contract.
-    unsafe { crate::context::borrow(ctx, "SM2 encryption context") }
-}
-
-/// # Safety
-/// `ctx` a live context, `provkey` a key of this provider's key managers (or null), `params`
-/// terminated or null.
-unsafe fn init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-    encrypts: bool,
-) -> Result<(), Failure> {
-    // SAFETY: the caller's contract; `sm2::key` refuses another key manager's key.
-    let (context, key, params) =
-        unsafe { (context(ctx)?, sm2::key(provkey)?, Params::new(params)) };
-    context.operation = None;
-    context.digest.clear();
-    let operation = if encrypts {
-        let point = key.public.clone().ok_or_else(|| {
-            fail(
-                Reason::InvalidInput,
-                "SM2 encryption needs a public key; this key has none",
-            )
-        })?;
-        Operation::Encrypt { point }
-    } else {
-        let signing = key.signing.as_ref().ok_or_else(|| {
-            fail(
-                Reason::InvalidInput,
-                "SM2 decryption needs a private key; this key has none",
-            )
-        })?;
-        let scalar = sm2::scalar_of(signing)?;
-        let key = context
-            .module
-            .decryption_key_from_pkcs8(ROW, &sm2::pkcs8(&scalar))?
-            .into_value();
-        Operation::Decrypt { key: Arc::new(key) }
-    };
-    context.operation = Some(operation);
-    apply(context, &params)
-}
-
-unsafe extern "C" fn encrypt_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` needs them.
-    error::entry(|| unsafe { init(ctx, provkey, params, true) })
-}
-
-unsafe extern "C" fn decrypt_init(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `init` needs them.
-    error::entry(|| unsafe { init(ctx, provkey, params, false) })
-}
-
 /// Refuses a digest other than SM3, which is all GB/T 32918.4 here hashes with.
 fn check_digest(context: &Context) -> Result<(), Failure> {
     let name = context.digest.as_str();
@@ -222,100 +136,105 @@ fn ciphertext_bound(plaintext_len: usize) -> usize {
     der_header_len(body) + body
 }
 
-/// The common end of `encrypt` and `decrypt`: OpenSSL's length protocol (a null `out` asks for
-/// the bound), then the operation into a buffer of `room` bytes.
-///
-/// # Safety
-/// `out` null or `room` writable bytes; `out_len` writable; `input` `input_len` readable bytes.
-unsafe fn run(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    room: usize,
-    input: *const c_uchar,
-    input_len: usize,
-    encrypts: bool,
-) -> Result<(), Failure> {
-    // SAFETY: a live context.
-    let context = unsafe { context(ctx)? };
-    let call = if encrypts { "encrypt" } else { "decrypt" };
-    let operation = match (&context.operation, encrypts) {
-        (Some(operation @ Operation::Encrypt { .. }), true)
-        | (Some(operation @ Operation::Decrypt { .. }), false) => operation.clone(),
-        _ => {
-            return Err(fail(
-                Reason::OutOfOrder,
-                format!("{call} before {call}_init"),
-            ));
-        }
-    };
-    if out_len.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no output length pointer"));
-    }
-    let bound = if encrypts {
-        ciphertext_bound(input_len)
-    } else {
-        input_len
-    };
-    if out.is_null() {
-        // SAFETY: OpenSSL's out-pointer, checked above.
-        unsafe { *out_len = bound };
-        return Ok(());
-    }
-    // Checked here, not at the length query, as OpenSSL's own provider does.
-    check_digest(context)?;
-    // SAFETY: OpenSSL passes `input_len` readable bytes.
-    let input = unsafe { crate::input(input, input_len) };
-    let (output, indicator) = match operation {
-        Operation::Encrypt { point } => {
-            let (ciphertext, indicator) = context
+impl AsymCipherContext for Context {
+    unsafe fn init(
+        &mut self,
+        provkey: *mut c_void,
+        decrypts: bool,
+        params: &Params,
+    ) -> Result<(), Failure> {
+        // SAFETY: the caller's contract; `sm2::key` refuses another key manager's key.
+        let key = unsafe { sm2::key(provkey)? };
+        self.operation = None;
+        self.digest.clear();
+        let operation = if decrypts {
+            let signing = key.signing.as_ref().ok_or_else(|| {
+                fail(
+                    Reason::InvalidInput,
+                    "SM2 decryption needs a private key; this key has none",
+                )
+            })?;
+            let scalar = sm2::scalar_of(signing)?;
+            let key = self
                 .module
-                .encrypt_to_public_key(ROW, &point, input, CiphertextFormat::Asn1)?
-                .into_parts();
-            (zeroize::Zeroizing::new(ciphertext), indicator)
+                .decryption_key_from_pkcs8(ROW, &sm2::pkcs8(&scalar))?
+                .into_value();
+            Operation::Decrypt { key: Arc::new(key) }
+        } else {
+            let point = key.public.clone().ok_or_else(|| {
+                fail(
+                    Reason::InvalidInput,
+                    "SM2 encryption needs a public key; this key has none",
+                )
+            })?;
+            Operation::Encrypt { point }
+        };
+        self.operation = Some(operation);
+        apply(self, params)
+    }
+
+    fn ready_for(&self, decrypts: bool) -> bool {
+        matches!(
+            (&self.operation, decrypts),
+            (Some(Operation::Encrypt { .. }), false) | (Some(Operation::Decrypt { .. }), true)
+        )
+    }
+
+    fn output_bound(&self, decrypts: bool, input_len: usize) -> usize {
+        if decrypts {
+            input_len
+        } else {
+            ciphertext_bound(input_len)
         }
-        Operation::Decrypt { key } => key.decrypt(input, CiphertextFormat::Asn1)?.into_parts(),
-    };
-    if output.len() > room {
-        return Err(fail(
-            Reason::InvalidInput,
-            format!(
-                "the {call}ed message is {} bytes; the buffer holds {room}",
-                output.len()
-            ),
-        ));
     }
-    context.last = indicator::settle(indicator)?;
-    // SAFETY: `out` holds `room` >= `output.len()` bytes; `out_len` is writable.
-    unsafe {
-        std::ptr::copy_nonoverlapping(output.as_ptr(), out, output.len());
-        *out_len = output.len();
+
+    fn run(
+        &mut self,
+        _decrypts: bool,
+        input: &[u8],
+        _room: usize,
+    ) -> Result<(Zeroizing<Vec<u8>>, Indicator), Failure> {
+        // Checked here, not at the length query, as OpenSSL's own provider does.
+        check_digest(self)?;
+        match &self.operation {
+            Some(Operation::Encrypt { point }) => {
+                let (ciphertext, indicator) = self
+                    .module
+                    .encrypt_to_public_key(ROW, point, input, CiphertextFormat::Asn1)?
+                    .into_parts();
+                Ok((Zeroizing::new(ciphertext), indicator))
+            }
+            Some(Operation::Decrypt { key }) => {
+                Ok(key.decrypt(input, CiphertextFormat::Asn1)?.into_parts())
+            }
+            None => Err(fail(Reason::OutOfOrder, "no SM2 encryption init")),
+        }
     }
-    Ok(())
-}
 
-unsafe extern "C" fn encrypt(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const c_uchar,
-    input_len: usize,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `run` needs them.
-    error::entry(|| unsafe { run(ctx, out, out_len, out_size, input, input_len, true) })
-}
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
+        apply(self, params)
+    }
 
-unsafe extern "C" fn decrypt(
-    ctx: *mut c_void,
-    out: *mut c_uchar,
-    out_len: *mut usize,
-    out_size: usize,
-    input: *const c_uchar,
-    input_len: usize,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `run` needs them.
-    error::entry(|| unsafe { run(ctx, out, out_len, out_size, input, input_len, false) })
+    unsafe fn answer(&self, params: *mut Param) -> Result<(), Failure> {
+        // SAFETY: the caller's contract.
+        let params = unsafe { Params::new(params) };
+        for mut param in params.iter() {
+            if param.key == "digest" {
+                param.set_utf8(if self.digest.is_empty() {
+                    "SM3"
+                } else {
+                    &self.digest
+                })?;
+            } else {
+                indicator::answer_param(self.last, &mut param)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn last_mut(&mut self) -> &mut LastOperation {
+        &mut self.last
+    }
 }
 
 /// `digest` (a name; checked when the operation runs) and `digest-props` (ignored: the
@@ -325,14 +244,6 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
         context.digest = param.get_utf8()?;
     }
     Ok(())
-}
-
-unsafe extern "C" fn set_ctx_params(ctx: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array (or null).
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        apply(context, &params)
-    })
 }
 
 static SETTABLE: params::ParamList =
@@ -350,25 +261,6 @@ static GETTABLE: params::ParamList = crate::param_list![
 
 unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
     GETTABLE.as_ptr()
-}
-
-unsafe extern "C" fn get_ctx_params(ctx: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a live context and a terminated array.
-        let (context, params) = unsafe { (context(ctx)?, Params::new(params)) };
-        for mut param in params.iter() {
-            if param.key == "digest" {
-                param.set_utf8(if context.digest.is_empty() {
-                    "SM3"
-                } else {
-                    &context.digest
-                })?;
-            } else {
-                indicator::answer_param(context.last, &mut param)?;
-            }
-        }
-        Ok(())
-    })
 }
 
 #[cfg(test)]
