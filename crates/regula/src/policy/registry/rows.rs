@@ -2024,7 +2024,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.17"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-44:MLDSA44:2.16.840.1.101.3.4.3.17:id-ml-dsa-44",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa44, code point 0x0904, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa44"),
+                ("tls-sigalg-code-point", "2308"),
+                ("tls-sigalg-sec-bits", "128"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -2051,7 +2057,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.18"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-65:MLDSA65:2.16.840.1.101.3.4.3.18:id-ml-dsa-65",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa65, code point 0x0905, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa65"),
+                ("tls-sigalg-code-point", "2309"),
+                ("tls-sigalg-sec-bits", "192"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -2078,7 +2090,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.19"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-87:MLDSA87:2.16.840.1.101.3.4.3.19:id-ml-dsa-87",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa87, code point 0x0906, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa87"),
+                ("tls-sigalg-code-point", "2310"),
+                ("tls-sigalg-sec-bits", "256"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
