@@ -1,9 +1,12 @@
 //! `OSSL_FUNC_PROVIDER_GET_CAPABILITIES`: the "TLS-GROUP" capability, one entry per
 //! key-exchange group the loaded policy serves, with the parameters libssl reads (as OpenSSL's
 //! providers/common/capabilities.c gives them). libssl then offers and accepts exactly these
-//! groups from Regula, and makes their keys with the key manager the entry names.
+//! groups from Regula, and makes their keys with the key manager the entry names. And OpenSSL
+//! 3.4+'s "TLS-SIGALG": one entry per signature scheme the policy serves that TLS has no
+//! built-in entry for (ML-DSA in TLS 1.3), so that libssl 3.5 signs and verifies with it.
 //!
-//! The TLS names and code points are the registry rows' (`tls-group`, `tls-group-id`).
+//! The TLS names and code points are the registry rows' (`tls-group`, `tls-group-id`;
+//! `tls-sigalg`, `tls-sigalg-code-point`, `tls-sigalg-sec-bits`).
 
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -68,6 +71,85 @@ pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
             })
         })
         .collect()
+}
+
+/// One TLS signature scheme as libssl 3.4+ learns it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsSigalg {
+    pub algorithm: Algorithm,
+    /// `tls-sigalg-iana-name`: the SignatureScheme's name ("mldsa65").
+    pub iana_name: &'static str,
+    /// `tls-sigalg-name`: the signature algorithm libssl fetches ("ML-DSA-65").
+    pub name: &'static str,
+    /// `tls-sigalg-oid`.
+    pub oid: &'static str,
+    /// `tls-sigalg-code-point`.
+    pub code_point: c_uint,
+    /// `tls-sigalg-sec-bits`.
+    pub security_bits: c_uint,
+}
+
+/// The TLS signature schemes of the signature rows the policy serves, in the registry's order.
+pub fn tls_sigalgs(policy: &Policy) -> Vec<TlsSigalg> {
+    served_rows(policy, Family::Signature)
+        .filter_map(|row| {
+            Some(TlsSigalg {
+                algorithm: row.algorithm,
+                iana_name: keymgmt::openssl_param(row, "tls-sigalg")?,
+                name: row.openssl.as_ref()?.canonical(),
+                oid: row.oid?,
+                code_point: keymgmt::openssl_param(row, "tls-sigalg-code-point")?
+                    .parse()
+                    .ok()?,
+                security_bits: keymgmt::openssl_param(row, "tls-sigalg-sec-bits")?
+                    .parse()
+                    .ok()?,
+            })
+        })
+        .collect()
+}
+
+/// Hands one signature scheme to libssl's callback, with the fields and TLS versions OpenSSL
+/// 3.5's own ML-DSA entries have: TLS 1.3 up, no upper bound (0), no DTLS (-1).
+fn report_sigalg(sigalg: &TlsSigalg, callback: ffi::Callback, argument: *mut c_void) -> c_int {
+    let iana_name = CString::new(sigalg.iana_name).unwrap_or_default();
+    let name = CString::new(sigalg.name).unwrap_or_default();
+    let oid = CString::new(sigalg.oid).unwrap_or_default();
+    let (code_point, security_bits) = (sigalg.code_point, sigalg.security_bits);
+    let (min_tls, max_tls, min_dtls, max_dtls): (c_int, c_int, c_int, c_int) =
+        (TLS1_3_VERSION, 0, -1, -1);
+    let uint = |value: &c_uint| (value as *const c_uint as *const c_void, 4);
+    let int = |value: &c_int| (value as *const c_int as *const c_void, 4);
+    let entries = [
+        (
+            c"tls-sigalg-iana-name",
+            ffi::PARAM_UTF8_STRING,
+            text(&iana_name),
+        ),
+        (c"tls-sigalg-name", ffi::PARAM_UTF8_STRING, text(&name)),
+        (c"tls-sigalg-oid", ffi::PARAM_UTF8_STRING, text(&oid)),
+        (
+            c"tls-sigalg-code-point",
+            ffi::PARAM_UNSIGNED_INTEGER,
+            uint(&code_point),
+        ),
+        (
+            c"tls-sigalg-sec-bits",
+            ffi::PARAM_UNSIGNED_INTEGER,
+            uint(&security_bits),
+        ),
+        (c"tls-min-tls", ffi::PARAM_INTEGER, int(&min_tls)),
+        (c"tls-max-tls", ffi::PARAM_INTEGER, int(&max_tls)),
+        (c"tls-min-dtls", ffi::PARAM_INTEGER, int(&min_dtls)),
+        (c"tls-max-dtls", ffi::PARAM_INTEGER, int(&max_dtls)),
+    ];
+    let mut array: Vec<Param> = entries
+        .iter()
+        .map(|(key, data_type, (data, size))| param(key, *data_type, *data, *size))
+        .collect();
+    array.push(Param::END);
+    // SAFETY: libssl's callback with a terminated array whose data outlives the call.
+    unsafe { callback(array.as_ptr(), argument) }
 }
 
 /// TLS 1.3's protocol version (RFC 8446 §4.2.1).
@@ -140,8 +222,8 @@ fn report(group: &TlsGroup, name: &str, callback: ffi::Callback, argument: *mut 
     unsafe { callback(array.as_ptr(), argument) }
 }
 
-/// `get_capabilities`: "TLS-GROUP" answered from the policy; other capabilities (such as
-/// OpenSSL 3.5's "TLS-SIGALG") have nothing to report here yet.
+/// `get_capabilities`: "TLS-GROUP" and "TLS-SIGALG" answered from the policy; other
+/// capabilities have nothing to report.
 ///
 /// # Safety
 /// Called by libcrypto with the provider context, a C string and its callback.
@@ -161,15 +243,30 @@ pub unsafe extern "C" fn get_capabilities(
         }
         // SAFETY: a NUL-terminated capability name.
         let capability = unsafe { CStr::from_ptr(capability) }.to_bytes();
-        if !capability.eq_ignore_ascii_case(b"TLS-GROUP") {
+        let sigalgs = capability.eq_ignore_ascii_case(b"TLS-SIGALG");
+        if !sigalgs && !capability.eq_ignore_ascii_case(b"TLS-GROUP") {
             return Ok(());
         }
         let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no callback"))?;
         if provider.module.ensure_operational().is_err() {
-            // A module in its error state serves nothing, so it offers no group.
+            // A module in its error state serves nothing, so it offers no group or scheme.
             return Ok(());
         }
         let policy = provider.module.policy();
+        if sigalgs {
+            for sigalg in tls_sigalgs(policy) {
+                if report_sigalg(&sigalg, callback, argument) == 0 {
+                    return Err(fail(
+                        Reason::Internal,
+                        format!(
+                            "libssl refused the TLS signature scheme {}",
+                            sigalg.iana_name
+                        ),
+                    ));
+                }
+            }
+            return Ok(());
+        }
         for group in tls_groups(policy)
             .into_iter()
             .chain(crate::mlkem_keymgmt::tls_groups(policy))
@@ -219,6 +316,46 @@ mod tests {
             ]
         );
         assert_eq!(registry::entry(groups[0].algorithm).name, "ecdh-p256");
+    }
+
+    /// The ML-DSA rows as OpenSSL 3.5's capabilities.c lists them (draft-ietf-tls-mldsa's
+    /// code points 0x0904-0x0906); cnsa-2.0 serves ML-DSA-87 only, gm none.
+    #[test]
+    fn sigalgs_are_the_served_ml_dsa_rows() {
+        let sigalgs = |policy: &str| {
+            let module = regula::Module::load_named(policy).expect("built-in policy");
+            tls_sigalgs(module.policy())
+                .into_iter()
+                .map(|s| (s.iana_name, s.name, s.oid, s.code_point, s.security_bits))
+                .collect::<Vec<_>>()
+        };
+        let all = [
+            (
+                "mldsa44",
+                "ML-DSA-44",
+                "2.16.840.1.101.3.4.3.17",
+                0x0904,
+                128,
+            ),
+            (
+                "mldsa65",
+                "ML-DSA-65",
+                "2.16.840.1.101.3.4.3.18",
+                0x0905,
+                192,
+            ),
+            (
+                "mldsa87",
+                "ML-DSA-87",
+                "2.16.840.1.101.3.4.3.19",
+                0x0906,
+                256,
+            ),
+        ];
+        assert_eq!(sigalgs("default"), all);
+        assert_eq!(sigalgs("fips-140-3"), all);
+        assert_eq!(sigalgs("cnsa-2.0"), all[2..]);
+        assert_eq!(sigalgs("gm"), []);
     }
 
     /// X25519 key agreement is not approved in FIPS 140-3 (SP 800-56A Rev. 3): the strict

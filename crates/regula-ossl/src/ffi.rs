@@ -97,9 +97,13 @@ pub const DIGEST_DIGEST: c_int = 5;
 pub const DIGEST_FREECTX: c_int = 6;
 pub const DIGEST_DUPCTX: c_int = 7;
 pub const DIGEST_GET_PARAMS: c_int = 8;
+pub const DIGEST_SET_CTX_PARAMS: c_int = 9;
 pub const DIGEST_GET_CTX_PARAMS: c_int = 10;
 pub const DIGEST_GETTABLE_PARAMS: c_int = 11;
+pub const DIGEST_SETTABLE_CTX_PARAMS: c_int = 12;
 pub const DIGEST_GETTABLE_CTX_PARAMS: c_int = 13;
+/// OpenSSL 3.3+: more XOF output, any number of times (`EVP_DigestSqueeze`).
+pub const DIGEST_SQUEEZE: c_int = 14;
 
 // OSSL_OP_CIPHER.
 pub const CIPHER_NEWCTX: c_int = 1;

@@ -34,6 +34,14 @@ fn fips_140_3_offers_approved_algorithms_and_no_legacy_or_sm() {
         properties_of(&digests, "SHA3-512"),
         Some("provider=regula,fips=yes")
     );
+    // FIPS 202's XOFs, which OpenSSL 3.5's ML-DSA key encoders fetch from the library context.
+    for xof in ["SHAKE-128", "SHAKE-256"] {
+        assert_eq!(
+            properties_of(&digests, xof),
+            Some("provider=regula,fips=yes"),
+            "{xof}"
+        );
+    }
     for refused in ["MD5", "MD4", "SM3"] {
         assert_eq!(properties_of(&digests, refused), None, "{refused}");
     }
@@ -81,7 +89,9 @@ fn gm_offers_the_sm_algorithms_only() {
         properties_of(&digests, "SM3"),
         Some("provider=regula,fips=yes")
     );
-    assert_eq!(properties_of(&digests, "SHA2-256"), None);
+    for refused in ["SHA2-256", "SHAKE-128", "SHAKE-256"] {
+        assert_eq!(properties_of(&digests, refused), None, "{refused}");
+    }
     let ciphers = offered(&host, ffi::OP_CIPHER);
     assert_eq!(
         properties_of(&ciphers, "SM4-GCM"),

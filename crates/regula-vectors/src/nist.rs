@@ -21,6 +21,9 @@ enum Kind {
     Aead(String),
     /// `Len`/`Msg`/`MD` (SHAVS Short/LongMsg, SM3 `oscca.txt`).
     Digest(String),
+    /// SHA3VS SHAKE `Msg`/`Output` (ShortMsg and LongMsg with `Len`, VariableOut without): the
+    /// output length is the expected output's.
+    Xof(String),
     /// SHAVS / SHA3VS Monte Carlo (`Seed`, `COUNT`, `MD`).
     Monte(String),
     /// CAVP `HMAC.rsp` (`[L = n]`, `Klen`, `Tlen`, `Key`, `Msg`, `Mac`).
@@ -63,7 +66,7 @@ impl Kind {
         match self {
             Kind::Gcm => format!("aes-gcm ({})", direction.unwrap_or("CAVP")),
             Kind::Aead(name) | Kind::Cipher(name) => name.clone(),
-            Kind::Digest(name) => name.clone(),
+            Kind::Digest(name) | Kind::Xof(name) => name.clone(),
             Kind::Monte(name) => format!("{name} monte carlo"),
             Kind::HmacCavp => "hmac (CAVP)".to_string(),
             Kind::HmacText(name) => name.clone(),
@@ -240,11 +243,18 @@ fn classify(label: &str, record: &Record, hints: &Hints) -> Result<Kind, VectorE
         return Ok(not_offered(name));
     }
     if hints.any("shake") {
-        return Ok(not_offered(if hints.any("shake256") {
+        let name = if hints.any("shake256") {
             "shake256"
         } else {
             "shake128"
-        }));
+        };
+        if hints.any("monte") {
+            return Ok(skip_all(
+                &format!("{name} monte carlo"),
+                Outcome::unsupported_operation("SHAKE Monte Carlo (variable-length chaining)"),
+            ));
+        }
+        return Ok(Kind::Xof(name.to_string()));
     }
     if has("Seed") && has("MD") {
         return Ok(Kind::Monte(hash()?.to_string()));
@@ -646,6 +656,27 @@ impl Runner<'_> {
                     "nonce"
                 };
                 ops::aead_check(module, name, &vector, nonce_kind, false)
+            }
+            Kind::Xof(name) => {
+                let message = self.bytes(record, "Msg")?;
+                let expected = self.bytes(record, "Output")?;
+                // ShortMsg/LongMsg give `Len` (`Len = 0` comes with `Msg = 00`).
+                let bits = if record.has("Len") {
+                    self.number(record, "Len")?
+                } else {
+                    message.len() * 8
+                };
+                if bits % 8 != 0 {
+                    Outcome::unsupported("bit-oriented message")
+                } else if message.len() < bits / 8 {
+                    return Err(VectorError::malformed(
+                        self.label,
+                        record.line,
+                        format!("vector {}: `Msg` is shorter than `Len`", record.id()),
+                    ));
+                } else {
+                    ops::digest(module, name, &message[..bits / 8], &expected)
+                }
             }
             Kind::Digest(name) => {
                 let bits = self.number(record, "Len")?;

@@ -163,8 +163,13 @@ pub(crate) fn digest(module: &Module, name: &str, message: &[u8], expected: &[u8
         Err(skip) => return skip,
     };
     attempt(|| {
-        let output = module.digest(algorithm, message)?.into_value();
-        Ok(compare_output(&output, expected, "digest"))
+        // An XOF (SHAKE) gives as many bytes as the vector expects, as OpenSSL's evp_test asks.
+        let output = if algorithm.is_xof() {
+            module.xof(algorithm, message, expected.len())?
+        } else {
+            module.digest(algorithm, message)?
+        };
+        Ok(compare_output(&output.into_value(), expected, "digest"))
     })
 }
 

@@ -49,6 +49,10 @@ pub enum Algorithm {
     Sha3_256,
     Sha3_384,
     Sha3_512,
+    /// SHAKE128 and SHAKE256 (FIPS 202 §6.2), extendable-output functions: as digests they give
+    /// their row's default length; [`crate::Module::xof`] gives any length.
+    Shake128,
+    Shake256,
     // Message authentication codes.
     HmacMd5,
     HmacSha1,
@@ -137,7 +141,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// All algorithms, in registry order.
-    pub const ALL: [Algorithm; 100] = [
+    pub const ALL: [Algorithm; 102] = [
         Algorithm::Aes128Gcm,
         Algorithm::Aes256Gcm,
         Algorithm::Aes128Ccm,
@@ -169,6 +173,8 @@ impl Algorithm {
         Algorithm::Sha3_256,
         Algorithm::Sha3_384,
         Algorithm::Sha3_512,
+        Algorithm::Shake128,
+        Algorithm::Shake256,
         Algorithm::HmacMd5,
         Algorithm::HmacSha1,
         Algorithm::HmacSha224,
@@ -242,6 +248,12 @@ impl Algorithm {
 
     /// Number of algorithms; sizes per-algorithm tables such as the indicator counters.
     pub const COUNT: usize = Self::ALL.len();
+
+    /// Whether this is an extendable-output function (SHAKE128, SHAKE256), whose output can be
+    /// of any length ([`crate::Module::xof`]).
+    pub const fn is_xof(self) -> bool {
+        matches!(self, Algorithm::Shake128 | Algorithm::Shake256)
+    }
 
     /// Position in [`Algorithm::ALL`] and in the registry.
     pub const fn index(self) -> usize {

@@ -56,7 +56,7 @@ pub use service::aead_stream::{AeadStream, Tag};
 pub use service::agreement::AgreementKey;
 pub use service::cipher::{CipherKey, Encrypted};
 pub use service::cipher_stream::{CipherStream, Direction};
-pub use service::digest::{DigestContext, Digester};
+pub use service::digest::{DigestContext, Digester, XofContext};
 pub use service::kem::{Encapsulated, KemPrivateKey};
 pub use service::key_exchange::{ExchangedKey, KeyExchange};
 pub use service::known_answer_drbg::KnownAnswerCtrDrbg;

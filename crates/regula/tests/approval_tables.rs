@@ -74,6 +74,8 @@ const TABLE: &[(Algorithm, Expect, Expect, Expect, Expect)] = &[
     (Algorithm::Sha3_256, A, A, R, R),
     (Algorithm::Sha3_384, A, A, R, R),
     (Algorithm::Sha3_512, A, A, R, R),
+    (Algorithm::Shake128, A, A, R, R),
+    (Algorithm::Shake256, A, A, R, R),
     (Algorithm::HmacMd5, F, R, R, R),
     (Algorithm::HmacSha1, A, A, R, R),
     (Algorithm::HmacSha224, A, A, R, R),

@@ -56,6 +56,8 @@ fn expected_name(algorithm: Algorithm) -> Option<&'static str> {
         A::Sha3_256 => "sha3-256",
         A::Sha3_384 => "sha3-384",
         A::Sha3_512 => "sha3-512",
+        A::Shake128 => "shake128",
+        A::Shake256 => "shake256",
         A::HmacMd5 => "hmac-md5",
         A::HmacSha1 => "hmacWithSHA1",
         A::HmacSha224 => "hmacWithSHA224",

@@ -1822,6 +1822,57 @@ fn cavp_hash_files() {
     println!("CAVP hashes: {total} records ran in total");
 }
 
+/// FIPS 202 SHAKE validation files (byte-oriented): ShortMsg and LongMsg at the section's
+/// `[Outputlen = …]`, VariableOut at each record's `Outputlen`, all through `Module::xof`; and
+/// the streaming `XofContext` fed in odd-sized pieces for every record.
+#[test]
+fn cavp_shake_files() {
+    let module = module();
+    let mut total = 0;
+    for (algorithm, stem) in [
+        (Algorithm::Shake128, "hashes/SHAKE/SHAKE128"),
+        (Algorithm::Shake256, "hashes/SHAKE/SHAKE256"),
+    ] {
+        for kind in ["ShortMsg", "LongMsg", "VariableOut"] {
+            let file = format!("{stem}{kind}.rsp");
+            let Some(text) = read_vector_file(&file) else {
+                continue;
+            };
+            let records = parse_rsp(&text);
+            assert!(!records.is_empty(), "{file}: no records parsed");
+            for record in &records {
+                let (message, output_bits) = if kind == "VariableOut" {
+                    let bits: usize = record.text("Outputlen").parse().unwrap();
+                    (record.bytes("Msg"), bits)
+                } else {
+                    let bits: usize = record.text("Len").parse().unwrap();
+                    assert_eq!(bits % 8, 0, "{file}: bit-oriented record");
+                    // `Len = 0` comes with `Msg = 00`: the message is the first Len bits.
+                    let outlen = record.header("Outputlen").expect("[Outputlen = …]");
+                    (
+                        record.bytes("Msg")[..bits / 8].to_vec(),
+                        outlen.parse().unwrap(),
+                    )
+                };
+                assert_eq!(output_bits % 8, 0, "{file}: bit-oriented output");
+                let expected = record.bytes("Output");
+                let output = module.xof(algorithm, &message, output_bits / 8).unwrap();
+                assert_eq!(*output, expected, "{file}: {record:?}");
+                let mut context = module.xof_context(algorithm).unwrap();
+                for piece in message.chunks(7) {
+                    context.update(piece).unwrap();
+                }
+                let mut streamed = vec![0; expected.len()];
+                context.finish_into(&mut streamed).unwrap();
+                assert_eq!(streamed, expected, "{file}: streamed {record:?}");
+            }
+            println!("{file}: {} records ran", records.len());
+            total += records.len();
+        }
+    }
+    println!("CAVP SHAKE: {total} records ran in total");
+}
+
 /// FIPS 186-3 ECDSA signature verification (SigVer.rsp), for the curve/hash pairs the API
 /// offers: P-256 with SHA-256 and P-384 with SHA-384. `Result = F` must be rejected.
 #[test]

@@ -94,6 +94,8 @@ pub const RUN: &[&str] = &[
     "sha3-256",
     "sha3-384",
     "sha3-512",
+    "shake128",
+    "shake256",
     "hmac-sha224",
     "hmac-sha256",
     "hmac-sha384",

@@ -1,5 +1,6 @@
 //! SHA-1, SHA-2 and SHA-3: AFT, MCT and LDT, through `Module::digester` and
-//! `Module::digest_context`.
+//! `Module::digest_context`; SHAKE-128 and SHAKE-256: AFT and VOT through `Module::xof` (their
+//! MCT, whose output length varies along the chain, is not answered yet).
 //!
 //! The Monte Carlo loops are those of the ACVP specifications (draft-celi-acvp-sha's
 //! "standard" MCT, draft-celi-acvp-sha3's MCT): 100 checkpoints of 1000 chained digests.
@@ -22,6 +23,8 @@ pub(crate) fn regula_name(acvp: &str) -> Option<&'static str> {
         "SHA3-256" => "sha3-256",
         "SHA3-384" => "sha3-384",
         "SHA3-512" => "sha3-512",
+        "SHAKE-128" => "shake128",
+        "SHAKE-256" => "shake256",
         _ => return None,
     })
 }
@@ -31,6 +34,9 @@ pub(super) fn answer(case: &Case<'_>) -> Verdict {
         return Ok(unsupported(case.algorithm));
     };
     let test_type = case.group_text("testType")?;
+    if algorithm.is_xof() {
+        return xof(case, algorithm, test_type);
+    }
     match test_type {
         "AFT" => {
             let len = number_field(case.test, "len")?;
@@ -52,6 +58,32 @@ pub(super) fn answer(case: &Case<'_>) -> Verdict {
         "MCT" => monte_carlo(case, algorithm),
         other => Ok(unsupported(format!("{other} tests for {}", case.algorithm))),
     }
+}
+
+/// SHAKE AFT and VOT: `msg` of `len` bits, `outLen` bits of output, both whole bytes.
+fn xof(case: &Case<'_>, algorithm: Algorithm, test_type: &str) -> Verdict {
+    if !matches!(test_type, "AFT" | "VOT") {
+        return Ok(unsupported(format!(
+            "{test_type} tests for {}",
+            case.algorithm
+        )));
+    }
+    let len = number_field(case.test, "len")?;
+    let out_len = number_field(case.test, "outLen")?;
+    if !len.is_multiple_of(8) || !out_len.is_multiple_of(8) {
+        return Ok(unsupported("bit-oriented messages or output"));
+    }
+    let msg = case.hex("msg")?;
+    let message = msg
+        .get(..usize::try_from(len / 8).unwrap_or(usize::MAX))
+        .ok_or("`len` is longer than `msg`")?;
+    let out_bytes = usize::try_from(out_len / 8).map_err(|_| "`outLen` is too large")?;
+    let expected = case.expected_hex("md")?;
+    Ok(through_module(Expect::Valid, || {
+        let md = case.module.xof(algorithm, message, out_bytes)?.into_value();
+        case.respond_hex("md", &md);
+        Ok(compare(&md, &expected, "md"))
+    }))
 }
 
 fn compare(ours: &[u8], expected: &[u8], what: &str) -> Outcome {

@@ -6,7 +6,7 @@ use aws_lc_rs::kdf::{
 };
 use aws_lc_rs::{aead, agreement, cipher, digest, hkdf, hmac, kem, pbkdf2, signature};
 
-use super::awslc_sys::{EvpCipher, LegacyDigest};
+use super::awslc_sys::{EvpCipher, LegacyDigest, Shake};
 
 use crate::algorithm::{Algorithm, Family};
 use crate::error::{Error, Result};
@@ -153,6 +153,15 @@ pub(crate) fn legacy_digest(algorithm: Algorithm) -> Option<LegacyDigest> {
     match algorithm {
         Algorithm::Md4 => Some(LegacyDigest::Md4),
         Algorithm::Md5 => Some(LegacyDigest::Md5),
+        _ => None,
+    }
+}
+
+/// The SHAKE function of an extendable-output row, `None` for every other algorithm.
+pub(crate) fn shake(algorithm: Algorithm) -> Option<Shake> {
+    match algorithm {
+        Algorithm::Shake128 => Some(Shake::Shake128),
+        Algorithm::Shake256 => Some(Shake::Shake256),
         _ => None,
     }
 }

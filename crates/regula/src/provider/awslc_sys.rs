@@ -1,8 +1,9 @@
 //! The few AWS-LC C functions that aws-lc-rs has no API for: AES-CCM with SP 800-38C's nonce and
 //! tag sizes, AES-256-XTS, GMAC with any nonce length, the legacy set (MD4, MD5, HMAC-MD5, RC4,
-//! DES, 3DES), one-shot SHA-2 into a caller's buffer, and the public-key recomputation of
-//! key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from the same copy that
-//! aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys` otherwise).
+//! DES, 3DES), SHAKE128/SHAKE256, one-shot SHA-2 into a caller's buffer, and the public-key
+//! recomputation of key-agreement PCTs. No cryptography here: every primitive is AWS-LC's, from
+//! the same copy that aws-lc-rs links (`aws-lc-fips-sys` in a `fips` build, `aws-lc-sys`
+//! otherwise).
 //!
 //! Each wrapper owns its AWS-LC object and frees it on drop; AWS-LC's free functions cleanse key
 //! schedules and hash states before releasing them.
@@ -392,6 +393,87 @@ impl Drop for DigestCtx {
     fn drop(&mut self) {
         // SAFETY: the context came from EVP_MD_CTX_new and is freed once; AWS-LC cleanses the
         // hash state first.
+        unsafe { sys::EVP_MD_CTX_free(self.ctx.as_ptr()) }
+    }
+}
+
+/// The FIPS 202 extendable-output functions, which aws-lc-rs does not offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shake {
+    Shake128,
+    Shake256,
+}
+
+impl Shake {
+    fn get(self) -> *const sys::EVP_MD {
+        // SAFETY: each returns a pointer to a static, immutable digest description.
+        unsafe {
+            match self {
+                Shake::Shake128 => sys::EVP_shake128(),
+                Shake::Shake256 => sys::EVP_shake256(),
+            }
+        }
+    }
+}
+
+/// An owned `EVP_MD_CTX` over SHAKE: absorbs with `update`, then squeezes once, any length,
+/// with `EVP_DigestFinalXOF`.
+pub(crate) struct XofCtx {
+    ctx: NonNull<sys::EVP_MD_CTX>,
+}
+
+// SAFETY: as for `DigestCtx`: exclusively owned, mutated only through `&mut self`, copied from
+// `&self` without modification; AWS-LC digest contexts are not tied to a thread.
+unsafe impl Send for XofCtx {}
+// SAFETY: see `Send`.
+unsafe impl Sync for XofCtx {}
+
+impl XofCtx {
+    pub(crate) fn new(shake: Shake) -> Result<XofCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::EVP_MD_CTX_new() }).ok_or(Failed)?;
+        let this = XofCtx { ctx };
+        // SAFETY: the context is live; the digest description is static.
+        check(unsafe { sys::EVP_DigestInit_ex(ctx.as_ptr(), shake.get(), ptr::null_mut()) })?;
+        Ok(this)
+    }
+
+    pub(crate) fn update(&mut self, data: &[u8]) -> Result<(), Failed> {
+        // SAFETY: the context is live and initialised; `data` is a valid buffer of its length.
+        check(unsafe { sys::EVP_DigestUpdate(self.ctx.as_ptr(), data.as_ptr().cast(), data.len()) })
+    }
+
+    /// Squeezes exactly `out.len()` bytes into `out`; the context is spent afterwards, which
+    /// taking `self` enforces.
+    pub(crate) fn finish_into(self, out: &mut [u8]) -> Result<(), Failed> {
+        // SAFETY: the context is live and initialised; `out` is writable for its length, which
+        // is exactly what EVP_DigestFinalXOF writes.
+        check(unsafe { sys::EVP_DigestFinalXOF(self.ctx.as_ptr(), out.as_mut_ptr(), out.len()) })
+    }
+
+    /// Squeezes the next `out.len()` bytes of output; may be called again for more (OpenSSL
+    /// 3.3+'s `EVP_DigestSqueeze`, which ML-DSA's matrix expansion uses). After the first
+    /// squeeze the context absorbs nothing more and cannot be finished with `finish_into`.
+    pub(crate) fn squeeze(&mut self, out: &mut [u8]) -> Result<(), Failed> {
+        // SAFETY: the context is live and initialised; `out` is writable for its length, which
+        // is exactly what EVP_DigestSqueeze writes.
+        check(unsafe { sys::EVP_DigestSqueeze(self.ctx.as_ptr(), out.as_mut_ptr(), out.len()) })
+    }
+
+    pub(crate) fn try_clone(&self) -> Result<XofCtx, Failed> {
+        // SAFETY: allocates a fresh context; NULL on allocation failure, checked below.
+        let ctx = NonNull::new(unsafe { sys::EVP_MD_CTX_new() }).ok_or(Failed)?;
+        let copy = XofCtx { ctx };
+        // SAFETY: both contexts are live; the source is initialised and only read.
+        check(unsafe { sys::EVP_MD_CTX_copy_ex(ctx.as_ptr(), self.ctx.as_ptr()) })?;
+        Ok(copy)
+    }
+}
+
+impl Drop for XofCtx {
+    fn drop(&mut self) {
+        // SAFETY: the context came from EVP_MD_CTX_new and is freed once; AWS-LC cleanses the
+        // sponge state first.
         unsafe { sys::EVP_MD_CTX_free(self.ctx.as_ptr()) }
     }
 }

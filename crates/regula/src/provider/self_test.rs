@@ -24,7 +24,9 @@ use regula_sm::Sm4;
 use regula_sm::sm2;
 use regula_sm::sm4::modes::{self as sm4_modes, Xts, XtsStandard};
 
-use super::awslc_sys::{self, DigestCtx, EvpCipher, GcmAeadCtx, HmacCtx, LegacyDigest};
+use super::awslc_sys::{
+    self, DigestCtx, EvpCipher, GcmAeadCtx, HmacCtx, LegacyDigest, Shake, XofCtx,
+};
 use super::cbc_cs3;
 use crate::selftest::Fault;
 use crate::selftest::vectors as v;
@@ -351,6 +353,33 @@ pub(crate) fn sha3_512(fault: Fault) -> Result<(), ()> {
         &digest::SHA3_512,
         v::SHA3_MSG_1600,
         v::SHA3_512_MSG_1600,
+    )
+}
+
+/// SHAKE through AWS-LC's XOF interface, the same path the XOF service takes.
+fn shake(fault: Fault, shake: Shake, message: &[u8], expected: &[u8]) -> Outcome {
+    let mut ctx = XofCtx::new(shake).map_err(drop)?;
+    ctx.update(message).map_err(drop)?;
+    let mut output = vec![0u8; expected.len()];
+    ctx.finish_into(&mut output).map_err(drop)?;
+    expect(fault, output, expected)
+}
+
+pub(crate) fn shake128(fault: Fault) -> Result<(), ()> {
+    shake(
+        fault,
+        Shake::Shake128,
+        v::SHAKE128_VAR_OUT_MSG,
+        v::SHAKE128_VAR_OUT,
+    )
+}
+
+pub(crate) fn shake256(fault: Fault) -> Result<(), ()> {
+    shake(
+        fault,
+        Shake::Shake256,
+        v::SHAKE256_VAR_OUT_MSG,
+        v::SHAKE256_VAR_OUT,
     )
 }
 

@@ -26,6 +26,8 @@ pub(crate) static ALL_CASTS: &[Cast] = &[
     cast("SHA3-256", t::sha3_256),
     cast("SHA3-384", t::sha3_384),
     cast("SHA3-512", t::sha3_512),
+    cast("SHAKE-128", t::shake128),
+    cast("SHAKE-256", t::shake256),
     cast("HMAC-SHA-1", t::hmac_sha1),
     cast("HMAC-SHA2-224", t::hmac_sha224),
     cast("HMAC-SHA2-256", t::hmac_sha256),

@@ -144,6 +144,34 @@ pub(crate) const SHA3_512_MSG_1600: &[u8] = &hex_literal::hex!(
 );
 
 // ---------------------------------------------------------------------------------------------
+// SHAKE128 and SHAKE256 with output longer than the usual digest.
+// Source: NIST CAVP SHA-3 validation system (SHA3VS) response files, "SHAKE3AllBytesGT"
+// (CAVS 19.0, 2016), as shipped in cryptography-vectors hashes/SHAKE: SHAKE128VariableOut.rsp
+// COUNT = 1125 (Outputlen = 1120 bits) and SHAKE256VariableOut.rsp COUNT = 1245
+// (Outputlen = 2000 bits, more than one 136-byte squeeze block).
+pub(crate) const SHAKE128_VAR_OUT_MSG: &[u8] =
+    &hex_literal::hex!("0a13ad2c7a239b4ba73ea6592ae84ea9");
+pub(crate) const SHAKE128_VAR_OUT: &[u8] = &hex_literal::hex!(
+    "5feaf99c15f48851943ff9baa6e5055d8377f0dd347aa4dbece51ad3a6d9ce0c"
+    "01aee9fe2260b80a4673a909b532adcdd1e421c32d6460535b5fe392a58d2634"
+    "979a5a104d6c470aa3306c400b061db91c463b2848297bca2bc26d1864ba49d7"
+    "ff949ebca50fbf79a5e63716dc82b600bd52ca7437ed774d169f6bf02e464879"
+    "56fba2230f34cd2a0485484d"
+);
+pub(crate) const SHAKE256_VAR_OUT_MSG: &[u8] =
+    &hex_literal::hex!("8d8001e2c096f1b88e7c9224a086efd4797fbf74a8033a2d422a2b6b8f6747e4");
+pub(crate) const SHAKE256_VAR_OUT: &[u8] = &hex_literal::hex!(
+    "2e975f6a8a14f0704d51b13667d8195c219f71e6345696c49fa4b9d08e9225d3"
+    "d39393425152c97e71dd24601c11abcfa0f12f53c680bd3ae757b8134a9c10d4"
+    "29615869217fdd5885c4db174985703a6d6de94a667eac3023443a8337ae1bc6"
+    "01b76d7d38ec3c34463105f0d3949d78e562a039e4469548b609395de5a4fd43"
+    "c46ca9fd6ee29ada5efc07d84d553249450dab4a49c483ded250c9338f85cd93"
+    "7ae66bb436f3b4026e859fda1ca571432f3bfc09e7c03ca4d183b741111ca048"
+    "3d0edabc03feb23b17ee48e844ba2408d9dcfd0139d2e8c7310125aee801c61a"
+    "b7900d1efc47c078281766f361c5e6111346235e1dc38325666c"
+);
+
+// ---------------------------------------------------------------------------------------------
 // HMAC-SHA-224/256/384/512.
 // Source: RFC 4231 section 4.2 "Test Case 1": Key = 0x0b repeated 20 times, Data = "Hi There".
 pub(crate) const HMAC_TC1_KEY: &[u8] =

@@ -1,11 +1,14 @@
-//! Message digests: SHA-1, SHA-2, SHA-3 and the legacy MD4 and MD5 (AWS-LC), SM3 (regula-sm).
+//! Message digests: SHA-1, SHA-2, SHA-3 and the legacy MD4 and MD5 (AWS-LC), SM3 (regula-sm);
+//! and the FIPS 202 extendable-output functions SHAKE128 and SHAKE256 (AWS-LC), which are
+//! digests of their row's default length and, through [`Module::xof`] and [`XofContext`], give
+//! output of any length.
 
 use crate::algorithm::{Algorithm, Family, Service};
 use crate::error::{Error, Result};
 use crate::indicator::Served;
 use crate::module::Module;
 use crate::policy::{Approval, Usage};
-use crate::provider::digest::{self as backend, Hasher, OneShot};
+use crate::provider::digest::{self as backend, Hasher, OneShot, Xof};
 
 /// An incremental digest computation; recorded when it finishes.
 pub struct DigestContext {
@@ -188,5 +191,154 @@ impl DigestContext {
         Ok(self
             .module
             .serve(self.algorithm, Service::Digest, self.approval, output))
+    }
+}
+
+/// An incremental SHAKE computation: absorb with [`XofContext::update`], then either finish
+/// once, any length, with [`XofContext::finish_into`], or squeeze output in as many pieces as
+/// needed with [`XofContext::squeeze`]. Each finish or squeeze is recorded as one digest
+/// operation.
+///
+/// ```
+/// # use regula::{Algorithm, Module};
+/// let module = Module::load_named("default")?;
+/// let mut shake = module.xof_context(Algorithm::Shake128)?;
+/// shake.update(b"")?;
+/// let mut out = [0u8; 16];
+/// let served = shake.finish_into(&mut out)?;
+/// assert_eq!((*served, served.is_approved()), (16, true));
+/// assert_eq!(out[..4], [0x7f, 0x9c, 0x2b, 0xa4]); // CAVP SHAKE128ShortMsg, Len = 0
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct XofContext {
+    module: Module,
+    algorithm: Algorithm,
+    approval: Approval,
+    xof: Xof,
+    /// Output has been squeezed: the sponge takes no more input and cannot be finished.
+    squeezed: bool,
+    /// An AWS-LC call failed; no more output is returned.
+    poisoned: bool,
+}
+
+impl std::fmt::Debug for XofContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("XofContext")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Refuses a digest row that is not an extendable-output function.
+fn ensure_xof(algorithm: Algorithm) -> Result<()> {
+    if algorithm.is_xof() {
+        Ok(())
+    } else {
+        Err(Error::invalid_input(format!(
+            "{algorithm} is not an extendable-output function (SHAKE128, SHAKE256)"
+        )))
+    }
+}
+
+impl Module {
+    /// SHAKE128 or SHAKE256 of `data`, `output_len` bytes long.
+    pub fn xof(
+        &self,
+        algorithm: Algorithm,
+        data: &[u8],
+        output_len: usize,
+    ) -> Result<Served<Vec<u8>>> {
+        let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
+        ensure_xof(algorithm)?;
+        let mut output = vec![0; output_len];
+        backend::xof_into(algorithm, data, &mut output)?;
+        Ok(self.serve(algorithm, Service::Digest, approval, output))
+    }
+
+    /// Starts an incremental SHAKE128 or SHAKE256 computation; see [`XofContext`].
+    pub fn xof_context(&self, algorithm: Algorithm) -> Result<XofContext> {
+        let approval = self.authorize(algorithm, Family::Digest, &Usage::default())?;
+        ensure_xof(algorithm)?;
+        Ok(XofContext {
+            module: self.clone(),
+            algorithm,
+            approval,
+            xof: Xof::new(algorithm)?,
+            squeezed: false,
+            poisoned: false,
+        })
+    }
+}
+
+impl XofContext {
+    pub fn algorithm(&self) -> Algorithm {
+        self.algorithm
+    }
+
+    /// Absorbs `data`; refused once output has been squeezed.
+    pub fn update(&mut self, data: &[u8]) -> Result<()> {
+        if self.squeezed {
+            return Err(Error::invalid_input(format!(
+                "{}: no more input once output has been squeezed",
+                self.algorithm
+            )));
+        }
+        // AWS-LC's update cannot fail on a live, absorbing context; if it ever did, the state
+        // is poisoned so that no output is returned.
+        self.xof.update(data).inspect_err(|_| self.poisoned = true)
+    }
+
+    /// A copy of the computation so far (OpenSSL's `EVP_MD_CTX_copy`).
+    pub fn try_clone(&self) -> Result<XofContext> {
+        self.module.ensure_operational()?;
+        Ok(XofContext {
+            module: self.module.clone(),
+            algorithm: self.algorithm,
+            approval: self.approval,
+            xof: self.xof.try_clone()?,
+            squeezed: self.squeezed,
+            poisoned: self.poisoned,
+        })
+    }
+
+    /// Fills all of `out` with the next bytes of output and returns its length; the output of
+    /// successive calls is one continuous stream, the same bytes one `finish_into` of their total
+    /// length gives. After the first squeeze, `update` and `finish_into` fail (the sponge has
+    /// left its absorbing phase). On an error nothing is written and the context is spent.
+    pub fn squeeze(&mut self, out: &mut [u8]) -> Result<Served<usize>> {
+        self.module.ensure_operational()?;
+        if self.poisoned {
+            return Err(Error::CryptoFailure);
+        }
+        let mut output = zeroize::Zeroizing::new(vec![0; out.len()]);
+        self.squeezed = true;
+        self.xof
+            .squeeze(&mut output)
+            .inspect_err(|_| self.poisoned = true)?;
+        out.copy_from_slice(&output);
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Digest, self.approval, out.len()))
+    }
+
+    /// Fills all of `out` with output and returns its length. On an error nothing is written.
+    pub fn finish_into(self, out: &mut [u8]) -> Result<Served<usize>> {
+        self.module.ensure_operational()?;
+        if self.poisoned {
+            return Err(Error::CryptoFailure);
+        }
+        if self.squeezed {
+            return Err(Error::invalid_input(format!(
+                "{}: output already squeezed; squeeze the rest",
+                self.algorithm
+            )));
+        }
+        // Squeezed into a scratch buffer first, so that a failure leaves `out` untouched.
+        let mut output = zeroize::Zeroizing::new(vec![0; out.len()]);
+        self.xof.finish_into(&mut output)?;
+        out.copy_from_slice(&output);
+        Ok(self
+            .module
+            .serve(self.algorithm, Service::Digest, self.approval, out.len()))
     }
 }

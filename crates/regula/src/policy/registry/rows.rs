@@ -955,6 +955,62 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         gm: GM_NOT_SM,
         cnsa_2_0: Rule::not_approved(CNSA_SHA_384_512, Some("sha512")),
     },
+    // FIPS 202 §6.2 extendable-output functions. `output` is the default length OpenSSL gives
+    // when no length is asked for (twice the security strength); `block` is the sponge rate.
+    Entry {
+        algorithm: Algorithm::Shake128,
+        name: "shake128",
+        aliases: &[],
+        family: Family::Digest,
+        provider: Provider::AwsLc,
+        sizes: digest(16, 168),
+        hash: None,
+        oid: Some("2.16.840.1.101.3.4.2.11"),
+        openssl: Some(OpenSslName {
+            names: "SHAKE-128:SHAKE128:2.16.840.1.101.3.4.2.11",
+            params: &[],
+        }),
+        pkcs11: &[],
+        acvp: Some(Acvp {
+            algorithm: "SHAKE-128",
+            modes: &[],
+            revision: "1.0",
+        }),
+        cbom: cbom("xof", None, Some("128"), None, None),
+        self_test: "SHAKE-128",
+        pct: None,
+        default: APPROVED,
+        fips_140_3: APPROVED,
+        gm: GM_NOT_SM,
+        cnsa_2_0: Rule::not_approved(CNSA_SHA_384_512, Some("sha384")),
+    },
+    Entry {
+        algorithm: Algorithm::Shake256,
+        name: "shake256",
+        aliases: &[],
+        family: Family::Digest,
+        provider: Provider::AwsLc,
+        sizes: digest(32, 136),
+        hash: None,
+        oid: Some("2.16.840.1.101.3.4.2.12"),
+        openssl: Some(OpenSslName {
+            names: "SHAKE-256:SHAKE256:2.16.840.1.101.3.4.2.12",
+            params: &[],
+        }),
+        pkcs11: &[],
+        acvp: Some(Acvp {
+            algorithm: "SHAKE-256",
+            modes: &[],
+            revision: "1.0",
+        }),
+        cbom: cbom("xof", None, Some("256"), None, None),
+        self_test: "SHAKE-256",
+        pct: None,
+        default: APPROVED,
+        fips_140_3: APPROVED,
+        gm: GM_NOT_SM,
+        cnsa_2_0: Rule::not_approved(CNSA_SHA_384_512, Some("sha512")),
+    },
     // RFC 2104 with MD5 (NTLMv2).
     Entry {
         algorithm: Algorithm::HmacMd5,
@@ -1968,7 +2024,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.17"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-44:MLDSA44:2.16.840.1.101.3.4.3.17:id-ml-dsa-44",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa44, code point 0x0904, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa44"),
+                ("tls-sigalg-code-point", "2308"),
+                ("tls-sigalg-sec-bits", "128"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -1995,7 +2057,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.18"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-65:MLDSA65:2.16.840.1.101.3.4.3.18:id-ml-dsa-65",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa65, code point 0x0905, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa65"),
+                ("tls-sigalg-code-point", "2309"),
+                ("tls-sigalg-sec-bits", "192"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
@@ -2022,7 +2090,13 @@ pub static REGISTRY: [Entry; Algorithm::COUNT] = [
         oid: Some("2.16.840.1.101.3.4.3.19"),
         openssl: Some(OpenSslName {
             names: "ML-DSA-87:MLDSA87:2.16.840.1.101.3.4.3.19:id-ml-dsa-87",
-            params: &[],
+            params: &[
+                // TLS 1.3 SignatureScheme (draft-ietf-tls-mldsa; OpenSSL 3.5's capabilities.c):
+                // mldsa87, code point 0x0906, security bits as OpenSSL gives them.
+                ("tls-sigalg", "mldsa87"),
+                ("tls-sigalg-code-point", "2310"),
+                ("tls-sigalg-sec-bits", "256"),
+            ],
         }),
         pkcs11: &[CKM_ML_DSA, CKM_ML_DSA_KEY_PAIR_GEN],
         acvp: Some(Acvp {
