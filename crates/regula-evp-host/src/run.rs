@@ -2294,65 +2294,14 @@ fn pkey_stanza(
     *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
     apply_controls(ossl, ctx.p, &data.controls)?;
     match head.key.as_str() {
-        "Verify" => {
-            // SAFETY: buffers alive across the call.
-            let rv = unsafe {
-                (a.EVP_PKEY_verify)(
-                    ctx.p,
-                    data.output.as_ptr(),
-                    data.output.len(),
-                    data.input.as_ptr(),
-                    data.input.len(),
-                )
-            };
-            if rv <= 0 {
-                return Err(fail("VERIFY_ERROR", ""));
-            }
-            Ok(())
-        }
+        "Verify" => verify_whole(ossl, ctx.p, &data),
         "Sign" | "Decrypt" => {
             let keyop = if head.key == "Sign" {
                 a.EVP_PKEY_sign
             } else {
                 a.EVP_PKEY_decrypt
             };
-            // The context as set up, and a copy of it (evp_test runs both).
-            // SAFETY: a live context.
-            let copy = owned(unsafe { (a.EVP_PKEY_CTX_dup)(ctx.p) }, a.EVP_PKEY_CTX_free)
-                .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_dup"))?;
-            for c in [&ctx, &copy] {
-                let mut len = 0usize;
-                // SAFETY: a length query; buffers alive across the call.
-                let rv = unsafe {
-                    (keyop)(
-                        c.p,
-                        ptr::null_mut(),
-                        &mut len,
-                        data.input.as_ptr(),
-                        data.input.len(),
-                    )
-                };
-                if rv <= 0 {
-                    return Err(fail("KEYOP_LENGTH_ERROR", ""));
-                }
-                let mut got = vec![0u8; len];
-                // SAFETY: `got` holds `len` bytes.
-                let rv = unsafe {
-                    (keyop)(
-                        c.p,
-                        got.as_mut_ptr(),
-                        &mut len,
-                        data.input.as_ptr(),
-                        data.input.len(),
-                    )
-                };
-                if rv <= 0 {
-                    return Err(fail("KEYOP_ERROR", ""));
-                }
-                got.truncate(len);
-                compare("KEYOP_MISMATCH", &data.output, &got)?;
-            }
-            Ok(())
+            keyop_and_compare(ossl, &ctx, keyop, &data)
         }
         _ => {
             let Some((peer_name, validate)) = &data.peer else {
@@ -2433,52 +2382,74 @@ fn message_sign_verify(
     *provider = ossl.provider_info(unsafe { (a.EVP_PKEY_CTX_get0_provider)(ctx.p) });
     apply_controls(ossl, ctx.p, &data.controls)?;
     if verify {
-        // SAFETY: buffers alive across the call.
+        verify_whole(ossl, ctx.p, data)
+    } else {
+        keyop_and_compare(ossl, &ctx, a.EVP_PKEY_sign, data)
+    }
+}
+
+/// `EVP_PKEY_verify` of the stanza's Output over its Input.
+fn verify_whole(ossl: &Ossl, ctx: Ptr, data: &PkeyData) -> Result<(), Stop> {
+    // SAFETY: a live context; buffers alive across the call.
+    let rv = unsafe {
+        (ossl.api.EVP_PKEY_verify)(
+            ctx,
+            data.output.as_ptr(),
+            data.output.len(),
+            data.input.as_ptr(),
+            data.input.len(),
+        )
+    };
+    if rv > 0 {
+        Ok(())
+    } else {
+        Err(fail("VERIFY_ERROR", ""))
+    }
+}
+
+type Keyop = unsafe extern "C" fn(Ptr, *mut u8, *mut usize, *const u8, usize) -> c_int;
+
+/// `EVP_PKEY_sign` or `EVP_PKEY_decrypt` over the Input (a length query, then the operation),
+/// compared with the Output: on the context as set up and on a copy of it, as evp_test runs
+/// both.
+fn keyop_and_compare(ossl: &Ossl, ctx: &Owned, keyop: Keyop, data: &PkeyData) -> Result<(), Stop> {
+    let a = &ossl.api;
+    // SAFETY: a live context.
+    let copy = owned(unsafe { (a.EVP_PKEY_CTX_dup)(ctx.p) }, a.EVP_PKEY_CTX_free)
+        .ok_or_else(|| fail("INTERNAL_ERROR", "EVP_PKEY_CTX_dup"))?;
+    for c in [ctx, &copy] {
+        let mut len = 0usize;
+        // SAFETY: a length query; buffers alive across the call.
         let rv = unsafe {
-            (a.EVP_PKEY_verify)(
-                ctx.p,
-                data.output.as_ptr(),
-                data.output.len(),
+            (keyop)(
+                c.p,
+                ptr::null_mut(),
+                &mut len,
                 data.input.as_ptr(),
                 data.input.len(),
             )
         };
-        return if rv > 0 {
-            Ok(())
-        } else {
-            Err(fail("VERIFY_ERROR", ""))
+        if rv <= 0 {
+            return Err(fail("KEYOP_LENGTH_ERROR", ""));
+        }
+        let mut got = vec![0u8; len];
+        // SAFETY: `got` holds `len` bytes.
+        let rv = unsafe {
+            (keyop)(
+                c.p,
+                got.as_mut_ptr(),
+                &mut len,
+                data.input.as_ptr(),
+                data.input.len(),
+            )
         };
+        if rv <= 0 {
+            return Err(fail("KEYOP_ERROR", ""));
+        }
+        got.truncate(len);
+        compare("KEYOP_MISMATCH", &data.output, &got)?;
     }
-    let mut len = 0usize;
-    // SAFETY: a length query; buffers alive across the call.
-    let rv = unsafe {
-        (a.EVP_PKEY_sign)(
-            ctx.p,
-            ptr::null_mut(),
-            &mut len,
-            data.input.as_ptr(),
-            data.input.len(),
-        )
-    };
-    if rv <= 0 {
-        return Err(fail("KEYOP_LENGTH_ERROR", ""));
-    }
-    let mut got = vec![0u8; len];
-    // SAFETY: `got` holds `len` bytes.
-    let rv = unsafe {
-        (a.EVP_PKEY_sign)(
-            ctx.p,
-            got.as_mut_ptr(),
-            &mut len,
-            data.input.as_ptr(),
-            data.input.len(),
-        )
-    };
-    if rv <= 0 {
-        return Err(fail("KEYOP_ERROR", ""));
-    }
-    got.truncate(len);
-    compare("KEYOP_MISMATCH", &data.output, &got)
+    Ok(())
 }
 
 /// DigestSign/DigestVerify (streamed, the input in one update) and their one-shot forms.

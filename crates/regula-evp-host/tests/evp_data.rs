@@ -261,6 +261,29 @@ fn openssl35() -> Option<PathBuf> {
     prefix.join("lib/libcrypto.so.3").exists().then_some(prefix)
 }
 
+/// Runs `files` through OpenSSL 3.5 (at `prefix`) with its own default provider: (passed, failed).
+fn passed_and_failed_with_3_5_default(prefix: &Path, files: &[PathBuf]) -> (u64, u64) {
+    let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
+        .arg("--libcrypto")
+        .arg(prefix.join("lib/libcrypto.so.3"))
+        .arg("--provider-path")
+        .arg(prefix.join("lib/ossl-modules"))
+        .args(["--provider", "default", "--json"])
+        .args(files)
+        .output()
+        .expect("run regula-evp-test");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (
+        count(&report["total"], "passed"),
+        count(&report["total"], "failed"),
+    )
+}
+
 /// `Kem` and `KeyGen` stanzas: OpenSSL's ML-KEM data (NIST ACVP keyGen and encapDecap, kept in
 /// crates/regula-vectors/tests/data/openssl-ml-kem) against OpenSSL 3.5's own default provider pass
 /// whole (the 6 stanzas for 3.6's security category skipped), and a changed byte of an
@@ -273,27 +296,7 @@ fn ml_kem_data_passes_with_openssl_3_5_default_provider() {
     };
     let data =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl-ml-kem");
-    let run = |files: &[PathBuf]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
-            .arg("--libcrypto")
-            .arg(prefix.join("lib/libcrypto.so.3"))
-            .arg("--provider-path")
-            .arg(prefix.join("lib/ossl-modules"))
-            .args(["--provider", "default", "--json"])
-            .args(files)
-            .output()
-            .expect("run regula-evp-test");
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "no JSON report ({e}); stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (
-            count(&report["total"], "passed"),
-            count(&report["total"], "failed"),
-        )
-    };
+    let run = |files: &[PathBuf]| passed_and_failed_with_3_5_default(&prefix, files);
     let files = [
         data.join("evppkey_ml_kem_keygen.txt"),
         data.join("evppkey_ml_kem_encap_decap.txt"),
@@ -331,27 +334,7 @@ fn ml_dsa_data_passes_with_openssl_3_5_default_provider() {
     };
     let data =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../regula-vectors/tests/data/openssl-ml-dsa");
-    let run = |files: &[PathBuf]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_regula-evp-test"))
-            .arg("--libcrypto")
-            .arg(prefix.join("lib/libcrypto.so.3"))
-            .arg("--provider-path")
-            .arg(prefix.join("lib/ossl-modules"))
-            .args(["--provider", "default", "--json"])
-            .args(files)
-            .output()
-            .expect("run regula-evp-test");
-        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "no JSON report ({e}); stderr: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        (
-            count(&report["total"], "passed"),
-            count(&report["total"], "failed"),
-        )
-    };
+    let run = |files: &[PathBuf]| passed_and_failed_with_3_5_default(&prefix, files);
     let files: Vec<PathBuf> = [
         "keygen",
         "sigver",

@@ -19,6 +19,7 @@ use crate::params::Params;
 
 /// What a signature context was initialised for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Mode {
     None,
     /// `EVP_PKEY_sign`/`EVP_PKEY_verify`: what the caller passes in one call (the whole message
@@ -35,6 +36,19 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mode an init entry point was monomorphised for (`init::<T, { Mode::Sign as u8 }>`).
+    const fn from_code(code: u8) -> Mode {
+        match code {
+            c if c == Mode::Sign as u8 => Mode::Sign,
+            c if c == Mode::Verify as u8 => Mode::Verify,
+            c if c == Mode::DigestSign as u8 => Mode::DigestSign,
+            c if c == Mode::DigestVerify as u8 => Mode::DigestVerify,
+            c if c == Mode::SignMessage as u8 => Mode::SignMessage,
+            c if c == Mode::VerifyMessage as u8 => Mode::VerifyMessage,
+            _ => Mode::None,
+        }
+    }
+
     /// Whether the mode makes signatures (and so needs a private key).
     pub fn signs(self) -> bool {
         matches!(self, Mode::Sign | Mode::DigestSign | Mode::SignMessage)
@@ -115,15 +129,24 @@ pub const fn table<T: SignatureContext>(
 ) -> [Dispatch; 20] {
     [
         crate::dispatch_fn!(ffi::SIGNATURE_NEWCTX, newctx),
-        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, sign_init::<T>),
+        crate::dispatch_fn!(ffi::SIGNATURE_SIGN_INIT, init::<T, { Mode::Sign as u8 }>),
         crate::dispatch_fn!(ffi::SIGNATURE_SIGN, sign::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_INIT, verify_init::<T>),
+        crate::dispatch_fn!(
+            ffi::SIGNATURE_VERIFY_INIT,
+            init::<T, { Mode::Verify as u8 }>
+        ),
         crate::dispatch_fn!(ffi::SIGNATURE_VERIFY, verify::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_INIT, digest_sign_init::<T>),
+        crate::dispatch_fn!(
+            ffi::SIGNATURE_DIGEST_SIGN_INIT,
+            digest_init::<T, { Mode::DigestSign as u8 }>
+        ),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_UPDATE, update::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN_FINAL, sign_final::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_SIGN, digest_sign::<T>),
-        crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_INIT, digest_verify_init::<T>),
+        crate::dispatch_fn!(
+            ffi::SIGNATURE_DIGEST_VERIFY_INIT,
+            digest_init::<T, { Mode::DigestVerify as u8 }>
+        ),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_UPDATE, update::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY_FINAL, digest_verify_final::<T>),
         crate::dispatch_fn!(ffi::SIGNATURE_DIGEST_VERIFY, digest_verify::<T>),
@@ -150,10 +173,16 @@ pub const fn table_with_messages<T: SignatureContext>(
         all[i] = base[i];
         i += 1;
     }
-    all[19] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_INIT, sign_message_init::<T>);
+    all[19] = crate::dispatch_fn!(
+        ffi::SIGNATURE_SIGN_MESSAGE_INIT,
+        init::<T, { Mode::SignMessage as u8 }>
+    );
     all[20] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_UPDATE, update::<T>);
     all[21] = crate::dispatch_fn!(ffi::SIGNATURE_SIGN_MESSAGE_FINAL, sign_final::<T>);
-    all[22] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_INIT, verify_message_init::<T>);
+    all[22] = crate::dispatch_fn!(
+        ffi::SIGNATURE_VERIFY_MESSAGE_INIT,
+        init::<T, { Mode::VerifyMessage as u8 }>
+    );
     all[23] = crate::dispatch_fn!(ffi::SIGNATURE_VERIFY_MESSAGE_UPDATE, update::<T>);
     all[24] = crate::dispatch_fn!(
         ffi::SIGNATURE_VERIFY_MESSAGE_FINAL,
@@ -276,25 +305,18 @@ fn settle_verified<T: SignatureContext>(
     Ok(())
 }
 
-unsafe extern "C" fn sign_init<T: SignatureContext>(
+/// `sign_init`, `verify_init` and the message-signature inits: `MODE` is a [`Mode`]'s code.
+unsafe extern "C" fn init<T: SignatureContext, const MODE: u8>(
     ctx: *mut c_void,
     provkey: *mut c_void,
     params: *const Param,
 ) -> c_int {
     // SAFETY: OpenSSL's arguments, as `begin` takes them.
-    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::Sign, params) })
+    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::from_code(MODE), params) })
 }
 
-unsafe extern "C" fn verify_init<T: SignatureContext>(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `begin` takes them.
-    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::Verify, params) })
-}
-
-unsafe extern "C" fn digest_sign_init<T: SignatureContext>(
+/// `digest_sign_init` and `digest_verify_init`: `MODE` is a [`Mode`]'s code.
+unsafe extern "C" fn digest_init<T: SignatureContext, const MODE: u8>(
     ctx: *mut c_void,
     digest: *const c_char,
     provkey: *mut c_void,
@@ -304,22 +326,13 @@ unsafe extern "C" fn digest_sign_init<T: SignatureContext>(
         // SAFETY: OpenSSL's arguments: a digest name or null, and as `begin` takes the rest.
         unsafe {
             let digest = digest_argument(digest);
-            begin::<T>(ctx, provkey, digest.as_deref(), Mode::DigestSign, params)
-        }
-    })
-}
-
-unsafe extern "C" fn digest_verify_init<T: SignatureContext>(
-    ctx: *mut c_void,
-    digest: *const c_char,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: as for `digest_sign_init`.
-        unsafe {
-            let digest = digest_argument(digest);
-            begin::<T>(ctx, provkey, digest.as_deref(), Mode::DigestVerify, params)
+            begin::<T>(
+                ctx,
+                provkey,
+                digest.as_deref(),
+                Mode::from_code(MODE),
+                params,
+            )
         }
     })
 }
@@ -508,24 +521,6 @@ unsafe extern "C" fn get_ctx_params<T: SignatureContext>(
     })
 }
 
-unsafe extern "C" fn sign_message_init<T: SignatureContext>(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `begin` takes them.
-    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::SignMessage, params) })
-}
-
-unsafe extern "C" fn verify_message_init<T: SignatureContext>(
-    ctx: *mut c_void,
-    provkey: *mut c_void,
-    params: *const Param,
-) -> c_int {
-    // SAFETY: OpenSSL's arguments, as `begin` takes them.
-    error::entry(|| unsafe { begin::<T>(ctx, provkey, None, Mode::VerifyMessage, params) })
-}
-
 /// Checks the signature set as "signature" over the message streamed in.
 unsafe extern "C" fn verify_message_final<T: SignatureContext>(ctx: *mut c_void) -> c_int {
     error::entry(|| {
@@ -542,4 +537,25 @@ unsafe extern "C" fn verify_message_final<T: SignatureContext>(ctx: *mut c_void)
         let verified = context.verify_message(&message, &signature);
         settle_verified(context, verified)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each init entry point gets the mode its table names.
+    #[test]
+    fn every_mode_comes_back_from_its_code() {
+        for mode in [
+            Mode::None,
+            Mode::Sign,
+            Mode::Verify,
+            Mode::DigestSign,
+            Mode::DigestVerify,
+            Mode::SignMessage,
+            Mode::VerifyMessage,
+        ] {
+            assert_eq!(Mode::from_code(mode as u8), mode);
+        }
+    }
 }
