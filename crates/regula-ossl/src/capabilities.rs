@@ -143,6 +143,19 @@ fn report_sigalg(sigalg: &TlsSigalg, callback: ffi::Callback, argument: *mut c_v
         (c"tls-min-dtls", ffi::PARAM_INTEGER, int(&min_dtls)),
         (c"tls-max-dtls", ffi::PARAM_INTEGER, int(&max_dtls)),
     ];
+    // SAFETY: the entries' data outlives the call.
+    unsafe { hand_over(&entries, callback, argument) }
+}
+
+/// One capability's entries as a terminated parameter array, handed to libssl's callback.
+///
+/// # Safety
+/// Each entry's data points to `size` readable bytes that outlive the call.
+unsafe fn hand_over(
+    entries: &[(&'static CStr, c_uint, (*const c_void, usize))],
+    callback: ffi::Callback,
+    argument: *mut c_void,
+) -> c_int {
     let mut array: Vec<Param> = entries
         .iter()
         .map(|(key, data_type, (data, size))| param(key, *data_type, *data, *size))
@@ -213,13 +226,8 @@ fn report(group: &TlsGroup, name: &str, callback: ffi::Callback, argument: *mut 
         (c"tls-min-dtls", ffi::PARAM_INTEGER, int(&min_dtls)),
         (c"tls-max-dtls", ffi::PARAM_INTEGER, int(&max_dtls)),
     ];
-    let mut array: Vec<Param> = entries
-        .iter()
-        .map(|(key, data_type, (data, size))| param(key, *data_type, *data, *size))
-        .collect();
-    array.push(Param::END);
-    // SAFETY: libssl's callback with a terminated array whose data outlives the call.
-    unsafe { callback(array.as_ptr(), argument) }
+    // SAFETY: the entries' data outlives the call.
+    unsafe { hand_over(&entries, callback, argument) }
 }
 
 /// `get_capabilities`: "TLS-GROUP" and "TLS-SIGALG" answered from the policy; other

@@ -55,6 +55,24 @@ pub struct Offer {
 impl Offer {
     /// One offer that serves `rows` (not empty) under `names`: approved when the policy approves
     /// any of them, and described as `what` with the rows' names.
+    /// One offer for `rows` under the OpenSSL names of the first of them; none when no row is
+    /// served (or the first has no OpenSSL name).
+    pub fn named_by_first_row(
+        policy: &regula::Policy,
+        rows: &[&registry::Entry],
+        what: impl std::fmt::Display,
+        dispatch: &'static [Dispatch],
+    ) -> Vec<Offer> {
+        let Some(names) = rows
+            .first()
+            .and_then(|row| row.openssl.as_ref())
+            .map(|name| name.names.to_owned())
+        else {
+            return Vec::new();
+        };
+        vec![Offer::for_rows(policy, rows, names, what, dispatch)]
+    }
+
     pub fn for_rows(
         policy: &regula::Policy,
         rows: &[&registry::Entry],

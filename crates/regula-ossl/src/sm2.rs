@@ -57,14 +57,7 @@ fn offer(policy: &Policy, what: &str, dispatch: &'static [Dispatch]) -> Vec<Offe
     let rows: Vec<_> = served_rows(policy, Family::Signature)
         .filter(|row| row.algorithm == ROW)
         .collect();
-    let Some(names) = rows
-        .first()
-        .and_then(|row| row.openssl.as_ref())
-        .map(|name| name.names.to_owned())
-    else {
-        return Vec::new();
-    };
-    vec![Offer::for_rows(policy, &rows, names, what, dispatch)]
+    Offer::named_by_first_row(policy, &rows, what, dispatch)
 }
 
 /// One SM2 key: a private key (with its public key), a public key, or only the group.

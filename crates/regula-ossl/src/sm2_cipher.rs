@@ -36,20 +36,7 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     let rows: Vec<_> = served_rows(policy, Family::PublicKeyEncryption)
         .filter(|row| row.algorithm == ROW)
         .collect();
-    let Some(names) = rows
-        .first()
-        .and_then(|row| row.openssl.as_ref())
-        .map(|name| name.names.to_owned())
-    else {
-        return Vec::new();
-    };
-    vec![Offer::for_rows(
-        policy,
-        &rows,
-        names,
-        "SM2 encryption",
-        &TABLE.0,
-    )]
+    Offer::named_by_first_row(policy, &rows, "SM2 encryption", &TABLE.0)
 }
 
 static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable(asym_cipher_calls::table::<Context>(
