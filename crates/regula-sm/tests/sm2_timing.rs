@@ -6,8 +6,8 @@
 //! on samples cropped above several percentiles (interrupts and migrations only add time); a
 //! |t| of 4.5 or more on any of them means the timing depends on the scalar.
 //!
-//! The machine is shared and noisy, so a verdict of "leaks" is only given when a second,
-//! independent measurement agrees. The same detector, with the same rule, must find the leak of
+//! The machine is shared and noisy, so a verdict of "leaks" is only given when two further,
+//! independent measurements agree. The same detector, with the same rule, must find the leak of
 //! a deliberately variable-time double-and-add (a branch on each scalar bit), measured the same
 //! way: that is the evidence that the test can fail.
 //!

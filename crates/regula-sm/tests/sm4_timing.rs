@@ -3,8 +3,8 @@
 //! with `sm2_timing.rs`): time one operation on two classes of secret inputs, an all-zero key
 //! and message against random ones, drawn in a random interleaving; compare the two timing
 //! distributions with Welch's t-test on all samples and on samples cropped above several
-//! percentiles; |t| ≥ 4.5 in two independent measurements means the timing depends on the
-//! secrets.
+//! percentiles; |t| ≥ 4.5 at the same crop in three independent measurements means the
+//! timing depends on the secrets.
 //!
 //! Every backend this CPU runs is measured on each of its paths: the one-block path
 //! (`encrypt_block`), the few-block path (CTR of one and three blocks, CBC decryption of two),
