@@ -267,10 +267,17 @@ const VERSION: &CStr =
         Err(_) => c"unknown",
     };
 
-/// What `openssl list -providers -verbose` prints as the build: backend, whether it is the
-/// validated module, and the policy.
+/// What `openssl list -providers -verbose` prints as the build: backend, the SM4 and GHASH
+/// code this CPU runs, whether it is the validated module, and the policy.
 pub fn build_description(module: &Module) -> String {
     let info = regula::info::build_info();
+    // SM4-GCM's implementation names both the SM4 backend and the GHASH one.
+    let sm4 = info
+        .implementations
+        .iter()
+        .find(|implementation| implementation.algorithm == regula::Algorithm::Sm4Gcm)
+        .map(|implementation| format!(", SM4: {}", implementation.implementation))
+        .unwrap_or_default();
     let validated = if info.fips_module_linked && info.fips_mode.is_ok() {
         "FIPS 140-3 validated module"
     } else {
@@ -281,7 +288,7 @@ pub fn build_description(module: &Module) -> String {
         None => String::new(),
     };
     format!(
-        "Regula {} on {} ({validated}); policy {}{state}",
+        "Regula {} on {}{sm4} ({validated}); policy {}{state}",
         info.regula_version,
         info.backend,
         module.policy().name()
