@@ -715,8 +715,8 @@ static SIGNATURES: ffi::SyncTable<[[Dispatch; 26]; 3]> =
 const fn signature<const K: usize>() -> [Dispatch; 26] {
     signature_calls::table_with_messages::<Context>(
         newctx::<K>,
-        gettable_ctx_params,
-        settable_ctx_params,
+        params::gettable_ctx_params::<Context>,
+        params::settable_ctx_params::<Context>,
     )
 }
 
@@ -915,18 +915,15 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("test-entropy", params::OCTETS),
 ];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE_CTX.as_ptr()
-}
-
 static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("algorithm-id", params::OCTETS),
     ("regula-approved", params::INT),
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE_CTX.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE_CTX;
+    const SETTABLE: &'static params::ParamList = &SETTABLE_CTX;
 }
 
 /// "algorithm-id" (for X.509 and CMS writers) and the indicator.

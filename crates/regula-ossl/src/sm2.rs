@@ -547,9 +547,12 @@ impl crate::context::Duplicate for Context {
     }
 }
 
-static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> = ffi::SyncTable(
-    signature_calls::table::<Context>(newctx, gettable_ctx_params, settable_ctx_params),
-);
+static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> =
+    ffi::SyncTable(signature_calls::table::<Context>(
+        newctx,
+        params::gettable_ctx_params::<Context>,
+        params::settable_ctx_params::<Context>,
+    ));
 
 unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) -> *mut c_void {
     construct(|| {
@@ -725,10 +728,6 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("properties", params::UTF8),
 ];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE_CTX.as_ptr()
-}
-
 static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("algorithm-id", params::OCTETS),
     ("digest", params::UTF8),
@@ -737,8 +736,9 @@ static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE_CTX.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE_CTX;
+    const SETTABLE: &'static params::ParamList = &SETTABLE_CTX;
 }
 
 /// `algorithm-id` (SM2-with-SM3, for X.509 and CMS writers), `digest` SM3, `digest-size` 32,
