@@ -14,7 +14,7 @@ use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Param};
-use crate::params::{ParamRef, ParamResult, Params};
+use crate::params::{ParamList, ParamRef, ParamResult, Params};
 use crate::provider_context::ProviderContext;
 
 /// The private and public key together (`OSSL_KEYMGMT_SELECT_KEYPAIR`).
@@ -36,6 +36,27 @@ pub unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
         .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
     provider.module.ensure_operational()?;
     Ok(provider.module.clone())
+}
+
+/// A private scalar of any length as the field-sized big-endian string the core takes; extra
+/// leading bytes must be zero (checked without a branch on their values). `what` names the key
+/// in the refusal ("the SM2 private key").
+pub fn fixed_scalar(value: &[u8], field: usize, what: &str) -> Result<Zeroizing<Vec<u8>>, Failure> {
+    let mut out = Zeroizing::new(vec![0u8; field]);
+    let (excess, low) = if value.len() > field {
+        value.split_at(value.len() - field)
+    } else {
+        (&[][..], value)
+    };
+    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
+    out[field - low.len()..].copy_from_slice(low);
+    if high != 0 {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!("{what} is larger than the group's order"),
+        ));
+    }
+    Ok(out)
 }
 
 /// Refuses what the loaded policy does not serve (`served` false), before any key is made:
@@ -188,6 +209,41 @@ pub trait KeyData: Sized + 'static {
 
     /// `set_params`.
     fn apply(&mut self, params: &Params) -> Result<(), Failure>;
+}
+
+/// The lists a key manager describes its parameters with, when they are the same for every key
+/// of it (mldsa.rs, mlkem_keymgmt.rs, sm2.rs): the dispatch table takes [`gettable_params`],
+/// [`key_types`] (import and export) and [`gen_settable_params`] of the key type.
+pub trait KeyParamLists {
+    /// What `get_params` answers.
+    const GETTABLE: &'static ParamList;
+    /// What `import` takes and `export` gives.
+    const KEY_TYPES: &'static ParamList;
+    /// What key generation takes.
+    const GEN_SETTABLE: &'static ParamList;
+}
+
+pub extern "C" fn gettable_params<T: KeyParamLists>(_provctx: *mut c_void) -> *const Param {
+    T::GETTABLE.as_ptr()
+}
+
+pub extern "C" fn key_types<T: KeyParamLists>(_selection: c_int) -> *const Param {
+    T::KEY_TYPES.as_ptr()
+}
+
+pub extern "C" fn gen_settable_params<T: KeyParamLists>(
+    _genctx: *mut c_void,
+    _provctx: *mut c_void,
+) -> *const Param {
+    T::GEN_SETTABLE.as_ptr()
+}
+
+static SETTABLE: ParamList = crate::param_list![("encoded-pub-key", crate::params::OCTETS)];
+
+/// `settable_params` of every key manager: a public key (the peer's share) set as
+/// `encoded-pub-key` (`EVP_PKEY_set1_encoded_public_key`).
+pub extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
+    SETTABLE.as_ptr()
 }
 
 /// `has`: 1 when the key holds what `selection` names; 0 for no key, with nothing raised.

@@ -421,7 +421,7 @@ const fn table<const K: usize>() -> [Dispatch; 22] {
         crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
         crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
@@ -649,26 +649,6 @@ fn checked_public(group: Algorithm, encoded: &[u8]) -> Result<Vec<u8>, Failure> 
     Ok(encoded.to_vec())
 }
 
-/// A private scalar of any length as the field-sized big-endian string the core takes; extra
-/// leading bytes must be zero (checked without a branch on their values).
-fn fixed_scalar(value: &[u8], field: usize) -> Result<Zeroizing<Vec<u8>>, Failure> {
-    let mut out = Zeroizing::new(vec![0u8; field]);
-    let (excess, low) = if value.len() > field {
-        value.split_at(value.len() - field)
-    } else {
-        (&[][..], value)
-    };
-    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
-    out[field - low.len()..].copy_from_slice(low);
-    if high != 0 {
-        return Err(fail(
-            Reason::InvalidInput,
-            "the private key is larger than the group's order",
-        ));
-    }
-    Ok(out)
-}
-
 /// An imported private key: a key-agreement key (EC, X25519) or an Ed25519 signing key.
 enum Private {
     Agreement(AgreementKey),
@@ -730,12 +710,6 @@ unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *
         Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GETTABLE.as_ptr(),
         _ => X25519_GETTABLE.as_ptr(),
     }
-}
-
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
 }
 
 /// The key-exchange and signature algorithms of each key type: the name of its rows ("ECDH"
@@ -869,7 +843,11 @@ impl KeyData for Key {
             Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
                 let field = facts(group).field;
                 let bytes = match key.kind {
-                    KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
+                    KeyType::Ec => keydata_calls::fixed_scalar(
+                        &param.get_unsigned_be()?,
+                        field,
+                        "the private key",
+                    )?,
                     KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                         let bytes = param.get_octets()?;
                         if bytes.len() != field {

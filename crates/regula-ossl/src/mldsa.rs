@@ -344,21 +344,27 @@ const fn keymgmt<const K: usize>() -> [Dispatch; 21] {
         crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
+            keydata_calls::gen_settable_params::<Key>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
         crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_GETTABLE_PARAMS,
+            keydata_calls::gettable_params::<Key>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
         crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
+        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, keydata_calls::key_types::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
+        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, keydata_calls::key_types::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<Key>),
         crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
         ffi::DISPATCH_END,
@@ -425,13 +431,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("seed", params::OCTETS)];
 
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
 /// `gen`: a key pair from the core (with its pairwise consistency test), or from the caller's
 /// seed (ML-DSA.KeyGen_internal, imported through the core).
 unsafe extern "C" fn generate(
@@ -467,10 +466,6 @@ static KEY_TYPES: params::ParamList = crate::param_list![
     ("priv", params::OCTETS),
 ];
 
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    KEY_TYPES.as_ptr()
-}
-
 static GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
     ("security-bits", params::INT),
@@ -483,14 +478,10 @@ static GETTABLE: params::ParamList = crate::param_list![
     ("seed", params::OCTETS),
 ];
 
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
+impl keydata_calls::KeyParamLists for Key {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &KEY_TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
 }
 
 /// The signature of each key manager has the key manager's name.
@@ -859,12 +850,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "context-string" => {
-                if !context.steps.message.is_empty() {
-                    return Err(fail(
-                        Reason::OutOfOrder,
-                        "\"context-string\" set after the message was started",
-                    ));
-                }
+                context.steps.before_message(param.key)?;
                 let value = param.get_octets()?;
                 if value.len() > MAX_CONTEXT {
                     return Err(fail(

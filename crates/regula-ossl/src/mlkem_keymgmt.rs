@@ -444,21 +444,33 @@ const fn table<const K: usize>() -> [Dispatch; 21] {
         crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
+            keydata_calls::gen_settable_params::<KemKey>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
         crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
         crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<KemKey>),
         crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_GETTABLE_PARAMS,
+            keydata_calls::gettable_params::<KemKey>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
         crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<KemKey>),
         crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
         crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<KemKey>),
         crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_IMPORT_TYPES,
+            keydata_calls::key_types::<KemKey>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
+        crate::dispatch_fn!(
+            ffi::KEYMGMT_EXPORT_TYPES,
+            keydata_calls::key_types::<KemKey>
+        ),
         crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<KemKey>),
         crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
         ffi::DISPATCH_END,
@@ -555,13 +567,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("seed", params::OCTETS)];
 
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
 /// A new ML-KEM key: fresh, or from a seed; the core runs its pairwise consistency test.
 fn kem_key(module: &Module, kem: Algorithm, seed: Option<&[u8]>) -> Result<KemPrivateKey, Failure> {
     Ok(match seed {
@@ -656,10 +661,6 @@ static TYPES: params::ParamList = crate::param_list![
     ("pub", params::OCTETS),
 ];
 
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    TYPES.as_ptr()
-}
-
 static GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
     ("security-bits", params::INT),
@@ -669,14 +670,10 @@ static GETTABLE: params::ParamList = crate::param_list![
     ("encoded-pub-key", params::OCTETS),
 ];
 
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
+impl keydata_calls::KeyParamLists for KemKey {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
 }
 
 /// The KEM of each key manager has the key manager's name.

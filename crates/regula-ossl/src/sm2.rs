@@ -184,26 +184,6 @@ pub(crate) fn scalar_of(signing: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Fail
     Ok(out)
 }
 
-/// A scalar of any length as 32 big-endian bytes; extra leading bytes must be zero (checked
-/// without a branch on their values).
-fn fixed_scalar(value: &[u8]) -> Result<Zeroizing<Vec<u8>>, Failure> {
-    let mut out = Zeroizing::new(vec![0u8; FIELD]);
-    let (excess, low) = if value.len() > FIELD {
-        value.split_at(value.len() - FIELD)
-    } else {
-        (&[][..], value)
-    };
-    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
-    out[FIELD - low.len()..].copy_from_slice(low);
-    if high != 0 {
-        return Err(fail(
-            Reason::InvalidInput,
-            "the SM2 private key is larger than the group's order",
-        ));
-    }
-    Ok(out)
-}
-
 fn check_group(name: &str) -> Result<(), Failure> {
     if GROUP_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name)) {
         Ok(())
@@ -233,22 +213,28 @@ static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable([
     crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
     crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
     crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
+    crate::dispatch_fn!(
+        ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
+        keydata_calls::gen_settable_params::<Key>
+    ),
     crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
     crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
     crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
+    crate::dispatch_fn!(
+        ffi::KEYMGMT_GETTABLE_PARAMS,
+        keydata_calls::gettable_params::<Key>
+    ),
     crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+    crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
     crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
     crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
+    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, keydata_calls::key_types::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
+    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, keydata_calls::key_types::<Key>),
     crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<Key>),
     ffi::DISPATCH_END,
 ]);
@@ -309,13 +295,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
 
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
 /// `gen`: a key pair from the core (with its pairwise consistency test), or a key holding only
 /// the group when no key was asked for.
 unsafe extern "C" fn generate(
@@ -346,10 +325,6 @@ static KEY_TYPES: params::ParamList = crate::param_list![
     ("priv", params::UINT),
 ];
 
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    KEY_TYPES.as_ptr()
-}
-
 static GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
     ("security-bits", params::INT),
@@ -363,14 +338,10 @@ static GETTABLE: params::ParamList = crate::param_list![
     ("decoded-from-explicit", params::INT),
 ];
 
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
+impl keydata_calls::KeyParamLists for Key {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &KEY_TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
 }
 
 /// The signature is "SM2"; no key exchange is named (GB/T 32918.3's protocol is not offered,
@@ -426,7 +397,11 @@ impl KeyData for Key {
         };
         let private = match params.locate("priv") {
             Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
-                let scalar = fixed_scalar(&param.get_unsigned_be()?)?;
+                let scalar = keydata_calls::fixed_scalar(
+                    &param.get_unsigned_be()?,
+                    FIELD,
+                    "the SM2 private key",
+                )?;
                 // The core checks the scalar's range and counts the import under the policy.
                 let signing = key
                     .module
@@ -682,12 +657,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "distid" => {
-                if !context.steps.message.is_empty() {
-                    return Err(fail(
-                        Reason::OutOfOrder,
-                        "\"distid\" set after the message was started",
-                    ));
-                }
+                context.steps.before_message(param.key)?;
                 let id = param.get_octets()?;
                 context.id = (!id.is_empty()).then(|| id.to_vec());
             }
