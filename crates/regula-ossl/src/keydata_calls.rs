@@ -13,7 +13,7 @@ use regula::Module;
 use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
-use crate::ffi::{self, Param};
+use crate::ffi::{self, Dispatch, Param};
 use crate::params::{ParamList, ParamRef, ParamResult, Params};
 use crate::provider_context::ProviderContext;
 
@@ -23,6 +23,13 @@ pub const KEYPAIR: c_int = ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY;
 /// Whether `selection` names any of `bits`.
 pub fn selects(selection: c_int, bits: c_int) -> bool {
     selection & bits != 0
+}
+
+/// Whether a key holds what `selection` names of its private and public halves (`private`,
+/// `public`: whether it holds each).
+pub fn holds_halves(selection: c_int, private: bool, public: bool) -> bool {
+    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || private)
+        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || public)
 }
 
 /// The provider context's module, or why there is none (no context, or a module that is not
@@ -244,6 +251,33 @@ static SETTABLE: ParamList = crate::param_list![("encoded-pub-key", crate::param
 /// `encoded-pub-key` (`EVP_PKEY_set1_encoded_public_key`).
 pub extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
     SETTABLE.as_ptr()
+}
+
+/// The entries of a key manager's dispatch table that are the same for every key manager:
+/// `free`, `has`, `match`, `dup`, `import`, `export`, `get_params`, `set_params` and
+/// `settable_params` (`validate` is the module's choice: [`validate`] or its own checks).
+pub const fn key_calls<T: KeyData>() -> [Dispatch; 9] {
+    [
+        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_HAS, has::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
+    ]
+}
+
+/// The list entries of a key manager whose lists are fixed ([`KeyParamLists`]).
+pub const fn list_calls<T: KeyParamLists>() -> [Dispatch; 4] {
+    [
+        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<T>),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<T>),
+    ]
 }
 
 /// `has`: 1 when the key holds what `selection` names; 0 for no key, with nothing raised.

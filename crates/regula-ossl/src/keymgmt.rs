@@ -409,30 +409,23 @@ static TABLES: Tables = ffi::SyncTable([
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 22] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<Key>),
-        ffi::DISPATCH_END,
-    ]
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+            crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<K>),
+        ],
+        &keydata_calls::key_calls::<Key>(),
+    ])
 }
 
 unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -557,7 +550,8 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
     })
 }
 
-static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
+/// What generating an EC, X25519, Ed25519 (or SM2: sm2.rs) key takes.
+pub(crate) static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
 static RSA_GEN_SETTABLE: params::ParamList = crate::param_list![
     ("bits", params::UINT),
     ("primes", params::UINT),
@@ -655,7 +649,8 @@ enum Private {
     Signing(SigningKey),
 }
 
-static EC_TYPES: params::ParamList = crate::param_list![
+/// What an EC (or SM2: sm2.rs) key is imported from and exported as.
+pub(crate) static EC_TYPES: params::ParamList = crate::param_list![
     ("group", params::UTF8),
     ("pub", params::OCTETS),
     ("priv", params::UINT),
@@ -675,7 +670,8 @@ fn cstring(text: &str) -> CString {
     CString::new(text).unwrap_or_default()
 }
 
-static EC_GETTABLE: params::ParamList = crate::param_list![
+/// What an EC key answers (an SM2 key too: sm2.rs).
+pub(crate) static EC_GETTABLE: params::ParamList = crate::param_list![
     ("bits", params::INT),
     ("security-bits", params::INT),
     ("max-size", params::INT),
@@ -755,11 +751,9 @@ impl KeyData for Key {
     fn holds(&self, selection: c_int) -> bool {
         if self.kind == KeyType::Rsa {
             // An RSA key has no domain parameters: only its halves are asked about.
-            return (!selects(selection, ffi::SELECT_PRIVATE_KEY) || self.has_private())
-                && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || self.rsa.is_some());
+            return keydata_calls::holds_halves(selection, self.has_private(), self.rsa.is_some());
         }
-        (!selects(selection, ffi::SELECT_PRIVATE_KEY) || self.has_private())
-            && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || self.public.is_some())
+        keydata_calls::holds_halves(selection, self.has_private(), self.public.is_some())
             && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || self.group.is_some())
     }
 

@@ -340,35 +340,19 @@ static KEYMGMT: ffi::SyncTable<[[Dispatch; 21]; 3]> =
     ffi::SyncTable([keymgmt::<0>(), keymgmt::<1>(), keymgmt::<2>()]);
 
 const fn keymgmt<const K: usize>() -> [Dispatch; 21] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
-            keydata_calls::gen_settable_params::<Key>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_GETTABLE_PARAMS,
-            keydata_calls::gettable_params::<Key>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, keydata_calls::key_types::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, keydata_calls::key_types::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        ffi::DISPATCH_END,
-    ]
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+        ],
+        &keydata_calls::key_calls::<Key>(),
+        &keydata_calls::list_calls::<Key>(),
+    ])
 }
 
 unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -503,8 +487,7 @@ impl KeyData for Key {
     }
 
     fn holds(&self, selection: c_int) -> bool {
-        (!selects(selection, ffi::SELECT_PRIVATE_KEY) || self.signing.is_some())
-            && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || self.public.is_some())
+        keydata_calls::holds_halves(selection, self.signing.is_some(), self.public.is_some())
     }
 
     /// The same parameter set, and (a private key always comes with its public key here) the

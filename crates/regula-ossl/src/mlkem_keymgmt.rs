@@ -440,41 +440,19 @@ static TABLES: Tables = ffi::SyncTable([
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 21] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
-            keydata_calls::gen_settable_params::<KemKey>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<KemKey>),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_GETTABLE_PARAMS,
-            keydata_calls::gettable_params::<KemKey>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<KemKey>),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_IMPORT_TYPES,
-            keydata_calls::key_types::<KemKey>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<KemKey>),
-        crate::dispatch_fn!(
-            ffi::KEYMGMT_EXPORT_TYPES,
-            keydata_calls::key_types::<KemKey>
-        ),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        ffi::DISPATCH_END,
-    ]
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+        ],
+        &keydata_calls::key_calls::<KemKey>(),
+        &keydata_calls::list_calls::<KemKey>(),
+    ])
 }
 
 fn variant_of<const K: usize>() -> Result<Variant, Failure> {

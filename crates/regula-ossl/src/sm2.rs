@@ -208,36 +208,20 @@ unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
 
 // --- KEYMGMT ---------------------------------------------------------------------------------
 
-static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable([
-    crate::dispatch_fn!(ffi::KEYMGMT_NEW, new),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-    crate::dispatch_fn!(
-        ffi::KEYMGMT_GEN_SETTABLE_PARAMS,
-        keydata_calls::gen_settable_params::<Key>
-    ),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-    crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, keydata_calls::get_params::<Key>),
-    crate::dispatch_fn!(
-        ffi::KEYMGMT_GETTABLE_PARAMS,
-        keydata_calls::gettable_params::<Key>
-    ),
-    crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, keydata_calls::set_params::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, keydata_calls::settable_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
-    crate::dispatch_fn!(ffi::KEYMGMT_HAS, keydata_calls::has::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_MATCH, keydata_calls::matches::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, keydata_calls::import::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, keydata_calls::key_types::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, keydata_calls::export::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, keydata_calls::key_types::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_DUP, keydata_calls::dup::<Key>),
-    ffi::DISPATCH_END,
-]);
+static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable(ffi::joined(&[
+    &[
+        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
+    ],
+    &keydata_calls::key_calls::<Key>(),
+    &keydata_calls::list_calls::<Key>(),
+]));
 
 unsafe extern "C" fn new(provctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes the provctx it was given.
@@ -293,8 +277,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
     })
 }
 
-static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
-
 /// `gen`: a key pair from the core (with its pairwise consistency test), or a key holding only
 /// the group when no key was asked for.
 unsafe extern "C" fn generate(
@@ -319,29 +301,11 @@ unsafe extern "C" fn generate(
     })
 }
 
-static KEY_TYPES: params::ParamList = crate::param_list![
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("priv", params::UINT),
-];
-
-static GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("encoded-pub-key", params::OCTETS),
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("point-format", params::UTF8),
-    ("encoding", params::UTF8),
-    ("default-digest", params::UTF8),
-    ("decoded-from-explicit", params::INT),
-];
-
+/// An SM2 key is an EC key on curveSM2 (`group` "SM2"): it is described as one.
 impl keydata_calls::KeyParamLists for Key {
-    const GETTABLE: &'static params::ParamList = &GETTABLE;
-    const KEY_TYPES: &'static params::ParamList = &KEY_TYPES;
-    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
+    const GETTABLE: &'static params::ParamList = &crate::keymgmt::EC_GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &crate::keymgmt::EC_TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &crate::keymgmt::GEN_SETTABLE;
 }
 
 /// The signature is "SM2"; no key exchange is named (GB/T 32918.3's protocol is not offered,
@@ -363,8 +327,7 @@ impl KeyData for Key {
     }
 
     fn holds(&self, selection: c_int) -> bool {
-        (!selects(selection, ffi::SELECT_PRIVATE_KEY) || self.signing.is_some())
-            && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || self.public.is_some())
+        keydata_calls::holds_halves(selection, self.signing.is_some(), self.public.is_some())
     }
 
     /// Both are on curveSM2; a private key always comes with its public key here.
