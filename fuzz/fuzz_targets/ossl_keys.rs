@@ -53,6 +53,29 @@ const KEYS: &[&str] = &[
     "algorithm-id",
     "pad",
     "kdf-type",
+    "kdf-digest",
+    "kdf-outlen",
+    "kdf-ukm",
+    "use-cofactor-flag",
+    "rsa-factor3",
+    "encoding",
+    "decoded-from-explicit",
+    "dhkem-ikm",
+    // ML-DSA and ML-KEM keys: the seed they are generated or imported from.
+    "seed",
+    "security-category",
+    "mandatory-digest",
+    // ML-DSA signature parameters (and "signature", the one a message verification checks).
+    "signature",
+    "context-string",
+    "deterministic",
+    "test-entropy",
+    "mu",
+    "message-encoding",
+    // SM2 signature parameters.
+    "distid",
+    "sm2-za",
+    "digest-size",
     "no-such-parameter",
 ];
 const TEXTS: &[&str] = &[
@@ -101,6 +124,7 @@ type QueryName = unsafe extern "C" fn(c_int) -> *const c_char;
 type DigestSignInit =
     unsafe extern "C" fn(*mut c_void, *const c_char, *mut c_void, *const Param) -> c_int;
 type Update = unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int;
+type SetCtxParams = unsafe extern "C" fn(*mut c_void, *const Param) -> c_int;
 type SignFinal = unsafe extern "C" fn(*mut c_void, *mut u8, *mut usize, usize) -> c_int;
 type VerifyFinal = unsafe extern "C" fn(*mut c_void, *const u8, usize) -> c_int;
 type KeyInit = unsafe extern "C" fn(*mut c_void, *mut c_void, *const Param) -> c_int;
@@ -419,6 +443,14 @@ unsafe fn sign_and_verify(
             get::<SignFinal>(table, ffi::SIGNATURE_DIGEST_SIGN_FINAL),
         ) {
             if init(ctx, digest_ptr, key, array.params.as_ptr()) == 1 {
+                // Sometimes parameters between init and the message, as
+                // EVP_PKEY_CTX_set_params passes them.
+                if input.byte() % 2 == 0
+                    && let Some(set) = get::<SetCtxParams>(table, ffi::SIGNATURE_SET_CTX_PARAMS)
+                {
+                    let more = params(input, KEYS, TEXTS);
+                    set(ctx, more.params.as_ptr());
+                }
                 update(ctx, message.as_ptr(), message.len());
                 let mut length = 0usize;
                 if finish(ctx, std::ptr::null_mut(), &mut length, 0) == 1 && length <= 1 << 16 {

@@ -58,6 +58,20 @@ const KEYS: &[&str] = &[
     "fips-indicator",
     "updated-iv",
     "blocksize",
+    // SHAKE digests: the output length, and what a digest answers about itself.
+    "xoflen",
+    "xof",
+    "algid-absent",
+    "block-size",
+    // A cipher's TLS record parameters (tls_record.rs), and what it answers about itself.
+    "tlsaad",
+    "tlsaadpad",
+    "tlsivfixed",
+    "tlsivinv",
+    "tlsivgen",
+    "tls-multi",
+    "custom-iv",
+    "has-randkey",
     "no-such-parameter",
 ];
 const TEXTS: &[&str] = &[

@@ -290,6 +290,28 @@ pub const DISPATCH_END: Dispatch = Dispatch {
     function: None,
 };
 
+/// A dispatch table made of parts (a module's own entries and the shared ones), ended by
+/// [`DISPATCH_END`]; `N` is the entries' count plus one, checked when the table is built.
+pub const fn joined<const N: usize>(parts: &[&[Dispatch]]) -> [Dispatch; N] {
+    let mut table = [DISPATCH_END; N];
+    let mut at = 0;
+    let mut part = 0;
+    while part < parts.len() {
+        let mut i = 0;
+        while i < parts[part].len() {
+            table[at] = parts[part][i];
+            at += 1;
+            i += 1;
+        }
+        part += 1;
+    }
+    assert!(
+        at + 1 == N,
+        "a dispatch table's size is its entries and the end"
+    );
+    table
+}
+
 /// A table of pointers that are only read, shared between threads.
 pub struct SyncTable<T>(pub T);
 // SAFETY: the tables hold pointers to 'static, immutable data (names, function pointers).

@@ -22,8 +22,11 @@ use zeroize::Zeroizing;
 
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
+use crate::keydata_calls::{
+    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, module_of, selects,
+};
 use crate::params::{self, Params};
-use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, served_rows};
 
 /// The key types offered; the discriminant is the const parameter of the entry points that
 /// OpenSSL calls without a key or provider context.
@@ -406,53 +409,23 @@ static TABLES: Tables = ffi::SyncTable([
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 22] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
-        ffi::DISPATCH_END,
-    ]
-}
-
-/// The provider context's module, or why there is none.
-///
-/// # Safety
-/// `provctx` is the provider context OpenSSL was given.
-unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
-    // SAFETY: the caller's contract.
-    let provider = unsafe { ProviderContext::from_ptr(provctx) }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
-    provider.module.ensure_operational()?;
-    Ok(provider.module.clone())
-}
-
-/// Runs a constructor's body: the new object, or null with the reason on the error queue.
-fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || match body() {
-        Ok(value) => crate::context::into_raw(value),
-        Err(failure) => {
-            error::finish(Err(failure));
-            std::ptr::null_mut()
-        }
-    })
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+            crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types::<K>),
+        ],
+        &keydata_calls::key_calls::<Key>(),
+    ])
 }
 
 unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -551,17 +524,7 @@ fn unknown_group(name: &str) -> Failure {
 
 /// Refuses a group the loaded policy does not serve, before any key is made.
 fn served_group(module: &Module, group: Algorithm) -> Result<(), Failure> {
-    if module.policy().serves(group) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::NotApproved,
-            format!(
-                "{group} is not served under the Regula policy {}",
-                module.policy().name()
-            ),
-        ))
-    }
+    keydata_calls::refuse_unserved(module, module.policy().serves(group), group)
 }
 
 unsafe extern "C" fn gen_set_template(genctx: *mut c_void, template: *mut c_void) -> c_int {
@@ -587,7 +550,8 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
     })
 }
 
-static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
+/// What generating an EC, X25519, Ed25519 (or SM2: sm2.rs) key takes.
+pub(crate) static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
 static RSA_GEN_SETTABLE: params::ParamList = crate::param_list![
     ("bits", params::UINT),
     ("primes", params::UINT),
@@ -651,70 +615,6 @@ unsafe extern "C" fn generate(
     })
 }
 
-fn selects(selection: c_int, bits: c_int) -> bool {
-    selection & bits != 0
-}
-
-/// Whether the key holds what `selection` names (OpenSSL's `has`).
-fn holds(key: &Key, selection: c_int) -> bool {
-    if key.kind == KeyType::Rsa {
-        // An RSA key has no domain parameters: only its halves are asked about.
-        return (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.has_private())
-            && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.rsa.is_some());
-    }
-    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.has_private())
-        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
-        && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || key.group.is_some())
-}
-
-unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: a key of this key manager (or null).
-        match unsafe { key(keydata as *mut c_void) } {
-            Ok(key) => c_int::from(holds(key, selection)),
-            Err(_) => 0,
-        }
-    })
-}
-
-/// `validate`: a key imported or set here has been checked already (its point's encoding and
-/// length; a private key through the core), and the peer's point is checked on the curve when
-/// it is used; what remains is that the key holds what is asked for.
-unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
-    // SAFETY: as for `has`.
-    unsafe { has(keydata, selection) }
-}
-
-unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: keys of this key manager.
-        let (Ok(a), Ok(b)) = (unsafe { key(a as *mut c_void) }, unsafe {
-            key(b as *mut c_void)
-        }) else {
-            return 0;
-        };
-        let mut same = a.kind == b.kind;
-        if a.kind == KeyType::Rsa {
-            // The modulus and exponent decide (a private key comes with its public half).
-            if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
-                same &= match (&a.rsa, &b.rsa) {
-                    (Some(a), Some(b)) => a.public.n == b.public.n && a.public.e == b.public.e,
-                    _ => false,
-                };
-            }
-            return c_int::from(same);
-        }
-        if selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) {
-            same &= a.group.is_some() && a.group == b.group;
-        }
-        // A private key always comes with its public key here, so the public keys decide.
-        if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
-            same &= a.group == b.group && a.public.is_some() && a.public == b.public;
-        }
-        c_int::from(same)
-    })
-}
-
 /// Checks an encoded public key of `group`: X25519's 32 bytes, or an uncompressed point of the
 /// curve's size (the form TLS uses, RFC 8446 §4.2.8.2). Whether the point is on the curve is
 /// checked by the core when the key is used.
@@ -743,32 +643,176 @@ fn checked_public(group: Algorithm, encoded: &[u8]) -> Result<Vec<u8>, Failure> 
     Ok(encoded.to_vec())
 }
 
-/// A private scalar of any length as the field-sized big-endian string the core takes; extra
-/// leading bytes must be zero (checked without a branch on their values).
-fn fixed_scalar(value: &[u8], field: usize) -> Result<Zeroizing<Vec<u8>>, Failure> {
-    let mut out = Zeroizing::new(vec![0u8; field]);
-    let (excess, low) = if value.len() > field {
-        value.split_at(value.len() - field)
-    } else {
-        (&[][..], value)
-    };
-    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
-    out[field - low.len()..].copy_from_slice(low);
-    if high != 0 {
-        return Err(fail(
-            Reason::InvalidInput,
-            "the private key is larger than the group's order",
-        ));
-    }
-    Ok(out)
+/// An imported private key: a key-agreement key (EC, X25519) or an Ed25519 signing key.
+enum Private {
+    Agreement(AgreementKey),
+    Signing(SigningKey),
 }
 
-unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+/// What an EC (or SM2: sm2.rs) key is imported from and exported as.
+pub(crate) static EC_TYPES: params::ParamList = crate::param_list![
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+    ("priv", params::UINT),
+];
+static X25519_TYPES: params::ParamList =
+    crate::param_list![("pub", params::OCTETS), ("priv", params::OCTETS)];
+
+unsafe extern "C" fn key_types<const K: usize>(_selection: c_int) -> *const Param {
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => EC_TYPES.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_TYPES.as_ptr(),
+        _ => X25519_TYPES.as_ptr(),
+    }
+}
+
+fn cstring(text: &str) -> CString {
+    CString::new(text).unwrap_or_default()
+}
+
+/// What an EC key answers (an SM2 key too: sm2.rs).
+pub(crate) static EC_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("group", params::UTF8),
+    ("pub", params::OCTETS),
+    ("point-format", params::UTF8),
+    ("encoding", params::UTF8),
+    ("default-digest", params::UTF8),
+    ("decoded-from-explicit", params::INT),
+];
+static ED25519_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("pub", params::OCTETS),
+    ("mandatory-digest", params::UTF8),
+];
+static X25519_GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("encoded-pub-key", params::OCTETS),
+    ("pub", params::OCTETS),
+];
+
+unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *const Param {
+    match KeyType::from_index(K) {
+        Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
+        Some(KeyType::Ed25519) => ED25519_GETTABLE.as_ptr(),
+        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GETTABLE.as_ptr(),
+        _ => X25519_GETTABLE.as_ptr(),
+    }
+}
+
+/// The key-exchange and signature algorithms of each key type: the name of its rows ("ECDH"
+/// and "ECDSA" for EC, "X25519", "ED25519"); null for an operation the key type has not.
+unsafe extern "C" fn query_operation_name<const K: usize>(operation: c_int) -> *const c_char {
+    static NAMES: OnceLock<Vec<[Option<CString>; 2]>> = OnceLock::new();
+    error::guard(std::ptr::null(), || {
+        let slot = match operation {
+            ffi::OP_KEYEXCH => 0,
+            ffi::OP_SIGNATURE => 1,
+            _ => return std::ptr::null(),
+        };
+        let names = NAMES.get_or_init(|| {
+            KEY_TYPES
+                .iter()
+                .map(|&kind| {
+                    [Family::KeyAgreement, Family::Signature].map(|family| {
+                        rows_in(kind, family)
+                            .next()
+                            .and_then(|algorithm| registry::entry(algorithm).openssl.as_ref())
+                            .map(|name| cstring(name.canonical()))
+                    })
+                })
+                .collect()
+        });
+        names
+            .get(K)
+            .and_then(|names| names[slot].as_ref())
+            .map_or(std::ptr::null(), |name| name.as_ptr())
+    })
+}
+
+/// `validate` is [`keydata_calls::validate`]: a key imported or set here has been checked
+/// already (its point's encoding and length; a private key through the core), and the peer's
+/// point is checked on the curve when it is used; what remains is that the key holds what is
+/// asked for.
+impl KeyData for Key {
+    unsafe fn from_keydata<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { key(keydata as *mut c_void) }
+    }
+
+    fn holds(&self, selection: c_int) -> bool {
+        if self.kind == KeyType::Rsa {
+            // An RSA key has no domain parameters: only its halves are asked about.
+            return keydata_calls::holds_halves(selection, self.has_private(), self.rsa.is_some());
+        }
+        keydata_calls::holds_halves(selection, self.has_private(), self.public.is_some())
+            && (!selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) || self.group.is_some())
+    }
+
+    fn same_as(&self, other: &Key, selection: c_int) -> bool {
+        let (a, b) = (self, other);
+        let mut same = a.kind == b.kind;
+        if a.kind == KeyType::Rsa {
+            // The modulus and exponent decide (a private key comes with its public half).
+            if selects(selection, KEYPAIR) {
+                same &= match (&a.rsa, &b.rsa) {
+                    (Some(a), Some(b)) => a.public.n == b.public.n && a.public.e == b.public.e,
+                    _ => false,
+                };
+            }
+            return same;
+        }
+        if selects(selection, ffi::SELECT_DOMAIN_PARAMETERS) {
+            same &= a.group.is_some() && a.group == b.group;
+        }
+        // A private key always comes with its public key here, so the public keys decide.
+        if selects(selection, KEYPAIR) {
+            same &= a.group == b.group && a.public.is_some() && a.public == b.public;
+        }
+        same
+    }
+
+    /// What `selection` names of the key (libssl copies a key's group this way).
+    fn copy(&self, selection: c_int) -> Result<Key, Failure> {
+        let source = self;
+        let mut copy = Key::new(source.module.clone(), source.kind);
+        copy.group = source.group;
+        if let Some(rsa) = &source.rsa
+            && selects(selection, KEYPAIR)
+        {
+            copy.rsa = Some(RsaKey {
+                public: Arc::clone(&rsa.public),
+                private: rsa
+                    .private
+                    .as_ref()
+                    .filter(|_| selects(selection, ffi::SELECT_PRIVATE_KEY))
+                    .map(Arc::clone),
+            });
+        }
+        if selects(selection, KEYPAIR) {
+            copy.public = source.public.clone();
+        }
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.private = source.private.clone();
+            if let Some(signing) = source.signing.get() {
+                let _ = copy.signing.set(Arc::clone(signing));
+            }
+        }
+        Ok(copy)
+    }
+
+    fn import(&mut self, selection: c_int, params: &Params) -> Result<(), Failure> {
+        let key = self;
         if key.kind == KeyType::Rsa {
-            return import_rsa(key, selection, &params);
+            return import_rsa(key, selection, params);
         }
         if key.kind == KeyType::RsaPss {
             return Err(rsa_pss_refused());
@@ -793,7 +837,11 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
             Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
                 let field = facts(group).field;
                 let bytes = match key.kind {
-                    KeyType::Ec => fixed_scalar(&param.get_unsigned_be()?, field)?,
+                    KeyType::Ec => keydata_calls::fixed_scalar(
+                        &param.get_unsigned_be()?,
+                        field,
+                        "the private key",
+                    )?,
                     KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
                         let bytes = param.get_octets()?;
                         if bytes.len() != field {
@@ -859,59 +907,32 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
             }
         }
         Ok(())
-    })
-}
-
-/// An imported private key: a key-agreement key (EC, X25519) or an Ed25519 signing key.
-enum Private {
-    Agreement(AgreementKey),
-    Signing(SigningKey),
-}
-
-static EC_TYPES: params::ParamList = crate::param_list![
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("priv", params::UINT),
-];
-static X25519_TYPES: params::ParamList =
-    crate::param_list![("pub", params::OCTETS), ("priv", params::OCTETS)];
-
-unsafe extern "C" fn key_types<const K: usize>(_selection: c_int) -> *const Param {
-    match KeyType::from_index(K) {
-        Some(KeyType::Ec) => EC_TYPES.as_ptr(),
-        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_TYPES.as_ptr(),
-        _ => X25519_TYPES.as_ptr(),
     }
-}
 
-/// An `OSSL_PARAM` entry pointing at `data` (which outlives the array's use).
-fn entry(key: &'static CStr, data_type: u32, data: *const u8, size: usize) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type,
-        data: data as *mut c_void,
-        data_size: size,
-        return_size: ffi::PARAM_UNMODIFIED,
-    }
-}
-
-/// `export`: the group (EC), the public key, and the private key when asked for and held (an
-/// EC scalar as an unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
-unsafe extern "C" fn export(
-    keydata: *mut c_void,
-    selection: c_int,
-    callback: Option<ffi::Callback>,
-    argument: *mut c_void,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager.
-        let key = unsafe { key(keydata)? };
-        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
+    /// The group (EC), the public key, and the private key when asked for and held (an EC
+    /// scalar as an unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
+    fn export(&self, selection: c_int, importer: Importer) -> Result<(), Failure> {
+        let key = self;
         if key.kind == KeyType::Rsa {
-            return export_rsa(key, selection, callback, argument);
+            return export_rsa(key, selection, importer);
         }
-        let mut array = Vec::new();
+        let private = if !selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            None
+        } else if let (KeyType::Ed25519, Some(signing)) = (key.kind, key.signing.get()) {
+            Some((ed25519_seed(signing)?, false))
+        } else if let Some(private) = &key.private {
+            let bytes = private.private_key_bytes()?;
+            Some(match key.kind {
+                KeyType::Ec => (keydata_calls::native_order(bytes), true),
+                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
+                    (bytes, false)
+                }
+            })
+        } else {
+            None
+        };
         let group_name = key.group.map(|group| cstring(group_short_name(group)));
+        let mut exported = Exported::new();
         if key.kind == KeyType::Ec
             && selects(
                 selection,
@@ -919,111 +940,31 @@ unsafe extern "C" fn export(
             )
             && let Some(name) = &group_name
         {
-            array.push(entry(
-                c"group",
-                ffi::PARAM_UTF8_STRING,
-                name.as_ptr() as *const u8,
-                name.as_bytes().len(),
-            ));
+            exported.utf8(c"group", name);
         }
-        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
+        if selects(selection, KEYPAIR)
             && let Some(public) = &key.public
         {
-            array.push(entry(
-                c"pub",
-                ffi::PARAM_OCTET_STRING,
-                public.as_ptr(),
-                public.len(),
-            ));
+            exported.octets(c"pub", public);
         }
-        let mut private_bytes = None;
-        if selects(selection, ffi::SELECT_PRIVATE_KEY)
-            && key.kind == KeyType::Ed25519
-            && let Some(signing) = key.signing.get()
-        {
-            private_bytes = Some((ed25519_seed(signing)?, ffi::PARAM_OCTET_STRING));
-        } else if selects(selection, ffi::SELECT_PRIVATE_KEY)
-            && let Some(private) = &key.private
-        {
-            let mut bytes = private.private_key_bytes()?;
-            let data_type = match key.kind {
-                KeyType::Ec => {
-                    if cfg!(target_endian = "little") {
-                        bytes.reverse();
-                    }
-                    ffi::PARAM_UNSIGNED_INTEGER
-                }
-                KeyType::X25519 | KeyType::Ed25519 | KeyType::Rsa | KeyType::RsaPss => {
-                    ffi::PARAM_OCTET_STRING
-                }
-            };
-            private_bytes = Some((bytes, data_type));
+        match &private {
+            Some((scalar, true)) => exported.unsigned(c"priv", scalar),
+            Some((bytes, false)) => exported.octets(c"priv", bytes),
+            None => {}
         }
-        if let Some((bytes, data_type)) = &private_bytes {
-            array.push(entry(c"priv", *data_type, bytes.as_ptr(), bytes.len()));
-        }
-        array.push(Param::END);
-        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
-        if unsafe { callback(array.as_ptr(), argument) } == 0 {
-            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
-        }
-        Ok(())
-    })
-}
-
-fn cstring(text: &str) -> CString {
-    CString::new(text).unwrap_or_default()
-}
-
-static EC_GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("encoded-pub-key", params::OCTETS),
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("point-format", params::UTF8),
-    ("encoding", params::UTF8),
-    ("default-digest", params::UTF8),
-    ("decoded-from-explicit", params::INT),
-];
-static ED25519_GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("encoded-pub-key", params::OCTETS),
-    ("pub", params::OCTETS),
-    ("mandatory-digest", params::UTF8),
-];
-static X25519_GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("encoded-pub-key", params::OCTETS),
-    ("pub", params::OCTETS),
-];
-
-unsafe extern "C" fn gettable_params<const K: usize>(_provctx: *mut c_void) -> *const Param {
-    match KeyType::from_index(K) {
-        Some(KeyType::Ec) => EC_GETTABLE.as_ptr(),
-        Some(KeyType::Ed25519) => ED25519_GETTABLE.as_ptr(),
-        Some(KeyType::Rsa | KeyType::RsaPss) => RSA_GETTABLE.as_ptr(),
-        _ => X25519_GETTABLE.as_ptr(),
+        exported.hand_to_importer(importer)
     }
-}
 
-/// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), the EC `group`, point
-/// format, encoding and default digest (the ECDSA row's), `decoded-from-explicit` (always 0:
-/// a key is imported by its named `group` only, so never from explicit curve parameters;
-/// certificate verification asks it of every EC key in a chain and fails the chain unanswered),
-/// and Ed25519's mandatory digest (none: "", as ecx_kmgmt.c answers); what the key does not have
-/// yet is not answered, as OpenSSL's key managers do.
-unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array.
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// `bits`, `security-bits`, `max-size`, `encoded-pub-key` (and `pub`), the EC `group`,
+    /// point format, encoding and default digest (the ECDSA row's), `decoded-from-explicit`
+    /// (always 0: a key is imported by its named `group` only, so never from explicit curve
+    /// parameters; certificate verification asks it of every EC key in a chain and fails the
+    /// chain unanswered), and Ed25519's mandatory digest (none: "", as ecx_kmgmt.c answers);
+    /// what the key does not have yet is not answered, as OpenSSL's key managers do.
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        let key = self;
         if key.kind == KeyType::Rsa {
-            return rsa_get_params(key, &params);
+            return rsa_get_params(key, params);
         }
         let Some(group) = key.group else {
             return Ok(());
@@ -1034,11 +975,7 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
                 "bits" => param.set_usize(facts.bits)?,
                 "security-bits" => param.set_usize(facts.security_bits)?,
                 "max-size" => param.set_usize(facts.max_size)?,
-                "encoded-pub-key" | "pub" => {
-                    if let Some(public) = &key.public {
-                        param.set_octets(public)?;
-                    }
-                }
+                "encoded-pub-key" | "pub" => answer_if_held(&mut param, key.public.as_deref())?,
                 "group" if key.kind == KeyType::Ec => {
                     param.set_utf8(group_short_name(group))?;
                 }
@@ -1059,95 +996,23 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
             }
         }
         Ok(())
-    })
-}
+    }
 
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
-/// `encoded-pub-key`: the peer's key share, set on a key holding only the group (libssl's
-/// `EVP_PKEY_set1_encoded_public_key`).
-unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// `encoded-pub-key`: the peer's key share, set on a key holding only the group (libssl's
+    /// `EVP_PKEY_set1_encoded_public_key`).
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         if let Some(param) = params.locate("encoded-pub-key") {
-            let group = key.group()?;
-            if key.has_private() {
+            let group = self.group()?;
+            if self.has_private() {
                 return Err(fail(
                     Reason::InvalidInput,
                     "the key holds a private key: its public key cannot be replaced",
                 ));
             }
-            key.public = Some(checked_public(group, param.get_octets()?)?);
+            self.public = Some(checked_public(group, param.get_octets()?)?);
         }
         Ok(())
-    })
-}
-
-/// The key-exchange and signature algorithms of each key type: the name of its rows ("ECDH"
-/// and "ECDSA" for EC, "X25519", "ED25519"); null for an operation the key type has not.
-unsafe extern "C" fn query_operation_name<const K: usize>(operation: c_int) -> *const c_char {
-    static NAMES: OnceLock<Vec<[Option<CString>; 2]>> = OnceLock::new();
-    error::guard(std::ptr::null(), || {
-        let slot = match operation {
-            ffi::OP_KEYEXCH => 0,
-            ffi::OP_SIGNATURE => 1,
-            _ => return std::ptr::null(),
-        };
-        let names = NAMES.get_or_init(|| {
-            KEY_TYPES
-                .iter()
-                .map(|&kind| {
-                    [Family::KeyAgreement, Family::Signature].map(|family| {
-                        rows_in(kind, family)
-                            .next()
-                            .and_then(|algorithm| registry::entry(algorithm).openssl.as_ref())
-                            .map(|name| cstring(name.canonical()))
-                    })
-                })
-                .collect()
-        });
-        names
-            .get(K)
-            .and_then(|names| names[slot].as_ref())
-            .map_or(std::ptr::null(), |name| name.as_ptr())
-    })
-}
-
-/// `dup`: what `selection` names of the key (libssl copies a key's group this way).
-unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
-    construct(|| {
-        // SAFETY: a key of this key manager.
-        let source = unsafe { key(keydata as *mut c_void) }?;
-        let mut copy = Key::new(source.module.clone(), source.kind);
-        copy.group = source.group;
-        if let Some(rsa) = &source.rsa
-            && selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
-        {
-            copy.rsa = Some(RsaKey {
-                public: Arc::clone(&rsa.public),
-                private: rsa
-                    .private
-                    .as_ref()
-                    .filter(|_| selects(selection, ffi::SELECT_PRIVATE_KEY))
-                    .map(Arc::clone),
-            });
-        }
-        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
-            copy.public = source.public.clone();
-        }
-        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
-            copy.private = source.private.clone();
-            if let Some(signing) = source.signing.get() {
-                let _ = copy.signing.set(Arc::clone(signing));
-            }
-        }
-        Ok(copy)
-    })
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1546,24 +1411,13 @@ static RSA_TYPES: params::ParamList = crate::param_list![
 
 /// `export`: n and e, and the private integers when asked for and held, as unsigned integers
 /// in the machine's byte order (as OpenSSL writes a BIGNUM).
-fn export_rsa(
-    key: &Key,
-    selection: c_int,
-    callback: ffi::Callback,
-    argument: *mut c_void,
-) -> Result<(), Failure> {
+fn export_rsa(key: &Key, selection: c_int, importer: Importer) -> Result<(), Failure> {
     let Some(rsa) = &key.rsa else {
         return Err(fail(Reason::InvalidInput, "the RSA key holds no key yet"));
     };
-    let native = |value: &[u8]| {
-        let mut bytes = Zeroizing::new(value.to_vec());
-        if cfg!(target_endian = "little") {
-            bytes.reverse();
-        }
-        bytes
-    };
+    let native = |value: &[u8]| keydata_calls::native_order(Zeroizing::new(value.to_vec()));
     let mut values: Vec<(&'static CStr, Zeroizing<Vec<u8>>)> = Vec::new();
-    if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
+    if selects(selection, KEYPAIR) {
         values.push((c"n", native(&rsa.public.n)));
         values.push((c"e", native(&rsa.public.e)));
     }
@@ -1574,23 +1428,11 @@ fn export_rsa(
             values.push((name, native(part)));
         }
     }
-    let mut array: Vec<Param> = values
-        .iter()
-        .map(|(name, bytes)| {
-            entry(
-                name,
-                ffi::PARAM_UNSIGNED_INTEGER,
-                bytes.as_ptr(),
-                bytes.len(),
-            )
-        })
-        .collect();
-    array.push(Param::END);
-    // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
-    if unsafe { callback(array.as_ptr(), argument) } == 0 {
-        return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
+    let mut exported = Exported::new();
+    for (name, value) in &values {
+        exported.unsigned(name, value);
     }
-    Ok(())
+    exported.hand_to_importer(importer)
 }
 
 static RSA_GETTABLE: params::ParamList = crate::param_list![

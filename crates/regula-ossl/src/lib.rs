@@ -21,6 +21,7 @@ pub mod host;
 pub mod indicator;
 pub mod kdf;
 pub mod kem;
+pub mod keydata_calls;
 pub mod keyexch;
 pub mod keymgmt;
 pub mod mac;

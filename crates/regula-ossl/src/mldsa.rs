@@ -26,8 +26,11 @@ use zeroize::Zeroizing;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator;
+use crate::keydata_calls::{
+    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, selects,
+};
 use crate::params::{self, Params};
-use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, served_rows};
 use crate::signature_calls::{self, Mode, SignatureContext, Steps};
 
 /// One ML-DSA parameter set (FIPS 204 table 1 and 2).
@@ -319,48 +322,17 @@ fn from_seed(module: &Module, set: &ParameterSet, seed: &[u8]) -> Result<Signing
         .into_value())
 }
 
-/// Refuses a parameter set the loaded policy does not serve.
-fn served(module: &Module, set: &ParameterSet) -> Result<(), Failure> {
-    module.ensure_operational()?;
-    if module.policy().serves(set.algorithm) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::NotApproved,
-            format!(
-                "{} is not served under the Regula policy {}",
-                set.algorithm,
-                module.policy().name()
-            ),
-        ))
-    }
-}
-
+/// The provider context's module, if it serves the parameter set.
+///
 /// # Safety
 /// `provctx` is the provider context OpenSSL was given.
 unsafe fn module_of(provctx: *mut c_void, set: &ParameterSet) -> Result<Module, Failure> {
     // SAFETY: the caller's contract.
-    let provider = unsafe { ProviderContext::from_ptr(provctx) }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
-    served(&provider.module, set)?;
-    Ok(provider.module.clone())
+    let module = unsafe { keydata_calls::module_of(provctx) }?;
+    let served = module.policy().serves(set.algorithm);
+    keydata_calls::refuse_unserved(&module, served, set.algorithm)?;
+    Ok(module)
 }
-
-fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || match body() {
-        Ok(value) => crate::context::into_raw(value),
-        Err(failure) => {
-            error::finish(Err(failure));
-            std::ptr::null_mut()
-        }
-    })
-}
-
-fn selects(selection: c_int, bits: c_int) -> bool {
-    selection & bits != 0
-}
-
-const KEYPAIR: c_int = ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY;
 
 // --- KEYMGMT ---------------------------------------------------------------------------------
 
@@ -368,29 +340,19 @@ static KEYMGMT: ffi::SyncTable<[[Dispatch; 21]; 3]> =
     ffi::SyncTable([keymgmt::<0>(), keymgmt::<1>(), keymgmt::<2>()]);
 
 const fn keymgmt<const K: usize>() -> [Dispatch; 21] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        ffi::DISPATCH_END,
-    ]
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+        ],
+        &keydata_calls::key_calls::<Key>(),
+        &keydata_calls::list_calls::<Key>(),
+    ])
 }
 
 unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -453,13 +415,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("seed", params::OCTETS)];
 
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
 /// `gen`: a key pair from the core (with its pairwise consistency test), or from the caller's
 /// seed (ML-DSA.KeyGen_internal, imported through the core).
 unsafe extern "C" fn generate(
@@ -489,53 +444,77 @@ unsafe extern "C" fn generate(
     })
 }
 
-fn holds(key: &Key, selection: c_int) -> bool {
-    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.signing.is_some())
-        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
+static KEY_TYPES: params::ParamList = crate::param_list![
+    ("seed", params::OCTETS),
+    ("pub", params::OCTETS),
+    ("priv", params::OCTETS),
+];
+
+static GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("security-category", params::INT),
+    ("mandatory-digest", params::UTF8),
+    ("encoded-pub-key", params::OCTETS),
+    ("pub", params::OCTETS),
+    ("priv", params::OCTETS),
+    ("seed", params::OCTETS),
+];
+
+impl keydata_calls::KeyParamLists for Key {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &KEY_TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
 }
 
-unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: a key of this key manager (or null).
-        match unsafe { key(keydata) } {
-            Ok(key) => c_int::from(holds(key, selection)),
-            Err(_) => 0,
-        }
-    })
+/// The signature of each key manager has the key manager's name.
+unsafe extern "C" fn query_operation_name<const K: usize>(_operation: c_int) -> *const c_char {
+    match K {
+        0 => c"ML-DSA-44".as_ptr(),
+        1 => c"ML-DSA-65".as_ptr(),
+        _ => c"ML-DSA-87".as_ptr(),
+    }
 }
 
-/// `validate`: a private key was made or imported by the core, its public key the one the
-/// core computed; a public key has its set's length (its encoding is checked when it
-/// verifies). What remains is that the key holds what is asked for.
-unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
-    // SAFETY: as for `has`.
-    unsafe { has(keydata, selection) }
-}
+/// `validate` is [`keydata_calls::validate`]: a private key was made or imported by the core,
+/// its public key the one the core computed; a public key has its set's length (its encoding is
+/// checked when it verifies). What remains is that the key holds what is asked for.
+impl KeyData for Key {
+    unsafe fn from_keydata<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { key(keydata) }
+    }
 
-unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: keys of this key manager.
-        let (Ok(a), Ok(b)) = (unsafe { key(a) }, unsafe { key(b) }) else {
-            return 0;
-        };
-        if a.set.algorithm != b.set.algorithm {
-            return 0;
-        }
-        // A private key always comes with its public key here.
+    fn holds(&self, selection: c_int) -> bool {
+        keydata_calls::holds_halves(selection, self.signing.is_some(), self.public.is_some())
+    }
+
+    /// The same parameter set, and (a private key always comes with its public key here) the
+    /// same public key when key material is asked about.
+    fn same_as(&self, other: &Key, selection: c_int) -> bool {
+        self.set.algorithm == other.set.algorithm
+            && (!selects(selection, KEYPAIR)
+                || (self.public.is_some() && self.public == other.public))
+    }
+
+    fn copy(&self, selection: c_int) -> Result<Key, Failure> {
+        let mut copy = Key::new(self.module.clone(), self.set);
         if selects(selection, KEYPAIR) {
-            return c_int::from(a.public.is_some() && a.public == b.public);
+            copy.public = self.public.clone();
         }
-        1
-    })
-}
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.signing = self.signing.clone();
+            copy.seeded = self.seeded;
+        }
+        Ok(copy)
+    }
 
-/// `import`: "seed" (the private key, made through the core), "pub" (checked against the
-/// seed's when both are given), "priv" alone is refused: the core signs from the seed and
-/// takes no expanded key. With a seed, a "priv" (OpenSSL 3.5 exports both) is not compared.
-unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// "seed" (the private key, made through the core), "pub" (checked against the seed's when
+    /// both are given), or "priv" alone (the expanded key, imported through the core). With a
+    /// seed, a "priv" (OpenSSL 3.5 exports both) must be the seed's.
+    fn import(&mut self, selection: c_int, params: &Params) -> Result<(), Failure> {
+        let key = self;
         if !selects(selection, KEYPAIR) {
             return Ok(());
         }
@@ -603,44 +582,15 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
             }
         }
         Ok(())
-    })
-}
-
-static KEY_TYPES: params::ParamList = crate::param_list![
-    ("seed", params::OCTETS),
-    ("pub", params::OCTETS),
-    ("priv", params::OCTETS),
-];
-
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    KEY_TYPES.as_ptr()
-}
-
-fn octets_entry(key: &'static std::ffi::CStr, data: &[u8]) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: ffi::PARAM_OCTET_STRING,
-        data: data.as_ptr() as *mut c_void,
-        data_size: data.len(),
-        return_size: ffi::PARAM_UNMODIFIED,
     }
-}
 
-/// `export`: "pub", and "seed" when the private key is asked for and held.
-unsafe extern "C" fn export(
-    keydata: *mut c_void,
-    selection: c_int,
-    callback: Option<ffi::Callback>,
-    argument: *mut c_void,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager.
-        let key = unsafe { key(keydata)? };
-        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
-        let (seed, expanded) = match &key.signing {
+    /// "pub", and when the private key is asked for and held, "priv" (the expanded key) and,
+    /// for a key that came from a seed, "seed".
+    fn export(&self, selection: c_int, importer: Importer) -> Result<(), Failure> {
+        let (seed, expanded) = match &self.signing {
             Some(signing) if selects(selection, ffi::SELECT_PRIVATE_KEY) => (
-                if key.seeded {
-                    Some(seed_of(key.set, signing)?)
+                if self.seeded {
+                    Some(seed_of(self.set, signing)?)
                 } else {
                     None
                 },
@@ -648,51 +598,27 @@ unsafe extern "C" fn export(
             ),
             _ => (None, None),
         };
-        let mut array = Vec::new();
+        let mut exported = Exported::new();
         if selects(selection, KEYPAIR)
-            && let Some(public) = &key.public
+            && let Some(public) = &self.public
         {
-            array.push(octets_entry(c"pub", public));
+            exported.octets(c"pub", public);
         }
         if let Some(seed) = &seed {
-            array.push(octets_entry(c"seed", seed));
+            exported.octets(c"seed", seed);
         }
         if let Some(expanded) = &expanded {
-            array.push(octets_entry(c"priv", expanded));
+            exported.octets(c"priv", expanded);
         }
-        array.push(Param::END);
-        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
-        if unsafe { callback(array.as_ptr(), argument) } == 0 {
-            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
-        }
-        Ok(())
-    })
-}
+        exported.hand_to_importer(importer)
+    }
 
-static GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("security-category", params::INT),
-    ("mandatory-digest", params::UTF8),
-    ("encoded-pub-key", params::OCTETS),
-    ("pub", params::OCTETS),
-    ("priv", params::OCTETS),
-    ("seed", params::OCTETS),
-];
-
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-/// As OpenSSL 3.5's ML-DSA key manager answers: "bits" (the public key's, in bits),
-/// "security-bits", "max-size" (the signature's length), "security-category",
-/// "mandatory-digest" "" (no digest: the message is signed whole), and the public key.
-unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array.
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
-        let set = key.set;
+    /// As OpenSSL 3.5's ML-DSA key manager answers: "bits" (the public key's, in bits),
+    /// "security-bits", "max-size" (the signature's length), "security-category",
+    /// "mandatory-digest" "" (no digest: the message is signed whole), the public key, and
+    /// "priv" and "seed" where the key holds them.
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        let set = self.set;
         for mut param in params.iter() {
             match param.key {
                 "bits" => param.set_usize(set.public_len * 8)?,
@@ -700,19 +626,14 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
                 "max-size" => param.set_usize(set.signature_len)?,
                 "security-category" => param.set_usize(set.category)?,
                 "mandatory-digest" => param.set_utf8("")?,
-                "encoded-pub-key" | "pub" => {
-                    if let Some(public) = &key.public {
-                        param.set_octets(public)?;
-                    }
-                }
-                // As OpenSSL's ML-DSA key manager answers them; what the key lacks is not.
+                "encoded-pub-key" | "pub" => answer_if_held(&mut param, self.public.as_deref())?,
                 "priv" => {
-                    if let Some(signing) = &key.signing {
+                    if let Some(signing) = &self.signing {
                         param.set_octets(&signing.ml_dsa_expanded_private_key()?)?;
                     }
                 }
                 "seed" => {
-                    if let Some(signing) = key.signing.as_ref().filter(|_| key.seeded) {
+                    if let Some(signing) = self.signing.as_ref().filter(|_| self.seeded) {
                         param.set_octets(&seed_of(set, signing)?)?;
                     }
                 }
@@ -720,56 +641,21 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
             }
         }
         Ok(())
-    })
-}
+    }
 
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
-/// "encoded-pub-key": a public key set on a key holding no private key.
-unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// "encoded-pub-key": a public key set on a key holding no private key.
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         if let Some(param) = params.locate("encoded-pub-key") {
-            if key.signing.is_some() {
+            if self.signing.is_some() {
                 return Err(fail(
                     Reason::InvalidInput,
                     "the key holds a private key: its public key cannot be replaced",
                 ));
             }
-            key.public = Some(checked_public(key.set, param.get_octets()?)?);
+            self.public = Some(checked_public(self.set, param.get_octets()?)?);
         }
         Ok(())
-    })
-}
-
-/// The signature of each key manager has the key manager's name.
-unsafe extern "C" fn query_operation_name<const K: usize>(_operation: c_int) -> *const c_char {
-    match K {
-        0 => c"ML-DSA-44".as_ptr(),
-        1 => c"ML-DSA-65".as_ptr(),
-        _ => c"ML-DSA-87".as_ptr(),
     }
-}
-
-unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
-    construct(|| {
-        // SAFETY: a key of this key manager.
-        let source = unsafe { key(keydata) }?;
-        let mut copy = Key::new(source.module.clone(), source.set);
-        if selects(selection, KEYPAIR) {
-            copy.public = source.public.clone();
-        }
-        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
-            copy.signing = source.signing.clone();
-            copy.seeded = source.seeded;
-        }
-        Ok(copy)
-    })
 }
 
 // --- SIGNATURE -------------------------------------------------------------------------------
@@ -803,8 +689,8 @@ static SIGNATURES: ffi::SyncTable<[[Dispatch; 26]; 3]> =
 const fn signature<const K: usize>() -> [Dispatch; 26] {
     signature_calls::table_with_messages::<Context>(
         newctx::<K>,
-        gettable_ctx_params,
-        settable_ctx_params,
+        params::gettable_ctx_params::<Context>,
+        params::settable_ctx_params::<Context>,
     )
 }
 
@@ -947,12 +833,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "context-string" => {
-                if !context.steps.message.is_empty() {
-                    return Err(fail(
-                        Reason::OutOfOrder,
-                        "\"context-string\" set after the message was started",
-                    ));
-                }
+                context.steps.before_message(param.key)?;
                 let value = param.get_octets()?;
                 if value.len() > MAX_CONTEXT {
                     return Err(fail(
@@ -1003,18 +884,15 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("test-entropy", params::OCTETS),
 ];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE_CTX.as_ptr()
-}
-
 static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("algorithm-id", params::OCTETS),
     ("regula-approved", params::INT),
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE_CTX.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE_CTX;
+    const SETTABLE: &'static params::ParamList = &SETTABLE_CTX;
 }
 
 /// "algorithm-id" (for X.509 and CMS writers) and the indicator.

@@ -27,8 +27,11 @@ use zeroize::Zeroizing;
 use crate::capabilities::TlsGroup;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
+use crate::keydata_calls::{
+    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, module_of, selects,
+};
 use crate::params::{self, Params};
-use crate::provider_context::{Offer, ProviderContext};
+use crate::provider_context::Offer;
 
 /// One hybrid group of draft-ietf-tls-ecdhe-mlkem: its TLS name (also the OpenSSL key manager
 /// and KEM name, as OpenSSL 3.5 names them), code point, and the two algorithms.
@@ -437,49 +440,19 @@ static TABLES: Tables = ffi::SyncTable([
 ]);
 
 const fn table<const K: usize>() -> [Dispatch; 21] {
-    [
-        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-        crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<KemKey>),
-        crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
-        crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
-        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
-        crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
-        crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
-        crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
-        crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
-        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
-        ffi::DISPATCH_END,
-    ]
-}
-
-/// # Safety
-/// `provctx` is the provider context OpenSSL was given.
-unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
-    // SAFETY: the caller's contract.
-    let provider = unsafe { ProviderContext::from_ptr(provctx) }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
-    provider.module.ensure_operational()?;
-    Ok(provider.module.clone())
-}
-
-fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || match body() {
-        Ok(value) => crate::context::into_raw(value),
-        Err(failure) => {
-            error::finish(Err(failure));
-            std::ptr::null_mut()
-        }
-    })
+    ffi::joined(&[
+        &[
+            crate::dispatch_fn!(ffi::KEYMGMT_NEW, new::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init::<K>),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+            crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+            crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
+            crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name::<K>),
+        ],
+        &keydata_calls::key_calls::<KemKey>(),
+        &keydata_calls::list_calls::<KemKey>(),
+    ])
 }
 
 fn variant_of<const K: usize>() -> Result<Variant, Failure> {
@@ -488,18 +461,7 @@ fn variant_of<const K: usize>() -> Result<Variant, Failure> {
 
 /// Refuses a variant the loaded policy does not serve.
 fn served(module: &Module, variant: Variant) -> Result<(), Failure> {
-    if variant.served(module.policy()) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::NotApproved,
-            format!(
-                "{} is not served under the Regula policy {}",
-                variant.label(),
-                module.policy().name()
-            ),
-        ))
-    }
+    keydata_calls::refuse_unserved(module, variant.served(module.policy()), variant.label())
 }
 
 unsafe extern "C" fn new<const K: usize>(provctx: *mut c_void) -> *mut c_void {
@@ -583,19 +545,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
 
 static GEN_SETTABLE: params::ParamList = crate::param_list![("seed", params::OCTETS)];
 
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
-fn selects(selection: c_int, bits: c_int) -> bool {
-    selection & bits != 0
-}
-
-const KEYPAIR: c_int = ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY;
-
 /// A new ML-KEM key: fresh, or from a seed; the core runs its pairwise consistency test.
 fn kem_key(module: &Module, kem: Algorithm, seed: Option<&[u8]>) -> Result<KemPrivateKey, Failure> {
     Ok(match seed {
@@ -644,32 +593,13 @@ unsafe extern "C" fn generate(
     })
 }
 
-/// Whether the key holds what `selection` names (ml_kem_has: a private key, or a public key).
-fn holds(key: &KemKey, selection: c_int) -> bool {
-    match selection & KEYPAIR {
-        0 => true,
-        ffi::SELECT_PUBLIC_KEY => key.public.is_some(),
-        _ => key.has_private(),
-    }
-}
-
-unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: a key of this key manager (or null).
-        match unsafe { key(keydata as *mut c_void) } {
-            Ok(key) => c_int::from(holds(key, selection)),
-            Err(_) => 0,
-        }
-    })
-}
-
 /// `validate`: what is asked for is held; a key pair's halves agree (the encapsulation key is
 /// the decapsulation key's, and each classical public key its private key's).
 unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
     error::entry(|| {
         // SAFETY: a key of this key manager.
         let key = unsafe { key(keydata as *mut c_void) }?;
-        if !holds(key, selection) {
+        if !key.holds(selection) {
             return Err(fail(
                 Reason::InvalidInput,
                 format!("the {} key lacks what is asked for", key.variant.label()),
@@ -698,36 +628,85 @@ unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: 
     })
 }
 
-/// `match`: the same variant, and (when key material is asked about) the same public key.
-unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: keys of this key manager.
-        let (Ok(a), Ok(b)) = (unsafe { key(a as *mut c_void) }, unsafe {
-            key(b as *mut c_void)
-        }) else {
-            return 0;
-        };
-        if a.variant != b.variant {
-            return 0;
-        }
-        if !selects(selection, KEYPAIR) {
-            return 1;
-        }
-        c_int::from(a.public == b.public)
-    })
-}
-
 /// Equal byte strings, in time that depends only on their lengths.
 fn same_secret(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// `import`: a `seed` (ML-KEM alone) or `priv` (with `pub`, checked against it) when the
-/// private key is selected, otherwise `pub`. A key that holds a key already is not changed.
-unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+static TYPES: params::ParamList = crate::param_list![
+    ("seed", params::OCTETS),
+    ("priv", params::OCTETS),
+    ("pub", params::OCTETS),
+];
+
+static GETTABLE: params::ParamList = crate::param_list![
+    ("bits", params::INT),
+    ("security-bits", params::INT),
+    ("max-size", params::INT),
+    ("priv", params::OCTETS),
+    ("pub", params::OCTETS),
+    ("encoded-pub-key", params::OCTETS),
+];
+
+impl keydata_calls::KeyParamLists for KemKey {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &GEN_SETTABLE;
+}
+
+/// The KEM of each key manager has the key manager's name.
+unsafe extern "C" fn query_operation_name<const K: usize>(
+    _operation: c_int,
+) -> *const std::os::raw::c_char {
+    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
+    error::guard(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            (0..VARIANT_COUNT)
+                .filter_map(variant)
+                .map(|variant| std::ffi::CString::new(variant.label()).unwrap_or_default())
+                .collect()
+        });
+        names.get(K).map_or(std::ptr::null(), |name| name.as_ptr())
+    })
+}
+
+impl KeyData for KemKey {
+    unsafe fn from_keydata<'a>(keydata: *const c_void) -> Result<&'a mut KemKey, Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { key(keydata as *mut c_void) }
+    }
+
+    /// As ml_kem_has: a private key, or a public key.
+    fn holds(&self, selection: c_int) -> bool {
+        match selection & KEYPAIR {
+            0 => true,
+            ffi::SELECT_PUBLIC_KEY => self.public.is_some(),
+            _ => self.has_private(),
+        }
+    }
+
+    /// The same variant, and (when key material is asked about) the same public key.
+    fn same_as(&self, other: &KemKey, selection: c_int) -> bool {
+        self.variant == other.variant
+            && (!selects(selection, KEYPAIR) || self.public == other.public)
+    }
+
+    fn copy(&self, selection: c_int) -> Result<KemKey, Failure> {
+        let mut copy = KemKey::new(self.module.clone(), self.variant);
+        if selects(selection, KEYPAIR) {
+            copy.public = self.public.clone();
+        }
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.kem_private = self.kem_private.clone();
+            copy.classical_private = self.classical_private.clone();
+        }
+        Ok(copy)
+    }
+
+    /// A `seed` (ML-KEM alone) or `priv` (with `pub`, checked against it) when the private key
+    /// is selected, otherwise `pub`. A key that holds a key already is not changed.
+    fn import(&mut self, selection: c_int, params: &Params) -> Result<(), Failure> {
+        let key = self;
         let variant = key.variant;
         if !selects(selection, KEYPAIR) {
             return Err(fail(
@@ -849,100 +828,44 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
             }
         }
         Ok(())
-    })
-}
-
-static TYPES: params::ParamList = crate::param_list![
-    ("seed", params::OCTETS),
-    ("priv", params::OCTETS),
-    ("pub", params::OCTETS),
-];
-
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    TYPES.as_ptr()
-}
-
-fn entry(key: &'static std::ffi::CStr, data: &[u8]) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type: ffi::PARAM_OCTET_STRING,
-        data: data.as_ptr() as *mut c_void,
-        data_size: data.len(),
-        return_size: ffi::PARAM_UNMODIFIED,
     }
-}
 
-/// `export`: `pub`, and `priv` when selected and held (no `seed`: the core keeps none).
-unsafe extern "C" fn export(
-    keydata: *mut c_void,
-    selection: c_int,
-    callback: Option<ffi::Callback>,
-    argument: *mut c_void,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager.
-        let key = unsafe { key(keydata)? };
-        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
+    /// `pub`, and `priv` when selected and held (no `seed`: the core keeps none).
+    fn export(&self, selection: c_int, importer: Importer) -> Result<(), Failure> {
         if !selects(selection, KEYPAIR) {
             return Err(fail(Reason::InvalidInput, "nothing to export"));
         }
         let private = if selects(selection, ffi::SELECT_PRIVATE_KEY) {
-            key.private_bytes()?
+            self.private_bytes()?
         } else {
             None
         };
-        let mut array = Vec::new();
-        if let Some(public) = &key.public {
-            array.push(entry(c"pub", public));
+        let mut exported = Exported::new();
+        if let Some(public) = &self.public {
+            exported.octets(c"pub", public);
         }
         if let Some(private) = &private {
-            array.push(entry(c"priv", private));
+            exported.octets(c"priv", private);
         }
-        if array.is_empty() {
+        if exported.is_empty() {
             return Err(fail(Reason::InvalidInput, "the key holds no key to export"));
         }
-        array.push(Param::END);
-        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
-        if unsafe { callback(array.as_ptr(), argument) } == 0 {
-            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
-        }
-        Ok(())
-    })
-}
+        exported.hand_to_importer(importer)
+    }
 
-static GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("priv", params::OCTETS),
-    ("pub", params::OCTETS),
-    ("encoded-pub-key", params::OCTETS),
-];
-
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-/// `bits`, `security-bits`, `max-size` (the ciphertext's length, as ml_kem_kmgmt.c and
-/// mlx_kmgmt.c answer), the public key as `encoded-pub-key` and `pub`, and `priv`; what the
-/// key does not hold is not answered.
-unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array.
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
-        let variant = key.variant;
+    /// `bits`, `security-bits`, `max-size` (the ciphertext's length, as ml_kem_kmgmt.c and
+    /// mlx_kmgmt.c answer), the public key as `encoded-pub-key` and `pub`, and `priv`; what the
+    /// key does not hold is not answered.
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
+        let variant = self.variant;
         for mut param in params.iter() {
             match param.key {
                 "bits" => param.set_usize(variant.bits())?,
                 "security-bits" => param.set_usize(variant.security_bits())?,
                 "max-size" => param.set_usize(variant.ciphertext_len())?,
-                "encoded-pub-key" | "pub" => {
-                    if let Some(public) = &key.public {
-                        param.set_octets(public)?;
-                    }
-                }
+                "encoded-pub-key" | "pub" => answer_if_held(&mut param, self.public.as_deref())?,
                 "priv" => {
-                    if let Some(private) = key.private_bytes()? {
+                    if let Some(private) = self.private_bytes()? {
                         param.set_octets(&private)?;
                     }
                 }
@@ -950,65 +873,23 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
             }
         }
         Ok(())
-    })
-}
+    }
 
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
-/// `encoded-pub-key`: the peer's share, set on an empty key (libssl's server side).
-unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// `encoded-pub-key`: the peer's share, set on an empty key (libssl's server side).
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         if let Some(param) = params.locate("encoded-pub-key") {
             let encoded = param.get_octets()?;
-            let public = key.variant.checked_public(encoded)?;
-            if key.public.is_some() {
+            let public = self.variant.checked_public(encoded)?;
+            if self.public.is_some() {
                 return Err(fail(
                     Reason::InvalidInput,
-                    format!("{} keys cannot be changed once set", key.variant.label()),
+                    format!("{} keys cannot be changed once set", self.variant.label()),
                 ));
             }
-            key.public = Some(public);
+            self.public = Some(public);
         }
         Ok(())
-    })
-}
-
-unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
-    construct(|| {
-        // SAFETY: a key of this key manager.
-        let source = unsafe { key(keydata as *mut c_void) }?;
-        let mut copy = KemKey::new(source.module.clone(), source.variant);
-        if selects(selection, KEYPAIR) {
-            copy.public = source.public.clone();
-        }
-        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
-            copy.kem_private = source.kem_private.clone();
-            copy.classical_private = source.classical_private.clone();
-        }
-        Ok(copy)
-    })
-}
-
-/// The KEM of each key manager has the key manager's name.
-unsafe extern "C" fn query_operation_name<const K: usize>(
-    _operation: c_int,
-) -> *const std::os::raw::c_char {
-    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
-    error::guard(std::ptr::null(), || {
-        let names = NAMES.get_or_init(|| {
-            (0..VARIANT_COUNT)
-                .filter_map(variant)
-                .map(|variant| std::ffi::CString::new(variant.label()).unwrap_or_default())
-                .collect()
-        });
-        names.get(K).map_or(std::ptr::null(), |name| name.as_ptr())
-    })
+    }
 }
 
 #[cfg(test)]

@@ -366,6 +366,30 @@ impl ParamList {
     }
 }
 
+/// The lists an operation context answers `gettable_ctx_params` and `settable_ctx_params`
+/// with, when they do not depend on the algorithm or key (sm2.rs, mldsa.rs): the dispatch table
+/// takes [`gettable_ctx_params`] and [`settable_ctx_params`] of the context type.
+pub trait CtxParamLists {
+    const GETTABLE: &'static ParamList;
+    const SETTABLE: &'static ParamList;
+}
+
+/// `gettable_ctx_params` of a context type with fixed lists.
+pub extern "C" fn gettable_ctx_params<T: CtxParamLists>(
+    _ctx: *mut std::os::raw::c_void,
+    _provctx: *mut std::os::raw::c_void,
+) -> *const Param {
+    T::GETTABLE.as_ptr()
+}
+
+/// `settable_ctx_params` of a context type with fixed lists.
+pub extern "C" fn settable_ctx_params<T: CtxParamLists>(
+    _ctx: *mut std::os::raw::c_void,
+    _provctx: *mut std::os::raw::c_void,
+) -> *const Param {
+    T::SETTABLE.as_ptr()
+}
+
 /// `param_list![("size", UNSIGNED), …]`: a static descriptor list ended by a null key.
 #[macro_export]
 macro_rules! param_list {

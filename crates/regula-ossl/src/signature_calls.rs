@@ -68,6 +68,20 @@ pub struct Steps {
     pub signature: Option<Vec<u8>>,
 }
 
+impl Steps {
+    /// Refuses a parameter that shapes what is signed (an ML-DSA context string, an SM2
+    /// distinguishing ID) once the message has started: it would apply to part of it only.
+    pub fn before_message(&self, key: &str) -> Result<(), Failure> {
+        if self.message.is_empty() {
+            return Ok(());
+        }
+        Err(fail(
+            Reason::OutOfOrder,
+            format!("\"{key}\" set after the message was started"),
+        ))
+    }
+}
+
 impl Default for Steps {
     fn default() -> Steps {
         Steps {

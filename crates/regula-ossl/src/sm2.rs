@@ -24,8 +24,11 @@ use zeroize::Zeroizing;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator;
+use crate::keydata_calls::{
+    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, selects,
+};
 use crate::params::{self, Params};
-use crate::provider_context::{Offer, ProviderContext, served_rows};
+use crate::provider_context::{Offer, served_rows};
 use crate::signature_calls::{self, Mode, SignatureContext, Steps};
 
 /// The signature row.
@@ -181,26 +184,6 @@ pub(crate) fn scalar_of(signing: &SigningKey) -> Result<Zeroizing<Vec<u8>>, Fail
     Ok(out)
 }
 
-/// A scalar of any length as 32 big-endian bytes; extra leading bytes must be zero (checked
-/// without a branch on their values).
-fn fixed_scalar(value: &[u8]) -> Result<Zeroizing<Vec<u8>>, Failure> {
-    let mut out = Zeroizing::new(vec![0u8; FIELD]);
-    let (excess, low) = if value.len() > FIELD {
-        value.split_at(value.len() - FIELD)
-    } else {
-        (&[][..], value)
-    };
-    let high = excess.iter().fold(0u8, |acc, &b| acc | b);
-    out[FIELD - low.len()..].copy_from_slice(low);
-    if high != 0 {
-        return Err(fail(
-            Reason::InvalidInput,
-            "the SM2 private key is larger than the group's order",
-        ));
-    }
-    Ok(out)
-}
-
 fn check_group(name: &str) -> Result<(), Failure> {
     if GROUP_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name)) {
         Ok(())
@@ -212,72 +195,33 @@ fn check_group(name: &str) -> Result<(), Failure> {
     }
 }
 
-/// Refuses SM2 when the loaded policy does not serve it.
-fn served(module: &Module) -> Result<(), Failure> {
-    module.ensure_operational()?;
-    if module.policy().serves(ROW) {
-        Ok(())
-    } else {
-        Err(fail(
-            Reason::NotApproved,
-            format!(
-                "{ROW} is not served under the Regula policy {}",
-                module.policy().name()
-            ),
-        ))
-    }
-}
-
+/// The provider context's module, if it serves SM2.
+///
 /// # Safety
 /// `provctx` is the provider context OpenSSL was given.
 unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
     // SAFETY: the caller's contract.
-    let provider = unsafe { ProviderContext::from_ptr(provctx) }
-        .ok_or_else(|| fail(Reason::OutOfOrder, "no provider context"))?;
-    served(&provider.module)?;
-    Ok(provider.module.clone())
-}
-
-fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || match body() {
-        Ok(value) => crate::context::into_raw(value),
-        Err(failure) => {
-            error::finish(Err(failure));
-            std::ptr::null_mut()
-        }
-    })
-}
-
-fn selects(selection: c_int, bits: c_int) -> bool {
-    selection & bits != 0
+    let module = unsafe { keydata_calls::module_of(provctx) }?;
+    keydata_calls::refuse_unserved(&module, module.policy().serves(ROW), ROW)?;
+    Ok(module)
 }
 
 // --- KEYMGMT ---------------------------------------------------------------------------------
 
-static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable([
-    crate::dispatch_fn!(ffi::KEYMGMT_NEW, new),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_SETTABLE_PARAMS, gen_settable_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
-    crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
-    crate::dispatch_fn!(ffi::KEYMGMT_FREE, crate::context::free::<Key>),
-    crate::dispatch_fn!(ffi::KEYMGMT_GET_PARAMS, get_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_GETTABLE_PARAMS, gettable_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_SET_PARAMS, set_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_SETTABLE_PARAMS, settable_params),
-    crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
-    crate::dispatch_fn!(ffi::KEYMGMT_HAS, has),
-    crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, validate),
-    crate::dispatch_fn!(ffi::KEYMGMT_MATCH, matches),
-    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT, import),
-    crate::dispatch_fn!(ffi::KEYMGMT_IMPORT_TYPES, key_types),
-    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT, export),
-    crate::dispatch_fn!(ffi::KEYMGMT_EXPORT_TYPES, key_types),
-    crate::dispatch_fn!(ffi::KEYMGMT_DUP, dup),
-    ffi::DISPATCH_END,
-]);
+static KEYMGMT: ffi::SyncTable<[Dispatch; 22]> = ffi::SyncTable(ffi::joined(&[
+    &[
+        crate::dispatch_fn!(ffi::KEYMGMT_NEW, new),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_INIT, gen_init),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_TEMPLATE, gen_set_template),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_SET_PARAMS, gen_set_params),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN, generate),
+        crate::dispatch_fn!(ffi::KEYMGMT_GEN_CLEANUP, crate::context::free::<GenContext>),
+        crate::dispatch_fn!(ffi::KEYMGMT_VALIDATE, keydata_calls::validate::<Key>),
+        crate::dispatch_fn!(ffi::KEYMGMT_QUERY_OPERATION_NAME, query_operation_name),
+    ],
+    &keydata_calls::key_calls::<Key>(),
+    &keydata_calls::list_calls::<Key>(),
+]));
 
 unsafe extern "C" fn new(provctx: *mut c_void) -> *mut c_void {
     // SAFETY: OpenSSL passes the provctx it was given.
@@ -333,15 +277,6 @@ unsafe extern "C" fn gen_set_params(genctx: *mut c_void, params: *const Param) -
     })
 }
 
-static GEN_SETTABLE: params::ParamList = crate::param_list![("group", params::UTF8)];
-
-unsafe extern "C" fn gen_settable_params(
-    _genctx: *mut c_void,
-    _provctx: *mut c_void,
-) -> *const Param {
-    GEN_SETTABLE.as_ptr()
-}
-
 /// `gen`: a key pair from the core (with its pairwise consistency test), or a key holding only
 /// the group when no key was asked for.
 unsafe extern "C" fn generate(
@@ -366,51 +301,57 @@ unsafe extern "C" fn generate(
     })
 }
 
-fn holds(key: &Key, selection: c_int) -> bool {
-    (!selects(selection, ffi::SELECT_PRIVATE_KEY) || key.signing.is_some())
-        && (!selects(selection, ffi::SELECT_PUBLIC_KEY) || key.public.is_some())
+/// An SM2 key is an EC key on curveSM2 (`group` "SM2"): it is described as one.
+impl keydata_calls::KeyParamLists for Key {
+    const GETTABLE: &'static params::ParamList = &crate::keymgmt::EC_GETTABLE;
+    const KEY_TYPES: &'static params::ParamList = &crate::keymgmt::EC_TYPES;
+    const GEN_SETTABLE: &'static params::ParamList = &crate::keymgmt::GEN_SETTABLE;
 }
 
-unsafe extern "C" fn has(keydata: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: a key of this key manager (or null).
-        match unsafe { key(keydata) } {
-            Ok(key) => c_int::from(holds(key, selection)),
-            Err(_) => 0,
+/// The signature is "SM2"; no key exchange is named (GB/T 32918.3's protocol is not offered,
+/// and curveSM2 ECDHE uses "EC" keys).
+unsafe extern "C" fn query_operation_name(operation: c_int) -> *const c_char {
+    match operation {
+        ffi::OP_SIGNATURE => c"SM2".as_ptr(),
+        _ => std::ptr::null(),
+    }
+}
+
+/// `validate` is [`keydata_calls::validate`]: a private key was checked by the core as it took
+/// it (and its public key is the one the core computed); a public point is checked on the curve
+/// when it verifies. What remains is that the key holds what is asked for.
+impl KeyData for Key {
+    unsafe fn from_keydata<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
+        // SAFETY: the caller's contract.
+        unsafe { key(keydata) }
+    }
+
+    fn holds(&self, selection: c_int) -> bool {
+        keydata_calls::holds_halves(selection, self.signing.is_some(), self.public.is_some())
+    }
+
+    /// Both are on curveSM2; a private key always comes with its public key here.
+    fn same_as(&self, other: &Key, selection: c_int) -> bool {
+        !selects(selection, KEYPAIR) || (self.public.is_some() && self.public == other.public)
+    }
+
+    fn copy(&self, selection: c_int) -> Result<Key, Failure> {
+        let mut copy = Key::new(self.module.clone());
+        if selects(selection, KEYPAIR) {
+            copy.public = self.public.clone();
         }
-    })
-}
-
-/// `validate`: a private key was checked by the core as it took it (and its public key is the
-/// one the core computed); a public point is checked on the curve when it verifies. What
-/// remains is that the key holds what is asked for.
-unsafe extern "C" fn validate(keydata: *const c_void, selection: c_int, _check: c_int) -> c_int {
-    // SAFETY: as for `has`.
-    unsafe { has(keydata, selection) }
-}
-
-unsafe extern "C" fn matches(a: *const c_void, b: *const c_void, selection: c_int) -> c_int {
-    error::guard(0, || {
-        // SAFETY: keys of this key manager.
-        let (Ok(a), Ok(b)) = (unsafe { key(a) }, unsafe { key(b) }) else {
-            return 0;
-        };
-        // Both are on curveSM2; a private key always comes with its public key here.
-        if selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
-            return c_int::from(a.public.is_some() && a.public == b.public);
+        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
+            copy.signing = self.signing.clone();
         }
-        1
-    })
-}
+        Ok(copy)
+    }
 
-unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    fn import(&mut self, selection: c_int, params: &Params) -> Result<(), Failure> {
+        let key = self;
         if let Some(param) = params.locate("group") {
             check_group(&param.get_utf8()?)?;
         }
-        if !selects(selection, ffi::SELECT_PRIVATE_KEY | ffi::SELECT_PUBLIC_KEY) {
+        if !selects(selection, KEYPAIR) {
             return Ok(());
         }
         let public = match params.locate("pub") {
@@ -419,7 +360,11 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
         };
         let private = match params.locate("priv") {
             Some(param) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
-                let scalar = fixed_scalar(&param.get_unsigned_be()?)?;
+                let scalar = keydata_calls::fixed_scalar(
+                    &param.get_unsigned_be()?,
+                    FIELD,
+                    "the SM2 private key",
+                )?;
                 // The core checks the scalar's range and counts the import under the policy.
                 let signing = key
                     .module
@@ -453,126 +398,46 @@ unsafe extern "C" fn import(keydata: *mut c_void, selection: c_int, params: *con
             }
         }
         Ok(())
-    })
-}
-
-static KEY_TYPES: params::ParamList = crate::param_list![
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("priv", params::UINT),
-];
-
-unsafe extern "C" fn key_types(_selection: c_int) -> *const Param {
-    KEY_TYPES.as_ptr()
-}
-
-fn entry(key: &'static std::ffi::CStr, data_type: u32, data: *const u8, size: usize) -> Param {
-    Param {
-        key: key.as_ptr(),
-        data_type,
-        data: data as *mut c_void,
-        data_size: size,
-        return_size: ffi::PARAM_UNMODIFIED,
     }
-}
 
-/// `export`: the group "SM2", the public point, and the private scalar when asked for and held
-/// (an unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
-unsafe extern "C" fn export(
-    keydata: *mut c_void,
-    selection: c_int,
-    callback: Option<ffi::Callback>,
-    argument: *mut c_void,
-) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager.
-        let key = unsafe { key(keydata)? };
-        let callback = callback.ok_or_else(|| fail(Reason::OutOfOrder, "no export callback"))?;
-        let group = c"SM2";
-        let mut array = Vec::new();
+    /// The group "SM2", the public point, and the private scalar when asked for and held (an
+    /// unsigned integer in the machine's byte order, as OpenSSL writes a BIGNUM).
+    fn export(&self, selection: c_int, importer: Importer) -> Result<(), Failure> {
+        let scalar = match &self.signing {
+            Some(signing) if selects(selection, ffi::SELECT_PRIVATE_KEY) => {
+                Some(keydata_calls::native_order(scalar_of(signing)?))
+            }
+            _ => None,
+        };
+        let mut exported = Exported::new();
         if selects(
             selection,
             ffi::SELECT_DOMAIN_PARAMETERS | ffi::SELECT_OTHER_PARAMETERS,
         ) {
-            array.push(entry(
-                c"group",
-                ffi::PARAM_UTF8_STRING,
-                group.as_ptr() as *const u8,
-                group.to_bytes().len(),
-            ));
+            exported.utf8(c"group", c"SM2");
         }
-        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY)
-            && let Some(public) = &key.public
+        if selects(selection, KEYPAIR)
+            && let Some(public) = &self.public
         {
-            array.push(entry(
-                c"pub",
-                ffi::PARAM_OCTET_STRING,
-                public.as_ptr(),
-                public.len(),
-            ));
+            exported.octets(c"pub", public);
         }
-        let mut scalar = None;
-        if selects(selection, ffi::SELECT_PRIVATE_KEY)
-            && let Some(signing) = &key.signing
-        {
-            let mut bytes = scalar_of(signing)?;
-            if cfg!(target_endian = "little") {
-                bytes.reverse();
-            }
-            scalar = Some(bytes);
+        if let Some(scalar) = &scalar {
+            exported.unsigned(c"priv", scalar);
         }
-        if let Some(bytes) = &scalar {
-            array.push(entry(
-                c"priv",
-                ffi::PARAM_UNSIGNED_INTEGER,
-                bytes.as_ptr(),
-                bytes.len(),
-            ));
-        }
-        array.push(Param::END);
-        // SAFETY: OpenSSL's callback with a terminated array whose data outlives the call.
-        if unsafe { callback(array.as_ptr(), argument) } == 0 {
-            return Err(fail(Reason::InvalidInput, "the key's importer refused it"));
-        }
-        Ok(())
-    })
-}
+        exported.hand_to_importer(importer)
+    }
 
-static GETTABLE: params::ParamList = crate::param_list![
-    ("bits", params::INT),
-    ("security-bits", params::INT),
-    ("max-size", params::INT),
-    ("encoded-pub-key", params::OCTETS),
-    ("group", params::UTF8),
-    ("pub", params::OCTETS),
-    ("point-format", params::UTF8),
-    ("encoding", params::UTF8),
-    ("default-digest", params::UTF8),
-    ("decoded-from-explicit", params::INT),
-];
-
-unsafe extern "C" fn gettable_params(_provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
-}
-
-/// `bits` 256, `security-bits` 128, `max-size` (the longest DER signature, 72 bytes),
-/// `encoded-pub-key` and `pub`, `group` "SM2", `default-digest` "SM3" (as Tongsuo's SM2 key
-/// manager answers), point format and encoding, `decoded-from-explicit` 0.
-unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array.
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// `bits` 256, `security-bits` 128, `max-size` (the longest DER signature, 72 bytes),
+    /// `encoded-pub-key` and `pub`, `group` "SM2", `default-digest` "SM3" (as Tongsuo's SM2 key
+    /// manager answers), point format and encoding, `decoded-from-explicit` 0.
+    fn answer(&self, params: &Params) -> Result<(), Failure> {
         let max_size = registry::entry(ROW).sizes.signature.unwrap_or(72);
         for mut param in params.iter() {
             match param.key {
                 "bits" => param.set_usize(FIELD * 8)?,
                 "security-bits" => param.set_usize(FIELD * 4)?,
                 "max-size" => param.set_usize(max_size)?,
-                "encoded-pub-key" | "pub" => {
-                    if let Some(public) = &key.public {
-                        param.set_octets(public)?;
-                    }
-                }
+                "encoded-pub-key" | "pub" => answer_if_held(&mut param, self.public.as_deref())?,
                 "group" => param.set_utf8("SM2")?,
                 "point-format" => param.set_utf8("uncompressed")?,
                 "encoding" => param.set_utf8("named_curve")?,
@@ -582,55 +447,22 @@ unsafe extern "C" fn get_params(keydata: *mut c_void, params: *mut Param) -> c_i
             }
         }
         Ok(())
-    })
-}
+    }
 
-static SETTABLE: params::ParamList = crate::param_list![("encoded-pub-key", params::OCTETS)];
-
-unsafe extern "C" fn settable_params(_provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
-/// `encoded-pub-key`: a public key set on a key holding none (`EVP_PKEY_set1_encoded_public_key`).
-unsafe extern "C" fn set_params(keydata: *mut c_void, params: *const Param) -> c_int {
-    error::entry(|| {
-        // SAFETY: a key of this key manager and a terminated array (or null).
-        let (key, params) = unsafe { (key(keydata)?, Params::new(params)) };
+    /// `encoded-pub-key`: a public key set on a key holding none
+    /// (`EVP_PKEY_set1_encoded_public_key`).
+    fn apply(&mut self, params: &Params) -> Result<(), Failure> {
         if let Some(param) = params.locate("encoded-pub-key") {
-            if key.signing.is_some() {
+            if self.signing.is_some() {
                 return Err(fail(
                     Reason::InvalidInput,
                     "the key holds a private key: its public key cannot be replaced",
                 ));
             }
-            key.public = Some(checked_point(param.get_octets()?)?);
+            self.public = Some(checked_point(param.get_octets()?)?);
         }
         Ok(())
-    })
-}
-
-/// The signature is "SM2"; no key exchange is named (GB/T 32918.3's protocol is not offered,
-/// and curveSM2 ECDHE uses "EC" keys).
-unsafe extern "C" fn query_operation_name(operation: c_int) -> *const c_char {
-    match operation {
-        ffi::OP_SIGNATURE => c"SM2".as_ptr(),
-        _ => std::ptr::null(),
     }
-}
-
-unsafe extern "C" fn dup(keydata: *const c_void, selection: c_int) -> *mut c_void {
-    construct(|| {
-        // SAFETY: a key of this key manager.
-        let source = unsafe { key(keydata) }?;
-        let mut copy = Key::new(source.module.clone());
-        if selects(selection, ffi::SELECT_PUBLIC_KEY | ffi::SELECT_PRIVATE_KEY) {
-            copy.public = source.public.clone();
-        }
-        if selects(selection, ffi::SELECT_PRIVATE_KEY) {
-            copy.signing = source.signing.clone();
-        }
-        Ok(copy)
-    })
 }
 
 // --- SIGNATURE -------------------------------------------------------------------------------
@@ -653,9 +485,12 @@ impl crate::context::Duplicate for Context {
     }
 }
 
-static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> = ffi::SyncTable(
-    signature_calls::table::<Context>(newctx, gettable_ctx_params, settable_ctx_params),
-);
+static SIGNATURE: ffi::SyncTable<[Dispatch; 20]> =
+    ffi::SyncTable(signature_calls::table::<Context>(
+        newctx,
+        params::gettable_ctx_params::<Context>,
+        params::settable_ctx_params::<Context>,
+    ));
 
 unsafe extern "C" fn newctx(provctx: *mut c_void, _properties: *const c_char) -> *mut c_void {
     construct(|| {
@@ -785,12 +620,7 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
     for param in params.iter() {
         match param.key {
             "distid" => {
-                if !context.steps.message.is_empty() {
-                    return Err(fail(
-                        Reason::OutOfOrder,
-                        "\"distid\" set after the message was started",
-                    ));
-                }
+                context.steps.before_message(param.key)?;
                 let id = param.get_octets()?;
                 context.id = (!id.is_empty()).then(|| id.to_vec());
             }
@@ -831,10 +661,6 @@ static SETTABLE_CTX: params::ParamList = crate::param_list![
     ("properties", params::UTF8),
 ];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE_CTX.as_ptr()
-}
-
 static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("algorithm-id", params::OCTETS),
     ("digest", params::UTF8),
@@ -843,8 +669,9 @@ static GETTABLE_CTX: params::ParamList = crate::param_list![
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE_CTX.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE_CTX;
+    const SETTABLE: &'static params::ParamList = &SETTABLE_CTX;
 }
 
 /// `algorithm-id` (SM2-with-SM3, for X.509 and CMS writers), `digest` SM3, `digest-size` 32,
