@@ -16,6 +16,7 @@ use regula::{Algorithm, Family, Policy};
 use crate::error::{self, Reason, fail};
 use crate::ffi::{self, Param};
 use crate::keymgmt::{self, KEY_TYPES, KeyType};
+use crate::mlkem_keymgmt;
 use crate::provider_context::{ProviderContext, served_rows};
 
 /// One TLS group as libssl learns it.
@@ -68,6 +69,38 @@ pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
                 key_manager: key_manager.to_owned(),
                 security_bits: keymgmt::facts(row.algorithm).security_bits as c_uint,
                 kem: false,
+            })
+        })
+        .collect()
+}
+
+/// The TLS groups of the ML-KEM rows and hybrids the policy serves (KEM groups, TLS 1.3 only):
+/// the rows' `tls-group` and `tls-group-id`, and the hybrids' own.
+pub fn kem_tls_groups(policy: &Policy) -> Vec<TlsGroup> {
+    mlkem_keymgmt::served_variants(policy)
+        .filter_map(|variant| {
+            let (name, id) = match variant.hybrid() {
+                Some(hybrid) => (hybrid.name, hybrid.tls_id),
+                None => {
+                    let row = regula::registry::entry(variant.kem);
+                    (
+                        crate::keymgmt::openssl_param(row, "tls-group")?,
+                        crate::keymgmt::openssl_param(row, "tls-group-id")?
+                            .parse()
+                            .ok()?,
+                    )
+                }
+            };
+            Some(TlsGroup {
+                algorithm: variant.kem,
+                name: name.to_owned(),
+                aliases: Vec::new(),
+                // As OpenSSL 3.5's capabilities.c: no internal group name for these.
+                internal: String::new(),
+                id,
+                key_manager: variant.label().to_owned(),
+                security_bits: variant.security_bits() as u32,
+                kem: true,
             })
         })
         .collect()
@@ -275,10 +308,7 @@ pub unsafe extern "C" fn get_capabilities(
             }
             return Ok(());
         }
-        for group in tls_groups(policy)
-            .into_iter()
-            .chain(crate::mlkem_keymgmt::tls_groups(policy))
-        {
+        for group in tls_groups(policy).into_iter().chain(kem_tls_groups(policy)) {
             for name in std::iter::once(&group.name).chain(&group.aliases) {
                 if report(&group, name, callback, argument) == 0 {
                     return Err(fail(
@@ -376,5 +406,41 @@ mod tests {
             .map(|group| group.name)
             .collect();
         assert_eq!(names, ["secp256r1", "secp384r1"]);
+    }
+
+    /// IANA TLS Supported Groups: MLKEM768 0x0201, MLKEM1024 0x0202, SecP256r1MLKEM768 0x11EB,
+    /// X25519MLKEM768 0x11EC, SecP384r1MLKEM1024 0x11ED. Under fips-140-3 X25519 is not
+    /// served, so neither is its hybrid.
+    #[test]
+    fn kem_groups_carry_their_iana_code_points() {
+        let names = |policy: &str| -> Vec<(String, u32)> {
+            let module = regula::Module::load_named(policy).expect("policy");
+            kem_tls_groups(module.policy())
+                .into_iter()
+                .map(|group| (group.name, group.id))
+                .collect()
+        };
+        let own = |list: &[(&str, u32)]| -> Vec<(String, u32)> {
+            list.iter().map(|(n, i)| (n.to_string(), *i)).collect()
+        };
+        assert_eq!(
+            names("default"),
+            own(&[
+                ("MLKEM768", 513),
+                ("MLKEM1024", 514),
+                ("X25519MLKEM768", 4588),
+                ("SecP256r1MLKEM768", 4587),
+                ("SecP384r1MLKEM1024", 4589),
+            ])
+        );
+        assert_eq!(
+            names("fips-140-3"),
+            own(&[
+                ("MLKEM768", 513),
+                ("MLKEM1024", 514),
+                ("SecP256r1MLKEM768", 4587),
+                ("SecP384r1MLKEM1024", 4589),
+            ])
+        );
     }
 }

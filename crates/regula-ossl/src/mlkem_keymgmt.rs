@@ -24,7 +24,6 @@ use std::sync::Arc;
 use regula::{AgreementKey, Algorithm, KemPrivateKey, Module, Policy, registry};
 use zeroize::Zeroizing;
 
-use crate::capabilities::TlsGroup;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::keydata_calls::{
@@ -272,38 +271,6 @@ impl Variant {
         self.check_classical_public(classical)?;
         Ok(encoded.to_vec())
     }
-}
-
-/// The TLS groups of the ML-KEM rows and hybrids the policy serves (KEM groups, TLS 1.3 only):
-/// the rows' `tls-group` and `tls-group-id`, and the hybrids' own.
-pub fn tls_groups(policy: &Policy) -> Vec<TlsGroup> {
-    served_variants(policy)
-        .filter_map(|variant| {
-            let (name, id) = match variant.hybrid() {
-                Some(hybrid) => (hybrid.name, hybrid.tls_id),
-                None => {
-                    let row = registry::entry(variant.kem);
-                    (
-                        crate::keymgmt::openssl_param(row, "tls-group")?,
-                        crate::keymgmt::openssl_param(row, "tls-group-id")?
-                            .parse()
-                            .ok()?,
-                    )
-                }
-            };
-            Some(TlsGroup {
-                algorithm: variant.kem,
-                name: name.to_owned(),
-                aliases: Vec::new(),
-                // As OpenSSL 3.5's capabilities.c: no internal group name for these.
-                internal: String::new(),
-                id,
-                key_manager: variant.label().to_owned(),
-                security_bits: variant.security_bits() as u32,
-                kem: true,
-            })
-        })
-        .collect()
 }
 
 /// The variants the policy serves.
@@ -932,41 +899,5 @@ mod tests {
         );
         assert_eq!(variant(1).map(|v| v.private_len()), Some(3168));
         assert_eq!(variant(VARIANT_COUNT), None);
-    }
-
-    /// IANA TLS Supported Groups: MLKEM768 0x0201, MLKEM1024 0x0202, SecP256r1MLKEM768 0x11EB,
-    /// X25519MLKEM768 0x11EC, SecP384r1MLKEM1024 0x11ED. Under fips-140-3 X25519 is not
-    /// served, so neither is its hybrid.
-    #[test]
-    fn kem_groups_carry_their_iana_code_points() {
-        let names = |policy: &str| -> Vec<(String, u32)> {
-            let module = regula::Module::load_named(policy).expect("policy");
-            tls_groups(module.policy())
-                .into_iter()
-                .map(|group| (group.name, group.id))
-                .collect()
-        };
-        let own = |list: &[(&str, u32)]| -> Vec<(String, u32)> {
-            list.iter().map(|(n, i)| (n.to_string(), *i)).collect()
-        };
-        assert_eq!(
-            names("default"),
-            own(&[
-                ("MLKEM768", 513),
-                ("MLKEM1024", 514),
-                ("X25519MLKEM768", 4588),
-                ("SecP256r1MLKEM768", 4587),
-                ("SecP384r1MLKEM1024", 4589),
-            ])
-        );
-        assert_eq!(
-            names("fips-140-3"),
-            own(&[
-                ("MLKEM768", 513),
-                ("MLKEM1024", 514),
-                ("SecP256r1MLKEM768", 4587),
-                ("SecP384r1MLKEM1024", 4589),
-            ])
-        );
     }
 }
