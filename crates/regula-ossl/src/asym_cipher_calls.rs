@@ -13,7 +13,7 @@ use crate::context::Duplicate;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator::{self, LastOperation};
-use crate::params::Params;
+use crate::params::{self, Params};
 
 /// `OSSL_OP_ASYM_CIPHER` and its function ids (core_dispatch.h).
 pub const OP_ASYM_CIPHER: c_int = 13;
@@ -74,10 +74,8 @@ pub trait AsymCipherContext: Duplicate + 'static {
 
 /// The dispatch table of a public-key encryption module: its context constructor and
 /// parameter lists (OpenSSL may ask for those without a context), and the shared calls.
-pub const fn table<T: AsymCipherContext>(
+pub const fn table<T: AsymCipherContext + params::CtxParamLists>(
     newctx: unsafe extern "C" fn(*mut c_void) -> *mut c_void,
-    gettable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
-    settable_ctx_params: unsafe extern "C" fn(*mut c_void, *mut c_void) -> *const Param,
 ) -> [Dispatch; 12] {
     [
         crate::dispatch_fn!(NEWCTX, newctx),
@@ -88,9 +86,9 @@ pub const fn table<T: AsymCipherContext>(
         crate::dispatch_fn!(FREECTX, crate::context::free::<T>),
         crate::dispatch_fn!(DUPCTX, crate::context::duplicate::<T>),
         crate::dispatch_fn!(GET_CTX_PARAMS, get_ctx_params::<T>),
-        crate::dispatch_fn!(GETTABLE_CTX_PARAMS, gettable_ctx_params),
+        crate::dispatch_fn!(GETTABLE_CTX_PARAMS, params::gettable_ctx_params::<T>),
         crate::dispatch_fn!(SET_CTX_PARAMS, set_ctx_params::<T>),
-        crate::dispatch_fn!(SETTABLE_CTX_PARAMS, settable_ctx_params),
+        crate::dispatch_fn!(SETTABLE_CTX_PARAMS, params::settable_ctx_params::<T>),
         ffi::DISPATCH_END,
     ]
 }

@@ -68,11 +68,8 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     Offer::named_by_first_row(policy, &rows, "RSA-OAEP encryption", &TABLE.0)
 }
 
-static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable(asym_cipher_calls::table::<Context>(
-    newctx,
-    gettable_ctx_params,
-    settable_ctx_params,
-));
+static TABLE: ffi::SyncTable<[Dispatch; 12]> =
+    ffi::SyncTable(asym_cipher_calls::table::<Context>(newctx));
 
 /// One encryption or decryption (`EVP_PKEY_CTX`'s provider half).
 #[derive(Clone)]
@@ -368,10 +365,6 @@ static SETTABLE: params::ParamList = crate::param_list![
     ("oaep-label", params::OCTETS),
 ];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
 static GETTABLE: params::ParamList = crate::param_list![
     ("pad-mode", params::UTF8),
     ("digest", params::UTF8),
@@ -381,8 +374,9 @@ static GETTABLE: params::ParamList = crate::param_list![
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const SETTABLE: &'static params::ParamList = &SETTABLE;
 }
 
 /// Answers `oaep-label` as `EVP_PKEY_CTX_get0_rsa_oaep_label` asks (an `OCTET_PTR` pointed at

@@ -39,11 +39,8 @@ pub fn offers(policy: &Policy) -> Vec<Offer> {
     Offer::named_by_first_row(policy, &rows, "SM2 encryption", &TABLE.0)
 }
 
-static TABLE: ffi::SyncTable<[Dispatch; 12]> = ffi::SyncTable(asym_cipher_calls::table::<Context>(
-    newctx,
-    gettable_ctx_params,
-    settable_ctx_params,
-));
+static TABLE: ffi::SyncTable<[Dispatch; 12]> =
+    ffi::SyncTable(asym_cipher_calls::table::<Context>(newctx));
 
 /// What an init prepared: the recipient's point, or our decryption key.
 #[derive(Clone)]
@@ -236,18 +233,15 @@ fn apply(context: &mut Context, params: &Params) -> Result<(), Failure> {
 static SETTABLE: params::ParamList =
     crate::param_list![("digest", params::UTF8), ("digest-props", params::UTF8),];
 
-unsafe extern "C" fn settable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    SETTABLE.as_ptr()
-}
-
 static GETTABLE: params::ParamList = crate::param_list![
     ("digest", params::UTF8),
     ("regula-approved", params::INT),
     ("fips-indicator", params::INT),
 ];
 
-unsafe extern "C" fn gettable_ctx_params(_ctx: *mut c_void, _provctx: *mut c_void) -> *const Param {
-    GETTABLE.as_ptr()
+impl params::CtxParamLists for Context {
+    const GETTABLE: &'static params::ParamList = &GETTABLE;
+    const SETTABLE: &'static params::ParamList = &SETTABLE;
 }
 
 #[cfg(test)]
