@@ -1288,10 +1288,8 @@ unsafe extern "C" fn update(
         } else {
             context.update(out, outsize, input, len)?
         };
-        if !outl.is_null() {
-            // SAFETY: an out-pointer from OpenSSL.
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }
@@ -1306,10 +1304,8 @@ unsafe extern "C" fn finalize(
         // SAFETY: a live context.
         let context = unsafe { context(ctx) }?;
         let written = context.finalize(out, outsize)?;
-        if !outl.is_null() {
-            // SAFETY: an out-pointer from OpenSSL.
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }
@@ -1333,10 +1329,8 @@ unsafe extern "C" fn cipher(
         } else {
             context.update(out, outsize, input, len)?
         };
-        if !outl.is_null() {
-            // SAFETY: an out-pointer from OpenSSL.
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }

@@ -220,10 +220,8 @@ unsafe extern "C" fn finalize(
             }
         };
         context.last = crate::indicator::settle(indicator)?;
-        if !outl.is_null() {
-            // SAFETY: OpenSSL passes a writable `outl` (checked non-null).
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }
@@ -264,10 +262,8 @@ unsafe extern "C" fn squeeze(
             }
         };
         context.last = crate::indicator::settle(served.indicator())?;
-        if !outl.is_null() {
-            // SAFETY: OpenSSL passes a writable `outl` (checked non-null).
-            unsafe { *outl = *served };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, *served) };
         Ok(())
     })
 }

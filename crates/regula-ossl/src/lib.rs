@@ -54,6 +54,18 @@ pub(crate) unsafe fn input<'a>(data: *const u8, len: usize) -> &'a [u8] {
     }
 }
 
+/// Tells OpenSSL how many bytes were written, through its out-pointer `outl` (which may be
+/// null: then nobody asked).
+///
+/// # Safety
+/// `outl` is null or points to a writable `usize`.
+pub(crate) unsafe fn report_len(outl: *mut usize, len: usize) {
+    if !outl.is_null() {
+        // SAFETY: by the contract above.
+        unsafe { *outl = len };
+    }
+}
+
 /// Whether the `a_len` bytes at `a` and the `b_len` bytes at `b` share any address.
 pub(crate) fn ranges_overlap(a: *const u8, a_len: usize, b: *const u8, b_len: usize) -> bool {
     let (a, b) = (a as usize, b as usize);

@@ -329,10 +329,8 @@ unsafe extern "C" fn finalize(
         // SAFETY: OpenSSL passes `outsize` writable bytes at `out`.
         let out = unsafe { std::slice::from_raw_parts_mut(out, outsize) };
         let written = context.finish_into(out)?;
-        if !outl.is_null() {
-            // SAFETY: an out-pointer from OpenSSL.
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }

@@ -297,10 +297,8 @@ unsafe extern "C" fn digest_sign_final(
             signing.mac = None;
             written
         };
-        if !outl.is_null() {
-            // SAFETY: an out-pointer from OpenSSL.
-            unsafe { *outl = written };
-        }
+        // SAFETY: OpenSSL passes a writable `outl` or null.
+        unsafe { crate::report_len(outl, written) };
         Ok(())
     })
 }
