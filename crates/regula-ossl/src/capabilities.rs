@@ -84,10 +84,8 @@ pub fn kem_tls_groups(policy: &Policy) -> Vec<TlsGroup> {
                 None => {
                     let row = regula::registry::entry(variant.kem);
                     (
-                        crate::keymgmt::openssl_param(row, "tls-group")?,
-                        crate::keymgmt::openssl_param(row, "tls-group-id")?
-                            .parse()
-                            .ok()?,
+                        keymgmt::openssl_param(row, "tls-group")?,
+                        keymgmt::openssl_param(row, "tls-group-id")?.parse().ok()?,
                     )
                 }
             };

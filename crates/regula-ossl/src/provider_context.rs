@@ -53,8 +53,6 @@ pub struct Offer {
 }
 
 impl Offer {
-    /// One offer that serves `rows` (not empty) under `names`: approved when the policy approves
-    /// any of them, and described as `what` with the rows' names.
     /// One offer for `rows` under the OpenSSL names of the first of them; none when no row is
     /// served (or the first has no OpenSSL name).
     pub fn named_by_first_row(
@@ -73,6 +71,8 @@ impl Offer {
         vec![Offer::for_rows(policy, rows, names, what, dispatch)]
     }
 
+    /// One offer that serves `rows` (not empty) under `names`: approved when the policy approves
+    /// any of them, and described as `what` with the rows' names.
     pub fn for_rows(
         policy: &regula::Policy,
         rows: &[&registry::Entry],
