@@ -12,6 +12,18 @@ pub fn into_raw<T>(context: T) -> *mut c_void {
     Box::into_raw(Box::new(context)) as *mut c_void
 }
 
+/// Runs a constructor's body (`newctx`, `dupctx`, a key manager's `new`, `gen_init`, `gen`,
+/// `dup`): the new object handed to OpenSSL, or null with the reason on the error queue.
+pub fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
+    error::guard(std::ptr::null_mut(), || match body() {
+        Ok(value) => into_raw(value),
+        Err(failure) => {
+            error::finish(Err(failure));
+            std::ptr::null_mut()
+        }
+    })
+}
+
 /// The context behind `ctx`, or an out-of-order error naming `what` when OpenSSL passes none.
 ///
 /// # Safety
@@ -49,16 +61,9 @@ pub trait Duplicate: Sized {
 /// # Safety
 /// As for [`borrow`].
 pub unsafe extern "C" fn duplicate<T: Duplicate>(ctx: *mut c_void) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || {
+    construct(|| {
         // SAFETY: a live context (the contract above).
-        let copy = unsafe { borrow::<T>(ctx, T::WHAT) }.and_then(|source| source.duplicate());
-        match copy {
-            Ok(copy) => into_raw(copy),
-            Err(failure) => {
-                error::finish(Err(failure));
-                std::ptr::null_mut()
-            }
-        }
+        unsafe { borrow::<T>(ctx, T::WHAT) }?.duplicate()
     })
 }
 

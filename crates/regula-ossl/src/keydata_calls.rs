@@ -45,6 +45,33 @@ pub unsafe fn module_of(provctx: *mut c_void) -> Result<Module, Failure> {
     Ok(provider.module.clone())
 }
 
+/// The key behind `keydata` for a key manager whose keys are `repr(C)` and start with the `u64`
+/// `tag`, so that another key manager's key is refused rather than misread (`what`: "an SM2
+/// key").
+///
+/// # Safety
+/// `keydata` is null or a pointer a key manager of this provider made, not yet freed; every key
+/// of this provider is a boxed value at least 8 bytes long, and only a `T` starts with `tag`.
+pub unsafe fn tagged_key<'a, T>(
+    keydata: *const c_void,
+    tag: u64,
+    what: &str,
+) -> Result<&'a mut T, Failure> {
+    if keydata.is_null() {
+        return Err(fail(Reason::OutOfOrder, "no key"));
+    }
+    // SAFETY: at least 8 readable bytes (the caller's contract), read unaligned.
+    let found = unsafe { std::ptr::read_unaligned(keydata as *const u64) };
+    if found != tag {
+        return Err(fail(
+            Reason::InvalidInput,
+            format!("not {what} of the Regula provider"),
+        ));
+    }
+    // SAFETY: the caller's contract, and the tag says it is a `T`.
+    unsafe { crate::context::borrow(keydata as *mut c_void, "key") }
+}
+
 /// A private scalar of any length as the field-sized big-endian string the core takes; extra
 /// leading bytes must be zero (checked without a branch on their values). `what` names the key
 /// in the refusal ("the SM2 private key").
@@ -83,18 +110,6 @@ pub fn refuse_unserved(
             module.policy().name()
         ),
     ))
-}
-
-/// Runs a constructor's body (`new`, `gen_init`, `gen`, `dup`, a signature's `newctx`): the new
-/// object, or null with the reason on the error queue.
-pub fn construct<T>(body: impl FnOnce() -> Result<T, Failure>) -> *mut c_void {
-    error::guard(std::ptr::null_mut(), || match body() {
-        Ok(value) => crate::context::into_raw(value),
-        Err(failure) => {
-            error::finish(Err(failure));
-            std::ptr::null_mut()
-        }
-    })
 }
 
 /// Answers a key's value that it may not hold yet (`pub`, `priv`, `seed`): what the key does
@@ -340,7 +355,7 @@ pub unsafe extern "C" fn matches<T: KeyData>(
 /// # Safety
 /// As for [`has`].
 pub unsafe extern "C" fn dup<T: KeyData>(keydata: *const c_void, selection: c_int) -> *mut c_void {
-    construct(|| {
+    crate::context::construct(|| {
         // SAFETY: the caller's contract.
         unsafe { T::from_keydata(keydata) }?.copy(selection)
     })

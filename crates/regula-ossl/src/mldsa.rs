@@ -23,12 +23,11 @@ use std::sync::Arc;
 use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey};
 use zeroize::Zeroizing;
 
+use crate::context::construct;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator;
-use crate::keydata_calls::{
-    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, selects,
-};
+use crate::keydata_calls::{self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, selects};
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, served_rows};
 use crate::signature_calls::{self, Mode, SignatureContext, Steps};
@@ -214,20 +213,8 @@ impl Key {
 /// # Safety
 /// `keydata` is null or a pointer a key manager of this provider made, not yet freed.
 unsafe fn key<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
-    if keydata.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no key"));
-    }
-    // SAFETY: every key of this provider is a boxed value at least 8 bytes long; only an
-    // ML-DSA key starts with this tag (it is `repr(C)`), so the read is in bounds either way.
-    let tag = unsafe { std::ptr::read_unaligned(keydata as *const u64) };
-    if tag != KEY_TAG {
-        return Err(fail(
-            Reason::InvalidInput,
-            "not an ML-DSA key of the Regula provider",
-        ));
-    }
-    // SAFETY: the caller's contract, and the tag says it is an ML-DSA key.
-    unsafe { crate::context::borrow(keydata as *mut c_void, "key") }
+    // SAFETY: the caller's contract; every ML-DSA key starts with `KEY_TAG` (`repr(C)`).
+    unsafe { keydata_calls::tagged_key(keydata, KEY_TAG, "an ML-DSA key") }
 }
 
 /// The raw public key of a signing key: the end of its SubjectPublicKeyInfo.

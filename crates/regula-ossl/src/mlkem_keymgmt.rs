@@ -24,10 +24,11 @@ use std::sync::Arc;
 use regula::{AgreementKey, Algorithm, KemPrivateKey, Module, Policy, registry};
 use zeroize::Zeroizing;
 
+use crate::context::construct;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::keydata_calls::{
-    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, module_of, selects,
+    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, module_of, selects,
 };
 use crate::params::{self, Params};
 use crate::provider_context::Offer;

@@ -21,12 +21,11 @@ use std::sync::Arc;
 use regula::{Algorithm, Family, Indicator, Module, Policy, Served, SigningKey, registry};
 use zeroize::Zeroizing;
 
+use crate::context::construct;
 use crate::error::{self, Failure, Reason, fail};
 use crate::ffi::{self, Dispatch, Param};
 use crate::indicator;
-use crate::keydata_calls::{
-    self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, construct, selects,
-};
+use crate::keydata_calls::{self, Exported, Importer, KEYPAIR, KeyData, answer_if_held, selects};
 use crate::params::{self, Params};
 use crate::provider_context::{Offer, served_rows};
 use crate::signature_calls::{self, Mode, SignatureContext, Steps};
@@ -88,20 +87,8 @@ impl Key {
 /// # Safety
 /// `keydata` is null or a pointer a key manager of this provider made, not yet freed.
 pub(crate) unsafe fn key<'a>(keydata: *const c_void) -> Result<&'a mut Key, Failure> {
-    if keydata.is_null() {
-        return Err(fail(Reason::OutOfOrder, "no key"));
-    }
-    // SAFETY: every key of this provider is a boxed value at least 8 bytes long; only an SM2
-    // key starts with the tag (it is `repr(C)`), so the read is in bounds either way.
-    let tag = unsafe { std::ptr::read_unaligned(keydata as *const u64) };
-    if tag != KEY_TAG {
-        return Err(fail(
-            Reason::InvalidInput,
-            "not an SM2 key of the Regula provider",
-        ));
-    }
-    // SAFETY: the caller's contract, and the tag says it is an SM2 key.
-    unsafe { crate::context::borrow(keydata as *mut c_void, "key") }
+    // SAFETY: the caller's contract; every SM2 key starts with `KEY_TAG` (`repr(C)`).
+    unsafe { keydata_calls::tagged_key(keydata, KEY_TAG, "an SM2 key") }
 }
 
 /// The uncompressed point of a signing key: the end of its SubjectPublicKeyInfo.
